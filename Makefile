@@ -1,0 +1,31 @@
+# `make demo` and `make test` work on a fresh machine: they build the venv and install what they need.
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint bench system-deps clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[test,lint]'
+	touch $(STAMP)
+
+# bubblewrap gives the strongest sandbox tier; without it autofix falls back to the process tier.
+system-deps:
+	@command -v bwrap >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq bubblewrap >/dev/null; \
+	  else echo "note: install bubblewrap (apt-get install bubblewrap) for the strongest sandbox"; fi; }
+
+demo: $(STAMP) system-deps
+	rm -rf out/demo && mkdir -p out/demo
+	$(VENV)/bin/autofix run examples/unique_items.yml --model replay:examples/unique_items.replay.yml \
+	  --workdir out/demo --report out/demo/report.json
+
+test: $(STAMP) system-deps
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+bench: $(STAMP) system-deps
+	$(PY) benchmarks/validate_tiers.py
+
+clean:
+	rm -rf $(VENV) out *.egg-info

@@ -1,0 +1,1 @@
+"""autofix: a model writes code, the repository's own tests decide."""

@@ -1,0 +1,95 @@
+"""`autofix` command line. Exit codes: 0 passed, 1 all attempts failed, 2 bad input, 3 model service down."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from bot.errors import ModelUnavailable, UserError
+from bot.redact import Redactor
+
+SANDBOXES = ("auto", "bwrap", "process", "none")
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="autofix", description="Let a model write code; let the tests decide.")
+    commands = top.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="solve one task spec")
+    run.add_argument("spec", type=Path, help="the task spec (YAML)")
+    run.add_argument("--model", help="model name, or replay:FILE to play recorded replies")
+    run.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
+    run.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
+    run.add_argument("--max-attempts", type=int, metavar="N")
+    run.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
+    run.add_argument("--workdir", type=Path, metavar="DIR", help="the folder the target and tests live in (default: the spec's)")
+    run.add_argument("--sandbox", choices=SANDBOXES, default="auto", help="isolation for the tests (default: the strongest available)")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    redact = Redactor.from_environ()
+    try:
+        args = parser().parse_args(argv)
+        return run(args, redact)
+    except (UserError, ModelUnavailable) as exc:
+        print(redact(f"autofix: error: {exc}"), file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("autofix: interrupted", file=sys.stderr)
+        return 130
+
+
+def run(args: argparse.Namespace, redact: Redactor) -> int:
+    from bot import spec as specs
+    from bot.loop import solve
+    from bot.model import open_model, settings_from
+    from bot.report import Report
+    from bot.sandbox import open_sandbox
+    from bot.validate import Validator, python_paths
+
+    if args.workdir and not args.workdir.is_dir():
+        raise UserError(f"--workdir: {args.workdir} is not a folder")
+    spec = specs.load(args.spec, args.workdir)
+    if args.max_attempts is not None:
+        if args.max_attempts < 1:
+            raise UserError("--max-attempts: must be at least 1")
+        spec.max_attempts = args.max_attempts
+    model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api))
+    sandbox = open_sandbox(args.sandbox, readable=python_paths())
+    if sandbox.tier == "none":
+        print("autofix: warning: --sandbox none: generated code runs unisolated on this machine", file=sys.stderr)
+    print(redact(f"autofix: {model.banner}"))
+    print(f"autofix: sandbox: {sandbox.describe()}")
+    report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
+
+    def show(attempt) -> None:
+        outcome = "PASS" if attempt.passed else "FAIL"
+        tokens = attempt.tokens["input"] + attempt.tokens["output"]
+        print(f"attempt {attempt.number}/{spec.max_attempts}  {outcome}  {attempt.seconds:.2f} s  {tokens} tokens")
+        for line in failure_lines(attempt.feedback):
+            print(redact(f"    {line}"))
+
+    try:
+        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show)
+    except (UserError, ModelUnavailable) as exc:
+        report.stop_reason = f"stopped: {exc}"
+        raise
+    finally:
+        if args.report:
+            report.write(args.report, redact)
+    totals = f"{len(report.attempts)} attempts, {report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
+    if report.passed:
+        print(f"passed on attempt {len(report.attempts)}: wrote {spec.target_path} ({totals})")
+        return 0
+    print(f"failed: {report.stop_reason}; {spec.target_path} left untouched ({totals})")
+    return 1
+
+
+def failure_lines(feedback: str, limit: int = 8) -> list[str]:
+    """The failing-check lines of an attempt's feedback, for the one-screen log."""
+    lines = [line for line in feedback.splitlines() if line.startswith("- ")]
+    shown = [line[2:] for line in lines[:limit]]
+    if len(lines) > limit:
+        shown.append(f"... and {len(lines) - limit} more")
+    return shown

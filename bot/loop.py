@@ -1,0 +1,85 @@
+"""The repair loop: generate, run the tests, feed the failures back, until they pass or the budget ends.
+
+Control flow: the model's errors (UserError, ModelUnavailable) propagate to the caller, who
+still holds `report` with every attempt made so far.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from typing import Callable
+
+from bot import prompts
+from bot.extract import NoCode, extract_code
+from bot.model import Model
+from bot.report import Attempt, Report, code_diff
+from bot.spec import Spec
+from bot.validate import Validator, Verdict
+
+
+def solve(
+    spec: Spec,
+    model: Model,
+    validator: Validator,
+    report: Report,
+    on_attempt: Callable[[Attempt], None] = lambda attempt: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Report:
+    started = clock()
+    messages = prompts.first(spec)
+    previous: str | None = None
+    for number in range(1, spec.max_attempts + 1):
+        attempt_started = clock()
+        reply = model.complete(messages)
+        try:
+            code = extract_code(reply.text, spec.required_name)
+            verdict = validator.check(code)
+        except NoCode as exc:
+            code = reply.text
+            verdict = Verdict(False, ["(no code)"], f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block.")
+        attempt = Attempt(
+            number=number,
+            passed=verdict.passed,
+            failing_tests=verdict.failing,
+            feedback=verdict.feedback,
+            seconds=round(clock() - attempt_started, 3),
+            tokens={"input": reply.input_tokens, "output": reply.output_tokens},
+            code=code,
+            diff=code_diff(previous, code, spec.target),
+        )
+        report.attempts.append(attempt)
+        on_attempt(attempt)
+        if verdict.passed:
+            write_atomically(spec, code)
+            report.passed, report.code = True, code
+            report.stop_reason = f"passed on attempt {number}"
+            return report
+        exhausted = budget_exhausted(spec, report, clock() - started)
+        if exhausted:
+            report.stop_reason = exhausted
+            return report
+        messages = prompts.repair(spec, code, verdict.feedback)
+        previous = code
+    report.stop_reason = f"all {spec.max_attempts} attempts failed"
+    return report
+
+
+def budget_exhausted(spec: Spec, report: Report, elapsed: float) -> str | None:
+    tokens = sum(report.tokens.values())
+    if spec.max_tokens is not None and tokens >= spec.max_tokens:
+        return f"token budget spent ({tokens} of {spec.max_tokens})"
+    if spec.max_seconds is not None and elapsed >= spec.max_seconds:
+        return f"time budget spent ({elapsed:.1f} s of {spec.max_seconds:g} s)"
+    return None
+
+
+def write_atomically(spec: Spec, code: str) -> None:
+    """Only passing code reaches the target, and never half-written."""
+    target = spec.target_path
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
+    with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, encoding="utf-8", prefix=".autofix-") as out:
+        out.write(code)
+    os.chmod(out.name, mode)
+    os.replace(out.name, target)

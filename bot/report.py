@@ -1,0 +1,66 @@
+"""The run report: every attempt with its outcome, feedback, time, tokens and code."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class Attempt:
+    number: int
+    passed: bool
+    failing_tests: list[str]
+    feedback: str
+    seconds: float
+    tokens: dict[str, int]  # {"input": n, "output": n}
+    code: str
+    diff: str  # against the previous attempt's code ("" for the first)
+
+
+@dataclass
+class Report:
+    model: str
+    sandbox: str
+    target: str
+    max_attempts: int
+    passed: bool = False
+    stop_reason: str = ""
+    code: str | None = None  # the passing code, else None
+    attempts: list[Attempt] = field(default_factory=list)
+
+    @property
+    def tokens(self) -> dict[str, int]:
+        return {
+            "input": sum(a.tokens["input"] for a in self.attempts),
+            "output": sum(a.tokens["output"] for a in self.attempts),
+        }
+
+    @property
+    def seconds(self) -> float:
+        return sum(a.seconds for a in self.attempts)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["tokens"] = self.tokens
+        data["seconds"] = round(self.seconds, 3)
+        return data
+
+    def write(self, path: Path, redact=lambda text: text) -> None:
+        """Atomically, so a crash never leaves half a report."""
+        text = redact(json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8", suffix=".tmp") as out:
+            out.write(text + "\n")
+        os.replace(out.name, path)
+
+
+def code_diff(previous: str | None, code: str, name: str) -> str:
+    if previous is None:
+        return ""
+    lines = difflib.unified_diff(previous.splitlines(True), code.splitlines(True), f"a/{name}", f"b/{name}")
+    return "".join(lines)

@@ -1,0 +1,179 @@
+"""The task spec: one YAML file, one task, validated with errors that name file, line and key."""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from fnmatch import fnmatch
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from bot.errors import UserError
+
+# Paths a candidate may never change, on top of the spec's own `protect` list.
+# Patterns work like .gitignore: one without a slash matches any path component.
+DEFAULT_PROTECT = (
+    "tests",
+    "test_*.py",
+    "*_test.py",
+    "conftest.py",
+    "pytest.ini",
+    "tox.ini",
+    "setup.cfg",
+    "pyproject.toml",
+    ".github",
+)
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class Tests(Strict):
+    code: str | None = None
+    command: str | None = None
+    protect: list[str] = []
+
+    @model_validator(mode="after")
+    def _needs_one(self) -> Tests:
+        if not (self.code or self.command):
+            raise ValueError("needs `code`, `command` or both")
+        return self
+
+
+class Spec(Strict):
+    task: str = Field(min_length=1)
+    target: str = Field(min_length=1)
+    entry: str | None = None
+    tests: Tests
+    max_attempts: int = Field(3, ge=1, le=50)
+    timeout: float = Field(60, gt=0)
+    max_tokens: int | None = Field(None, ge=1)
+    max_seconds: float | None = Field(None, gt=0)
+    model: str | None = None
+    api: Literal["responses", "chat"] | None = None
+
+    # Set by `load`, not by the YAML.
+    path: Path = Field(Path("."), exclude=True)
+    workdir: Path = Field(Path("."), exclude=True)
+
+    @property
+    def target_path(self) -> Path:
+        return self.workdir / self.target
+
+    @property
+    def protected(self) -> tuple[str, ...]:
+        return DEFAULT_PROTECT + tuple(self.tests.protect)
+
+    @property
+    def required_name(self) -> str | None:
+        """The name the target must define: `entry`, else the first name the checks call
+        that they don't define themselves."""
+        return self.entry or (called_name(self.tests.code) if self.tests.code else None)
+
+
+def called_name(code: str) -> str | None:
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+    defined |= {t.id for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets if isinstance(t, ast.Name)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            name = node.func.id
+            if name not in defined and not hasattr(builtins, name):
+                return name
+    return None
+
+
+def load(path: Path, workdir: Path | None = None) -> Spec:
+    """Read and validate a spec; every problem becomes a one-line UserError."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{path}: cannot read spec: {exc.strerror}") from None
+    data, lines = parse_yaml(text, path)
+    spec = validate(Spec, data, lines, path)
+    spec.path = path
+    spec.workdir = (workdir or path.parent).resolve()
+    check_target(spec)
+    return spec
+
+
+def parse_yaml(text: str, path: Path) -> tuple[dict, dict[tuple, int]]:
+    """Parse YAML into plain data plus the line of every key, for error messages."""
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        raise UserError(f"{where}: invalid YAML: {exc.problem or exc.context}") from None
+    if not isinstance(data, dict):
+        raise UserError(f"{path}:1: the file must be a YAML mapping of keys to values")
+    lines: dict[tuple, int] = {}
+    record_lines(node, (), lines)
+    return data, lines
+
+
+def record_lines(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:
+    lines[loc] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            child = loc + (key.value,)
+            record_lines(value, child, lines)
+            lines[child] = key.start_mark.line + 1
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            record_lines(item, loc + (index,), lines)
+
+
+def validate(model: type[BaseModel], data: dict, lines: dict[tuple, int], path: Path):
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = tuple(part for part in error["loc"] if part not in ("function-after",))
+        key = ".".join(str(part) for part in loc) or "(top level)"
+        raise UserError(f"{path}:{nearest_line(loc, lines)}: {key}: {describe(error)}") from None
+
+
+def nearest_line(loc: tuple, lines: dict[tuple, int]) -> int:
+    while loc not in lines:
+        loc = loc[:-1]
+    return lines[loc]
+
+
+def describe(error: dict) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "missing required key"
+    return error["msg"].removeprefix("Value error, ")
+
+
+def check_target(spec: Spec) -> None:
+    target = Path(spec.target)
+    if target.is_absolute() or ".." in target.parts:
+        raise UserError(f"{spec.path}: target: must be a path inside the work folder, got {spec.target!r}")
+    if not spec.target_path.parent.is_dir():
+        raise UserError(f"{spec.path}: target: folder {spec.target_path.parent} does not exist")
+    if is_protected(spec.target, spec.protected):
+        raise UserError(f"{spec.path}: target: {spec.target} is a protected path")
+
+
+def is_protected(relpath: str, patterns: tuple[str, ...]) -> bool:
+    parts = Path(relpath).parts
+    for pattern in patterns:
+        pattern = pattern.strip("/")
+        if "/" not in pattern:
+            if any(fnmatch(part, pattern) for part in parts):
+                return True
+        elif fnmatch(relpath, pattern) or relpath.startswith(pattern + "/"):
+            return True
+    return False

@@ -1,0 +1,43 @@
+import pytest
+
+from bot.extract import NoCode, extract_code
+
+GOOD = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+
+
+def test_fences_and_prose_are_stripped():
+    reply = f"Sure! Here it is:\n\n```python\n{GOOD}```\n\nThis keeps order because dicts do."
+    assert extract_code(reply, "unique_items") == GOOD
+
+
+def test_bare_code_with_prose_around_it():
+    reply = f"Here you go.\n{GOOD}\nHope this helps!"
+    assert extract_code(reply, "unique_items") == GOOD
+
+
+def test_several_blocks_pick_the_one_defining_the_name():
+    reply = (
+        "Usage:\n```python\nprint(unique_items([1, 1]))\n```\n"
+        f"Implementation:\n```py\n{GOOD}```\n"
+        "Shell:\n```bash\npython unique.py\n```\n"
+    )
+    assert extract_code(reply, "unique_items") == GOOD
+
+
+def test_the_last_defining_block_wins():
+    first = "def unique_items(items):\n    return list(set(items))\n"
+    assert extract_code(f"```python\n{first}```\nBetter:\n```python\n{GOOD}```", "unique_items") == GOOD
+
+
+def test_unterminated_fence_is_taken_to_the_end():
+    assert extract_code(f"```python\n{GOOD}", "unique_items") == GOOD
+
+
+def test_no_code_at_all():
+    with pytest.raises(NoCode, match="no code"):
+        extract_code("I cannot help with that.", "unique_items")
+
+
+def test_blocks_that_miss_the_name_are_refused():
+    with pytest.raises(NoCode, match="none of the reply's 2 code blocks defines `unique_items`"):
+        extract_code("```python\nx = 1\n```\n```python\ny = 2\n```", "unique_items")

@@ -1,0 +1,101 @@
+from pathlib import Path
+
+import pytest
+
+from bot.errors import UserError
+from bot.spec import is_protected, load
+
+GOOD = """\
+task: Remove duplicates, keep order.
+target: unique.py
+tests:
+  code: |
+    assert unique_items([1, 1]) == [1], "dups"
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "task.yml"
+    path.write_text(text)
+    return path
+
+
+def error_of(path: Path) -> str:
+    with pytest.raises(UserError) as caught:
+        load(path)
+    message = str(caught.value)
+    assert "\n" not in message
+    return message
+
+
+def test_a_good_spec_loads_with_defaults(tmp_path):
+    spec = load(write(tmp_path, GOOD))
+    assert (spec.max_attempts, spec.timeout, spec.api, spec.model) == (3, 60, None, None)
+    assert spec.target_path == tmp_path.resolve() / "unique.py"
+    assert spec.required_name == "unique_items"
+
+
+def test_yaml_syntax_error_names_line_and_column(tmp_path):
+    path = write(tmp_path, GOOD + "max_attempts: [3\n")
+    assert error_of(path) == f"{path}:7:1: invalid YAML: expected ',' or ']', but got '<stream end>'"
+
+
+def test_unknown_key_names_line_and_key(tmp_path):
+    path = write(tmp_path, GOOD.replace("  code:", "  comand: pytest\n  code:"))
+    assert error_of(path) == f"{path}:4: tests.comand: unknown key"
+
+
+def test_missing_field_is_named(tmp_path):
+    path = write(tmp_path, GOOD.replace("target: unique.py\n", ""))
+    assert error_of(path) == f"{path}:1: target: missing required key"
+
+
+def test_wrong_type_names_line_and_key(tmp_path):
+    path = write(tmp_path, GOOD + "max_attempts: three\n")
+    assert error_of(path) == f"{path}:6: max_attempts: Input should be a valid integer"
+
+
+def test_tests_need_code_or_command(tmp_path):
+    path = write(tmp_path, "task: t\ntarget: x.py\ntests:\n  protect: []\n")
+    assert error_of(path) == f"{path}:3: tests: needs `code`, `command` or both"
+
+
+def test_missing_target_folder(tmp_path):
+    path = write(tmp_path, GOOD.replace("unique.py", "src/unique.py"))
+    assert error_of(path) == f"{path}: target: folder {tmp_path.resolve() / 'src'} does not exist"
+
+
+def test_target_may_not_escape_or_be_protected(tmp_path):
+    assert error_of(write(tmp_path, GOOD.replace("unique.py", "../x.py"))).endswith("must be a path inside the work folder, got '../x.py'")
+    (tmp_path / "tests").mkdir()
+    assert error_of(write(tmp_path, GOOD.replace("unique.py", "tests/test_x.py"))).endswith("tests/test_x.py is a protected path")
+
+
+def test_not_a_mapping(tmp_path):
+    path = write(tmp_path, "- just\n- a list\n")
+    assert error_of(path) == f"{path}:1: the file must be a YAML mapping of keys to values"
+
+
+@pytest.mark.parametrize(
+    ("path", "protected"),
+    [
+        ("tests/test_a.py", True),
+        ("pkg/tests/data.json", True),
+        ("test_a.py", True),
+        ("src/a_test.py", True),
+        ("src/conftest.py", True),
+        (".github/workflows/ci.yml", True),
+        ("pyproject.toml", True),
+        ("src/unique.py", False),
+        ("contest.py", False),
+    ],
+)
+def test_default_protection(path, protected):
+    from bot.spec import DEFAULT_PROTECT
+
+    assert is_protected(path, DEFAULT_PROTECT) is protected
+
+
+def test_spec_protect_adds_patterns():
+    assert is_protected("data/golden.json", ("data/*.json",))
+    assert is_protected("fixtures/a/b.txt", ("fixtures/",))
