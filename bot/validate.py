@@ -19,6 +19,7 @@ FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message
 RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
 SKIPPED = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache")
+DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
 
 
 @dataclass
@@ -56,9 +57,10 @@ class Validator:
         )
 
     def run_checks(self, work: Path, failures: list[str], names: list[str], details: list[str]) -> None:
+        # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already.
         nonce = f"@@autofix-{secrets.token_hex(8)}@@"
-        argv = [sys.executable, "-I", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.spec.tests.code]
-        outcome = self.sandbox.run(argv, work, allowed_environ(), self.limits)
+        argv = [sys.executable, "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.spec.tests.code]
+        outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits)
         if outcome.killed:
             failures.append(f"checks: {outcome.killed}")
             names.append("(checks)")
@@ -72,7 +74,7 @@ class Validator:
     def run_command(self, work: Path, failures: list[str], names: list[str], details: list[str]) -> None:
         junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"
         # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
-        env = allowed_environ({"PYTEST_ADDOPTS": f"--junitxml={junit} -p no:cacheprovider"})
+        env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": f"--junitxml={junit} -p no:cacheprovider"})
         outcome = self.sandbox.run(["/bin/sh", "-c", self.spec.tests.command], work, env, self.limits)
         if outcome.returncode == 0 and not outcome.killed:
             return

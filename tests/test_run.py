@@ -1,0 +1,149 @@
+"""`autofix run` end to end: the real openai SDK over HTTP against a scripted server."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+from conftest import RIGHT, WRONG, ROOT
+from fake_openai import Failure, Reply, ScriptedOpenAI
+
+from bot.cli import main
+
+
+def run(task, fake, *extra, api="responses"):
+    return main(["run", str(task), "--base-url", fake.base_url, "--model", "m", "--api", api, *extra])
+
+
+@pytest.mark.parametrize("api", ["responses", "chat"])
+def test_order_mistake_is_repaired_on_attempt_2(task, capsys, api):
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([Reply(WRONG, 90, 40), Reply(RIGHT, 250, 60)]) as fake:
+        assert run(task, fake, "--report", str(report), api=api) == 0
+    path = "/v1/responses" if api == "responses" else "/v1/chat/completions"
+    assert [r.path for r in fake.requests] == [path, path]
+    first, second = fake.prompts()
+    assert "unique_items" in first and "Your previous version" not in first
+    assert "order: expected [3, 1, 2], got [1, 2, 3]" in second
+    assert "return list(set(items))" in second
+    assert (task.parent / "unique.py").read_text() == "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith("attempt 1/3  FAIL  ") and out[2].endswith("  130 tokens")
+    assert out[3] == "    order: expected [3, 1, 2], got [1, 2, 3]"
+    assert out[-1].startswith(f"passed on attempt 2: wrote {task.parent / 'unique.py'} (2 attempts, ")
+    data = json.loads(report.read_text())
+    assert data["passed"] is True and data["model"] == "m"
+    assert data["tokens"] == {"input": 340, "output": 100}
+    assert [a["passed"] for a in data["attempts"]] == [False, True]
+    assert data["attempts"][0]["failing_tests"] == ["order", "strings"]
+    assert data["attempts"][1]["diff"].startswith("--- a/unique.py\n+++ b/unique.py\n")
+    assert data["code"] == (task.parent / "unique.py").read_text()
+
+
+def test_all_attempts_failing_exits_1_and_leaves_the_target_alone(task, capsys):
+    target = task.parent / "unique.py"
+    target.write_text("# the user's own file\n")
+    with ScriptedOpenAI([WRONG] * 3) as fake:
+        assert run(task, fake) == 1
+    assert len(fake.requests) == 3
+    assert target.read_text() == "# the user's own file\n"
+    assert capsys.readouterr().out.splitlines()[-1].startswith("failed: all 3 attempts failed;")
+
+
+def test_max_attempts_flag_and_missing_target_untouched(task):
+    with ScriptedOpenAI([WRONG]) as fake:
+        assert run(task, fake, "--max-attempts", "1") == 1
+    assert not (task.parent / "unique.py").exists()
+
+
+def test_prose_and_several_blocks_around_the_code(task):
+    noisy = "Let me think.\n```python\nprint(unique_items([1]))\n```\nThe function:\n" + RIGHT + "\nDone!"
+    with ScriptedOpenAI([noisy]) as fake:
+        assert run(task, fake) == 0
+    assert "dict.fromkeys" in (task.parent / "unique.py").read_text()
+
+
+def test_a_reply_without_code_is_fed_back(task):
+    with ScriptedOpenAI(["I'd rather not.", RIGHT]) as fake:
+        assert run(task, fake) == 0
+    assert "Your reply could not be used: the reply contained no code" in fake.prompts()[1]
+
+
+def test_infinite_loop_is_killed_and_the_run_goes_on(task):
+    task.write_text(task.read_text().replace("timeout: 20", "timeout: 1"))
+    loop = "```python\ndef unique_items(items):\n    while True:\n        pass\n```"
+    with ScriptedOpenAI([loop, RIGHT]) as fake:
+        assert run(task, fake) == 0
+    assert "checks: timed out after 1 s" in fake.prompts()[1]
+
+
+def test_50_mb_of_output_is_capped(task, tmp_path):
+    flood = "```python\nimport sys\nsys.stdout.write('x' * 50_000_000)\ndef unique_items(items):\n    return list(set(items))\n```"
+    report = tmp_path / "r.json"
+    with ScriptedOpenAI([flood, RIGHT]) as fake:
+        assert run(task, fake, "--report", str(report)) == 0
+    repair_prompt = fake.prompts()[1]
+    assert "- checks: output limit of 16 MiB exceeded" in repair_prompt
+    assert len(repair_prompt) < 12_000
+    assert "characters cut" in repair_prompt
+    assert report.stat().st_size < 100_000
+
+
+def test_a_500_is_retried_by_the_sdk(task):
+    with ScriptedOpenAI([Failure(500, "overloaded", headers={"retry-after-ms": "1"}), RIGHT]) as fake:
+        assert run(task, fake) == 0
+    assert len(fake.requests) == 2
+
+
+def test_a_401_exits_2_with_a_clear_message(task, capsys, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-planted-secret-123456")
+    with ScriptedOpenAI([Failure(401, "Incorrect API key provided: sk-plan*****3456.")]) as fake:
+        assert run(task, fake) == 2
+    assert fake.requests[0].headers["authorization"] == "Bearer sk-planted-secret-123456"
+    err = capsys.readouterr().err
+    assert err == "autofix: error: the model API refused the credentials (401): Incorrect API key provided: sk-plan*****3456.; check OPENAI_API_KEY\n"
+
+
+def test_the_model_service_down_exits_3_and_keeps_the_report(task, tmp_path, capsys):
+    report = tmp_path / "r.json"
+    down = Failure(503, "maintenance", headers={"retry-after-ms": "1"})
+    with ScriptedOpenAI([WRONG, down, down, down]) as fake:
+        assert run(task, fake, "--report", str(report)) == 3
+    assert "the model API failed after retries (503): maintenance" in capsys.readouterr().err
+    data = json.loads(report.read_text())
+    assert len(data["attempts"]) == 1 and data["stop_reason"].startswith("stopped: the model API failed")
+
+
+def test_no_model_configured_names_the_flag(task, capsys):
+    assert main(["run", str(task)]) == 2
+    assert capsys.readouterr().err == "autofix: error: no model configured: pass --model NAME (or set AUTOFIX_MODEL, or `model:` in the spec)\n"
+
+
+def test_no_api_key_names_the_variable(task, capsys):
+    assert main(["run", str(task), "--model", "gpt-4.1-mini"]) == 2
+    assert "set OPENAI_API_KEY" in capsys.readouterr().err
+
+
+def test_quick_start_replay_through_the_installed_command(tmp_path):
+    """What `make demo` runs, as a subprocess: real exit code, real output."""
+    autofix = [sys.executable, "-m", "bot"]
+    result = subprocess.run(
+        [*autofix, "run", "examples/unique_items.yml", "--model", "replay:examples/unique_items.replay.yml", "--workdir", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == "autofix: model: replaying 2 recorded replies from examples/unique_items.replay.yml (no model is called)"
+    assert lines[2].startswith("attempt 1/3  FAIL  ") and lines[2].endswith("  133 tokens")
+    assert lines[3:5] == ["    order: expected [3, 1, 2], got [1, 2, 3]", "    strings: expected ['b', 'a'], got ['a', 'b']"]
+    assert lines[5].startswith("attempt 2/3  PASS  ")
+    assert "seen = set()" in (tmp_path / "unique.py").read_text()
+
+
+def test_malformed_spec_exits_2_naming_the_line(tmp_path):
+    spec = tmp_path / "bad.yml"
+    spec.write_text("task: t\ntarget: x.py\ntests:\n  code: 'assert f() == 1\n")
+    result = subprocess.run([sys.executable, "-m", "bot", "run", str(spec), "--model", "replay:x"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.startswith(f"autofix: error: {spec}:5:1: invalid YAML: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
