@@ -35,7 +35,7 @@ def solve(
         reply = model.complete(messages)
         try:
             code = extract_code(reply.text, spec.required_name)
-            verdict = validator.check(code)
+            verdict = confirmed(validator, code)
         except NoCode as exc:
             code = reply.text
             verdict = Verdict(False, ["(no code)"], f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block.")
@@ -64,6 +64,18 @@ def solve(
         previous = code
     report.stop_reason = f"all {spec.max_attempts} attempts failed"
     return report
+
+
+def confirmed(validator: Validator, code: str) -> Verdict:
+    """A pass counts only if a second run in a fresh copy passes too: no luck, no leftover state."""
+    verdict = validator.check(code)
+    if not verdict.passed:
+        return verdict
+    again = validator.check(code)
+    if again.passed:
+        return Verdict(True, seconds=verdict.seconds + again.seconds)
+    again.feedback = "The tests passed once, then failed when repeated in a fresh copy:\n" + again.feedback
+    return again
 
 
 def budget_exhausted(spec: Spec, report: Report, elapsed: float) -> str | None:

@@ -44,6 +44,16 @@ class Tests(Strict):
         return self
 
 
+class Limits(Strict):
+    """Resource limits for every test run, on every sandbox tier."""
+
+    memory_mb: int = Field(4096, ge=64)  # address space of each process
+    processes: int = Field(256, ge=8)
+    cpu_seconds: int = Field(300, ge=1)  # of each process; `timeout` bounds the wall time
+    file_size_mb: int = Field(256, ge=1)
+    output_mb: int = Field(16, ge=1)  # stdout and stderr together, before the run is killed
+
+
 class Spec(Strict):
     task: str = Field(min_length=1)
     target: str = Field(min_length=1)
@@ -53,6 +63,7 @@ class Spec(Strict):
     timeout: float = Field(60, gt=0)
     max_tokens: int | None = Field(None, ge=1)
     max_seconds: float | None = Field(None, gt=0)
+    limits: Limits = Limits()
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
 
@@ -163,6 +174,8 @@ def check_target(spec: Spec) -> None:
         raise UserError(f"{spec.path}: target: must be a path inside the work folder, got {spec.target!r}")
     if not spec.target_path.parent.is_dir():
         raise UserError(f"{spec.path}: target: folder {spec.target_path.parent} does not exist")
+    if not spec.target_path.parent.resolve().is_relative_to(spec.workdir):
+        raise UserError(f"{spec.path}: target: its folder is a symlink that leads out of the work folder")
     if is_protected(spec.target, spec.protected):
         raise UserError(f"{spec.path}: target: {spec.target} is a protected path")
 

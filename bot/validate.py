@@ -7,11 +7,11 @@ import shutil
 import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import checks
+from bot import checks, integrity
 from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ
 from bot.spec import Spec
 
@@ -30,62 +30,115 @@ class Verdict:
     seconds: float = 0.0
 
 
+@dataclass
+class Findings:
+    """What one run found wrong: names for the report, messages and details for the model."""
+
+    names: list[str] = field(default_factory=list)
+    messages: list[str] = field(default_factory=list)
+    details: list[str] = field(default_factory=list)
+
+    def add(self, name: str, message: str, detail: str = "") -> None:
+        self.names.append(name)
+        self.messages.append(f"{name}: {message}")
+        if detail:
+            self.details.append(detail)
+
+
 class Validator:
     def __init__(self, spec: Spec, sandbox: Sandbox, limits: Limits | None = None):
         self.spec = spec
         self.sandbox = sandbox
-        self.limits = limits or Limits(wall_seconds=spec.timeout)
+        self.limits = limits or Limits(
+            wall_seconds=spec.timeout,
+            cpu_seconds=spec.limits.cpu_seconds,
+            memory_mb=spec.limits.memory_mb,
+            processes=spec.limits.processes,
+            file_size_mb=spec.limits.file_size_mb,
+            output_bytes=spec.limits.output_mb * 2**20,
+        )
+        self.protected = integrity.snapshot(spec.workdir, spec.protected)
+        self._baseline: integrity.Baseline | None | bool = False  # False: not measured yet
 
     def check(self, code: str) -> Verdict:
+        """Run every test on `code` in a fresh scratch copy of the work folder."""
         started = time.monotonic()
-        with tempfile.TemporaryDirectory(prefix="autofix-") as scratch:
-            work = Path(scratch) / "work"
-            shutil.copytree(self.spec.workdir, work, symlinks=True, ignore=SKIPPED)
-            (work / self.spec.target).write_text(code, encoding="utf-8")
-            failures: list[str] = []
-            names: list[str] = []
-            details: list[str] = []
+        found = Findings()
+        with self.scratch_copy() as work:
+            target = work / self.spec.target
+            if target.is_symlink() or target.exists():
+                target.unlink()  # never write through a link the repository planted
+            target.write_text(code, encoding="utf-8")
             if self.spec.tests.code:
-                self.run_checks(work, failures, names, details)
+                self.run_checks(work, found)
             if self.spec.tests.command:
-                self.run_command(work, failures, names, details)
+                self.run_command(work, found)
+            for path, change in integrity.tampering(self.protected, integrity.snapshot(work, self.spec.protected)):
+                found.add(path, f"{change} during the run; protected paths may not change")
         return Verdict(
-            passed=not failures,
-            failing=names,
-            feedback=compose_feedback(failures, details),
+            passed=not found.messages,
+            failing=found.names,
+            feedback=compose_feedback(found.messages, found.details),
             seconds=time.monotonic() - started,
         )
 
-    def run_checks(self, work: Path, failures: list[str], names: list[str], details: list[str]) -> None:
+    @contextmanager
+    def scratch_copy(self):
+        with tempfile.TemporaryDirectory(prefix="autofix-") as scratch:
+            work = Path(scratch) / "work"
+            shutil.copytree(self.spec.workdir, work, symlinks=True, ignore=SKIPPED)
+            yield work
+
+    def run_checks(self, work: Path, found: Findings) -> None:
         # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already.
         nonce = f"@@autofix-{secrets.token_hex(8)}@@"
         argv = [sys.executable, "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.spec.tests.code]
         outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits)
         if outcome.killed:
-            failures.append(f"checks: {outcome.killed}")
-            names.append("(checks)")
-            details.append(outcome.output)
+            found.add("checks", outcome.killed, outcome.output)
             return
         results = checks.judge(outcome.output, nonce, self.spec.tests.code)
-        failures += results.failures
-        names += results.names
-        details += results.details or [without_result_line(outcome.output, nonce)]
+        found.names += results.names
+        found.messages += results.failures
+        if results.failures:
+            found.details += [without_result_line(outcome.output, nonce), *results.details]
 
-    def run_command(self, work: Path, failures: list[str], names: list[str], details: list[str]) -> None:
-        junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"
-        # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
-        env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": f"--junitxml={junit} -p no:cacheprovider"})
-        outcome = self.sandbox.run(["/bin/sh", "-c", self.spec.tests.command], work, env, self.limits)
-        if outcome.returncode == 0 and not outcome.killed:
+    def run_command(self, work: Path, found: Findings) -> None:
+        baseline = self.baseline()
+        outcome, cases = self.run_suite(work)
+        if outcome.killed:
+            found.add(self.spec.tests.command, outcome.killed, outcome.output)
             return
-        failed_tests = junit_failures(junit)
-        for test_id, message in failed_tests:
-            names.append(test_id)
-            failures.append(f"{test_id}: {message}")
-        if not failed_tests:
-            names.append(self.spec.tests.command)
-            failures.append(f"`{self.spec.tests.command}` {exit_description(outcome)}")
-        details.append(outcome.output)
+        if baseline is None:  # not pytest: the exit code decides
+            if outcome.returncode != 0:
+                found.add(self.spec.tests.command, f"exited with code {outcome.returncode}", outcome.output)
+            return
+        if cases is None:
+            found.add("(pytest)", f"the test run ended without a JUnit report (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails", outcome.output)
+            return
+        problems = baseline.violations(cases)
+        for name, problem in problems:
+            found.add(name, problem)
+        if outcome.returncode != 0 and not problems:
+            found.add(self.spec.tests.command, f"exited with code {outcome.returncode}")
+        if problems or outcome.returncode != 0:
+            found.details.append(outcome.output)
+
+    def run_suite(self, work: Path, extra_options: str = "") -> tuple[Outcome, list[integrity.Case] | None]:
+        junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"  # the sandbox can write only here
+        # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
+        options = f"--junitxml={junit} -p no:cacheprovider {extra_options}".strip()
+        env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": options})
+        outcome = self.sandbox.run(["/bin/sh", "-c", self.spec.tests.command], work, env, self.limits)
+        return outcome, integrity.read_junit(junit)
+
+    def baseline(self) -> integrity.Baseline | None:
+        """The original suite's tests, measured once per task; None when the command isn't pytest."""
+        if self._baseline is False:
+            with self.scratch_copy() as work:
+                _, cases = self.run_suite(work, "--continue-on-collection-errors")
+            self._baseline = None if cases is None else integrity.Baseline.from_cases(cases, self.spec.workdir)
+        return self._baseline
 
 
 def python_paths() -> list[Path]:
@@ -93,28 +146,6 @@ def python_paths() -> list[Path]:
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
     paths |= {Path(entry) for entry in sys.path if entry and Path(entry).is_dir()}
     return sorted(paths)
-
-
-def exit_description(outcome: Outcome) -> str:
-    return outcome.killed or f"exited with code {outcome.returncode}"
-
-
-def junit_failures(path: Path) -> list[tuple[str, str]]:
-    """(test id, first line of the message) for each failed or errored test in a junit file."""
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return []
-    failed = []
-    for case in root.iter("testcase"):
-        problem = case.find("failure")
-        if problem is None:
-            problem = case.find("error")
-        if problem is not None:
-            test_id = f"{case.get('classname', '')}::{case.get('name', '')}".lstrip(":")
-            message = (problem.get("message") or problem.text or "failed").strip().splitlines()
-            failed.append((test_id, message[0] if message else "failed"))
-    return failed
 
 
 def without_result_line(output: str, nonce: str) -> str:
