@@ -1,12 +1,26 @@
-FROM python:3.11-slim-bookworm
+# The image of the autofix GitHub Action. GitHub's rules for container actions: no USER (the
+# runner's workspace must stay writable as root) and no WORKDIR (the runner sets it to
+# /github/workspace); the entry point is absolute and in exec form.
+FROM python:3.11.11-slim-bookworm
 
-# bubblewrap gives the strongest sandbox tier where the runner allows user namespaces; git pushes the fix.
+# bubblewrap: the strongest sandbox tier, where the runner allows user namespaces.
+# git: to commit and push the fix.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends bubblewrap=0.8.0-2+deb12u1 git=1:2.39.5-0+deb12u2 \
+ && apt-get install -y --no-install-recommends bubblewrap=0.8.0-2+deb12u1 git=1:2.39.5-0+deb12u3 \
  && rm -rf /var/lib/apt/lists/*
+
+# The unprivileged user the tests run as (bot/sandbox.py: SANDBOX_UID, SANDBOX_NAME); autofix
+# itself stays root so it can drop every test run to it.
+RUN groupadd --system --gid 65533 autofix-sandbox \
+ && useradd --system --uid 65533 --gid 65533 --no-create-home --home-dir /nonexistent \
+      --shell /usr/sbin/nologin autofix-sandbox
+
+# The versions the test suite ran against, pinned; autofix itself then installs without resolving.
+RUN pip install --no-cache-dir \
+      openai==3.57.0 PyGithub==2.10.0 GitPython==3.2.1 PyYAML==6.0.4 pydantic==2.14.4
 
 COPY pyproject.toml README.md /opt/autofix/
 COPY bot /opt/autofix/bot
-RUN pip install --no-cache-dir /opt/autofix
+RUN pip install --no-cache-dir --no-deps /opt/autofix
 
 ENTRYPOINT ["/usr/local/bin/autofix"]

@@ -21,8 +21,15 @@ demo: $(STAMP) system-deps
 	$(VENV)/bin/autofix run examples/unique_items.yml --model replay:examples/unique_items.replay.yml \
 	  --workdir out/demo --report out/demo/report.json
 
-test: $(STAMP) system-deps
+test: lint system-deps
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+# The Action's files against GitHub's own schemas, the workflows' expressions, the Dockerfile's rules.
+lint: $(STAMP)
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-actions action.yml
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml examples/workflows/*.yml
+	$(VENV)/bin/actionlint .github/workflows/*.yml examples/workflows/*.yml
+	$(VENV)/bin/hadolint Dockerfile
 
 bench: $(STAMP) system-deps
 	$(PY) benchmarks/validate_tiers.py

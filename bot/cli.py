@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -24,6 +25,11 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
     run.add_argument("--workdir", type=Path, metavar="DIR", help="the folder the target and tests live in (default: the spec's)")
     run.add_argument("--sandbox", choices=SANDBOXES, default="auto", help="isolation for the tests (default: the strongest available)")
+    commands.add_parser("action", help="the GitHub Action's step: reads INPUT_* and GITHUB_* from the environment")
+    plan = commands.add_parser("plan", help="print the spec files a run would regenerate, as a JSON array for strategy.matrix")
+    plan.add_argument("--workdir", type=Path, default=Path("."), metavar="DIR", help="the repository's root (default: .)")
+    plan.add_argument("--specs", metavar="GLOB", help="spec files (default: `specs` in .github/autofix.yml, else .autofix/*.yml)")
+    plan.add_argument("--config", default=".github/autofix.yml", metavar="FILE", help="the repository's autofix config, relative to DIR")
     return top
 
 
@@ -31,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     redact = Redactor.from_environ()
     try:
         args = parser().parse_args(argv)
-        return run(args, redact)
+        return COMMANDS[args.command](args, redact)
     except (UserError, ModelUnavailable) as exc:
         print(redact(f"autofix: error: {exc}"), file=sys.stderr)
         return exc.exit_code
@@ -84,6 +90,24 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         return 0
     print(f"failed: {report.stop_reason}; {spec.target_path} left untouched ({totals})")
     return 1
+
+
+def run_action(args: argparse.Namespace, redact: Redactor) -> int:
+    from bot import action
+
+    return action.main(os.environ)
+
+
+def print_plan(args: argparse.Namespace, redact: Redactor) -> int:
+    from bot import action
+    from bot.config import DEFAULT_SPECS, load_repo_config
+
+    pattern = args.specs or load_repo_config(args.workdir, args.config).specs or DEFAULT_SPECS
+    print(action.plan(args.workdir, pattern))
+    return 0
+
+
+COMMANDS = {"run": run, "action": run_action, "plan": print_plan}
 
 
 def failure_lines(feedback: str, limit: int = 8) -> list[str]:

@@ -1,0 +1,193 @@
+"""The action's settings, read once: its inputs (`INPUT_*`), the runner's `GITHUB_*` variables and
+the repository's `.github/autofix.yml`. An input that is set wins over the file."""
+
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, Mapping
+
+from pydantic import Field
+
+from bot.errors import UserError
+from bot.spec import Strict, parse_yaml, validate
+
+SANDBOXES = ("auto", "bwrap", "process", "none")
+DEFAULT_LABEL = "autofix"
+DEFAULT_SPECS = ".autofix/*.yml"
+# The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.
+INPUTS = (
+    "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "label",
+    "config", "specs", "spec", "draft", "sandbox", "plan",
+)  # fmt: skip
+RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
+
+
+class RepoTests(Strict):
+    command: str | None = None
+    protect: list[str] = []
+
+
+class RepoConfig(Strict):
+    """`.github/autofix.yml`: the spec's keys where they mean the same, plus the repository's own."""
+
+    tests: RepoTests = RepoTests()
+    max_attempts: int | None = Field(None, ge=1, le=50)
+    timeout: float | None = Field(None, gt=0)
+    model: str | None = None
+    api: Literal["responses", "chat"] | None = None
+    setup: str | None = None  # installs the project's dependencies; the only step with network
+    edit: list[str] = []  # globs of the paths the model may change; empty: any unprotected path
+    label: str | None = None
+    specs: str | None = None
+
+
+def load_repo_config(workspace: Path, relpath: str) -> RepoConfig:
+    """A missing file is no configuration; a broken one is an error naming file, line and key."""
+    path = workspace / relpath
+    if not path.is_file():
+        return RepoConfig()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"{relpath}: cannot read: {exc.strerror}") from None
+    if not text.strip():
+        return RepoConfig()
+    data, lines = parse_yaml(text, Path(relpath))
+    return validate(RepoConfig, data, lines, Path(relpath))
+
+
+@dataclass(frozen=True)
+class Config:
+    inputs: dict[str, str]  # the inputs that were given a non-empty value
+    event_name: str
+    event_path: Path
+    repository: str
+    workspace: Path
+    api_url: str
+    server_url: str
+    output: Path | None
+    summary: Path | None
+    temp: Path
+    # Client-side pacing and retries of PyGithub stay on in production; a local fake server
+    # (the tests) turns them off with AUTOFIX_GITHUB_PACING=off.
+    github_pacing: bool = True
+    repo: RepoConfig = field(default_factory=RepoConfig)
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Config:
+        inputs = {}
+        for name in INPUTS:
+            value = environ.get(f"INPUT_{name.upper()}", "").strip()
+            if value:
+                inputs[name] = value
+        missing = [name for name in RUNNER if not environ.get(name)]
+        if missing:
+            raise UserError(f"{missing[0]} is not set: `autofix action` runs as a step of a GitHub Actions job")
+        config = cls(
+            inputs=inputs,
+            event_name=environ["GITHUB_EVENT_NAME"],
+            event_path=Path(environ["GITHUB_EVENT_PATH"]),
+            repository=environ["GITHUB_REPOSITORY"],
+            workspace=Path(environ["GITHUB_WORKSPACE"]),
+            api_url=(environ.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            server_url=(environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
+            output=Path(environ["GITHUB_OUTPUT"]) if environ.get("GITHUB_OUTPUT") else None,
+            summary=Path(environ["GITHUB_STEP_SUMMARY"]) if environ.get("GITHUB_STEP_SUMMARY") else None,
+            temp=Path(environ.get("RUNNER_TEMP") or "/tmp"),
+            github_pacing=environ.get("AUTOFIX_GITHUB_PACING", "on") != "off",
+        )
+        config.check_inputs()
+        return config
+
+    def check_inputs(self) -> None:
+        if not self.plan and "github-token" not in self.inputs:
+            raise UserError("input github-token is required (e.g. `github-token: ${{ secrets.GITHUB_TOKEN }}`)")
+        if self.inputs.get("api", "responses") not in ("responses", "chat"):
+            raise UserError(f"input api: must be responses or chat, got {self.inputs['api']!r}")
+        if self.sandbox not in SANDBOXES:
+            raise UserError(f"input sandbox: must be one of {', '.join(SANDBOXES)}, got {self.sandbox!r}")
+        if "max-attempts" in self.inputs:
+            value = self.inputs["max-attempts"]
+            if not value.isdigit() or not 1 <= int(value) <= 50:
+                raise UserError(f"input max-attempts: must be a whole number from 1 to 50, got {value!r}")
+        for name in ("draft", "plan"):
+            self.boolean(name)
+
+    def with_repo(self, repo: RepoConfig) -> Config:
+        return replace(self, repo=repo)
+
+    def boolean(self, name: str) -> bool:
+        # The YAML 1.2 core booleans, as @actions/core's getBooleanInput accepts them.
+        value = self.inputs.get(name, "false")
+        if value in ("true", "True", "TRUE"):
+            return True
+        if value in ("false", "False", "FALSE"):
+            return False
+        raise UserError(f"input {name}: must be true or false, got {value!r}")
+
+    @property
+    def token(self) -> str | None:
+        return self.inputs.get("github-token")
+
+    @property
+    def api_key(self) -> str | None:
+        return self.inputs.get("openai-api-key")
+
+    @property
+    def base_url(self) -> str | None:
+        return self.inputs.get("base-url")
+
+    @property
+    def draft(self) -> bool:
+        return self.boolean("draft")
+
+    @property
+    def plan(self) -> bool:
+        return self.boolean("plan")
+
+    @property
+    def sandbox(self) -> str:
+        return self.inputs.get("sandbox", "auto")
+
+    @property
+    def config_path(self) -> str:
+        return self.inputs.get("config", ".github/autofix.yml")
+
+    @property
+    def label(self) -> str:
+        return self.inputs.get("label") or self.repo.label or DEFAULT_LABEL
+
+    @property
+    def specs(self) -> str:
+        return self.inputs.get("specs") or self.repo.specs or DEFAULT_SPECS
+
+    @property
+    def only_spec(self) -> str | None:
+        return self.inputs.get("spec")
+
+    @property
+    def max_attempts(self) -> int | None:
+        """The input's value; the file's is applied as a default in each task (see tasks.py)."""
+        value = self.inputs.get("max-attempts")
+        return int(value) if value else None
+
+    @property
+    def model(self) -> str | None:
+        return self.inputs.get("model")
+
+    @property
+    def api(self) -> str | None:
+        return self.inputs.get("api")
+
+    @property
+    def basic_auth(self) -> str | None:
+        """The token as git's HTTP basic credentials: a secret in its own right, masked too."""
+        if not self.token:
+            return None
+        return base64.b64encode(f"x-access-token:{self.token}".encode()).decode()
+
+    @property
+    def secrets(self) -> list[str]:
+        return [value for value in (self.token, self.api_key, self.basic_auth) if value]

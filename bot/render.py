@@ -1,0 +1,98 @@
+"""The Markdown autofix writes to GitHub: pull request bodies, the issue comment, the job summary.
+
+Untrusted text (feedback, test names, error messages) only appears inside code spans and fences
+long enough that it cannot close them, so it can't inject Markdown, HTML or @-mentions.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.report import Report
+
+BODY_CHARS = 60_000  # GitHub refuses bodies over 65,536 characters
+FEEDBACK_CHARS = 6_000  # of one attempt, at most
+
+
+def marker(kind: str, name: str | int) -> str:
+    """Hidden in what autofix writes, so a re-run finds its own comment."""
+    return f"<!-- autofix:{kind}-{name} -->"
+
+
+def fence(text: str, info: str = "text") -> str:
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    ticks = "`" * (longest + 1)
+    return f"{ticks}{info}\n{text.rstrip()}\n{ticks}"
+
+
+def code_span(text: str) -> str:
+    text = " ".join(text.split())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def tokens(report: Report) -> int:
+    return sum(report.tokens.values())
+
+
+def attempts_table(report: Report) -> str:
+    rows = ["| # | outcome | failing tests | seconds | tokens |", "| ---: | --- | --- | ---: | ---: |"]
+    for attempt in report.attempts:
+        failing = ", ".join(code_span(name) for name in attempt.failing_tests[:10])
+        if len(attempt.failing_tests) > 10:
+            failing += f" and {len(attempt.failing_tests) - 10} more"
+        used = attempt.tokens["input"] + attempt.tokens["output"]
+        outcome = "✅ pass" if attempt.passed else "❌ fail"
+        rows.append(f"| {attempt.number} | {outcome} | {failing or '—'} | {attempt.seconds:.2f} | {used} |")
+    return "\n".join(rows)
+
+
+def feedback_sections(report: Report) -> str:
+    if not report.attempts:
+        return ""
+    room = min(FEEDBACK_CHARS, (BODY_CHARS - 10_000) // len(report.attempts))
+    sections = []
+    for attempt in report.attempts:
+        if attempt.passed:
+            continue
+        feedback = attempt.feedback or "(no feedback)"
+        if len(feedback) > room:
+            feedback = f"[... {len(feedback) - room} characters cut ...]\n" + feedback[-room:]
+        sections.append(f"<details><summary>Attempt {attempt.number}: feedback</summary>\n\n{fence(feedback)}\n\n</details>")
+    return "\n\n".join(sections)
+
+
+def totals(report: Report) -> str:
+    spent = report.tokens
+    return (
+        f"**Model:** {code_span(report.model)} · **Sandbox:** {report.sandbox} · "
+        f"**Total:** {tokens(report)} tokens ({spent['input']} in, {spent['output']} out), {report.seconds:.2f} s"
+    )
+
+
+def log(report: Report) -> str:
+    """The attempts table, each failed attempt's feedback and the totals."""
+    parts = [attempts_table(report), feedback_sections(report), totals(report)] if report.attempts else [totals(report)]
+    return "\n\n".join(part for part in parts if part)
+
+
+def pull_body(report: Report, mark: str, summary: str, fixes: int | None) -> str:
+    parts = [mark, summary]
+    if fixes is not None:
+        parts.append(f"Fixes #{fixes}")
+    parts.append(log(report))
+    return "\n\n".join(parts)
+
+
+def failure_comment(report: Report | None, mark: str, headline: str) -> str:
+    attempts = log(report) if report is not None and report.attempts else ""
+    parts = [mark, headline, attempts, "_No branch was pushed. Remove and add the label again to re-run autofix._"]
+    return "\n\n".join(part for part in parts if part)
+
+
+def passed_summary(report: Report) -> str:
+    return (
+        f"autofix wrote {code_span(report.target)}; the repository's tests passed on attempt "
+        f"{len(report.attempts)} of {report.max_attempts}, run in the sandbox named below."
+    )

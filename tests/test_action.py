@@ -1,0 +1,269 @@
+"""`autofix action` on `issues` events, end to end: the real PyGithub against a fake GitHub, the
+real openai SDK against a scripted server, real git with a bare `origin`, the real sandbox."""
+
+import base64
+import json
+
+import pytest
+from action_world import API_KEY, ISSUE_BODY, REPO, TOKEN, World, labeled, payload
+from conftest import RIGHT, WRONG
+from fake_github import FakeGitHub
+from fake_openai import Failure, Reply, ScriptedOpenAI
+
+from bot.cli import main
+
+RIGHT_CODE = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+OTHER_RIGHT = "```python\ndef unique_items(items):\n    seen = set()\n    return [x for x in items if not (x in seen or seen.add(x))]\n```"
+BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch, github):
+    return World(tmp_path, monkeypatch, github)
+
+
+def act(capsys, world, replies=()):
+    """One `autofix action` step with a model server playing `replies`: (exit code, stdout lines, server)."""
+    with ScriptedOpenAI(list(replies)) as openai:
+        world.input("base-url", openai.base_url)
+        code = main(["action"])
+    return code, capsys.readouterr().out.splitlines(), openai
+
+
+def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, github, capsys):
+    world.event("issues", labeled())
+    code, out, openai = act(capsys, world, [Reply(WRONG, 90, 40), Reply(RIGHT, 250, 60)])
+    assert code == 0
+    # Masks come first, before anything else is printed: the token, the key, the token as git sends it.
+    assert out[:3] == [f"::add-mask::{TOKEN}", f"::add-mask::{API_KEY}", BASIC_MASK]
+    assert "autofix: issue #1, labeled 'autofix' by @Codertocat (admin)" in out
+    assert [line[:28] for line in out if line.startswith("::group::attempt")] == [
+        "::group::attempt 1/3  FAIL  ", "::group::attempt 2/3  PASS  ",
+    ]  # fmt: skip
+    feedback = out.index("::group::" + next(line[9:] for line in out if line.startswith("::group::attempt 1/3")))
+    assert out[feedback + 1].startswith("::stop-commands::") and len(out[feedback + 1]) == len("::stop-commands::") + 32
+    assert out[feedback + 3] == "- order: expected [3, 1, 2], got [1, 2, 3]"
+    assert "autofix: pushed autofix/issue-1" in out
+    assert out[-1] == f"autofix: pull request #2 created: {github.web_url}/{REPO}/pull/2"
+
+    assert world.branches() == ["autofix/issue-1", "master"]
+    assert world.file_at("autofix/issue-1", "unique.py") == RIGHT_CODE
+    assert world.show("autofix/issue-1", "%an <%ae>|%cn <%ce>") == f"{BOT}|{BOT}"
+    assert world.show("autofix/issue-1", "%P") == world.show("master")
+    assert world.show("autofix/issue-1", "%B").splitlines() == ["autofix: write unique.py for #1", "", "Fixes #1"]
+
+    [pull] = github.pulls(REPO)
+    assert (pull.number, pull.head_ref, pull.base_ref, pull.draft) == (2, "autofix/issue-1", "master", False)
+    assert pull.title == "autofix: unique_items loses the order"
+    body = pull.body
+    assert body.startswith(
+        "<!-- autofix:issue-1 -->\n\nautofix wrote `unique.py`; the repository's tests passed on attempt 2 of 3, "
+        "run in the sandbox named below. Requested in #1.\n\nFixes #1\n\n"
+        "| # | outcome | failing tests | seconds | tokens |\n| ---: | --- | --- | ---: | ---: |\n| 1 | ❌ fail | `order`, `strings` | "
+    )
+    assert " | 130 |\n| 2 | ✅ pass | — | " in body and " | 310 |\n\n<details><summary>Attempt 1: feedback</summary>\n\n```text\n" in body
+    assert "- order: expected [3, 1, 2], got [1, 2, 3]\n- strings: expected ['b', 'a'], got ['a', 'b']" in body
+    assert "<summary>Attempt 2" not in body
+    assert "\n\n**Model:** `m` · **Sandbox:** bwrap (" in body or "**Sandbox:** process (" in body
+    assert "**Total:** 440 tokens (340 in, 100 out), " in body
+    assert github.comments(REPO) == []
+    assert [(r.method, r.path) for r in github.writes()] == [("POST", f"/repos/{REPO}/pulls")]
+    assert {r.authorization for r in github.requests} == {f"token {TOKEN}"}
+
+    assert world.outputs() == {
+        "passed": "true", "attempts": "2", "pr-number": "2", "pr-url": f"{github.web_url}/{REPO}/pull/2",
+        "pr-operation": "created", "report-path": str(world.temp / "autofix-issue-1.json"),
+    }  # fmt: skip
+    report = json.loads((world.temp / "autofix-issue-1.json").read_text())
+    assert report["passed"] is True and report["tokens"] == {"input": 340, "output": 100}
+    assert world.summary.read_text().startswith(
+        "### autofix: `unique.py` — passed\n\n| # | outcome | failing tests | seconds | tokens |\n"
+    )
+    printed = "\n".join(out[3:])
+    for secret in (TOKEN, API_KEY, BASIC_MASK.removeprefix("::add-mask::")):
+        assert secret not in printed and secret not in world.written_text()
+    assert [r.headers["authorization"] for r in openai.requests] == [f"Bearer {API_KEY}"] * 2
+
+
+def test_the_same_event_again_updates_the_one_pull_request(world, github, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_API_URL", github.ghes_api_url)  # GitHub Enterprise Server's API path
+    world.event("issues", labeled())
+    assert act(capsys, world, [RIGHT])[0] == 0
+    assert world.outputs()["pr-operation"] == "created"
+    first = world.show("autofix/issue-1")
+
+    world.checkout()  # each run is a fresh job
+    code, out, _ = act(capsys, world, [RIGHT])
+    assert code == 0
+    assert out[-1] == "autofix: autofix/issue-1 already holds this code; pull request #2 left as it is"
+    outputs = world.outputs()
+    assert outputs | {"report-path": ""} == {
+        "passed": "true", "attempts": "1", "pr-number": "2", "pr-url": f"{github.web_url}/{REPO}/pull/2",
+        "pr-operation": "none", "report-path": "",
+    }  # fmt: skip
+    assert world.show("autofix/issue-1") == first
+
+    world.commit_to_origin({"NOTES.md": "master moved on\n"})
+    code, out, _ = act(capsys, world, [OTHER_RIGHT])
+    assert code == 0 and out[-1] == f"autofix: pull request #2 updated: {github.web_url}/{REPO}/pull/2"
+    assert world.outputs()["pr-operation"] == "updated"
+    assert "seen = set()" in world.file_at("autofix/issue-1", "unique.py")
+    assert world.show("autofix/issue-1", "%P") == world.show("master")  # rebuilt on the new master, forced
+    assert len(github.pulls(REPO)) == 1
+    assert [(r.method, r.path) for r in github.writes()] == [
+        ("POST", f"/repos/{REPO}/pulls"), ("PATCH", f"/repos/{REPO}/pulls/2"),
+    ]  # fmt: skip
+
+
+def test_a_pull_request_opened_meanwhile_is_updated_not_duplicated(world, github, capsys):
+    """The 422 "A pull request already exists" of a race between two runs."""
+    github.add_pull(REPO, head="autofix/issue-1", base="master", title="opened by a parallel run")
+    github.fail_next("GET", r"/pulls$", 200, [])  # our look comes before the other run's create lands
+    world.event("issues", labeled())
+    assert act(capsys, world, [RIGHT])[0] == 0
+    assert world.outputs()["pr-operation"] == "updated"
+    [pull] = github.pulls(REPO)
+    assert pull.title == "autofix: unique_items loses the order"
+    assert [(r.method, r.status) for r in github.writes()] == [("POST", 422), ("PATCH", 200)]
+
+
+@pytest.mark.parametrize("permission", ["read", "triage"])
+def test_labeled_by_a_user_without_write_access_writes_nothing(world, github, capsys, permission):
+    github.set_permission(REPO, "outsider", permission)
+    world.event("issues", labeled(sender="outsider"))
+    code, out, openai = act(capsys, world)
+    assert code == 0
+    assert out[-1] == f"autofix: ignored: @outsider has read permission on {REPO}; autofix needs write, maintain or admin"
+    assert github.writes() == [] and openai.requests == []
+    assert world.branches() == ["master"]
+    assert world.outputs() == NOTHING
+
+
+def test_the_permission_is_asked_of_the_api_not_read_from_the_payload(world, github, capsys):
+    github.set_permission(REPO, "maintainer", "maintain")
+    world.event("issues", labeled(sender="maintainer", body=ISSUE_BODY.replace("\n", "\r\n")))  # as the web editor sends it
+    assert act(capsys, world, [RIGHT])[0] == 0
+    assert [r.path for r in github.requests if "permission" in r.path] == [f"/repos/{REPO}/collaborators/maintainer/permission"]
+    assert len(github.pulls(REPO)) == 1
+
+
+def test_another_label_is_a_no_op(world, github, capsys):
+    world.event("issues", payload("issues.labeled"))  # the recorded payload: label "bug"
+    code, out, openai = act(capsys, world)
+    assert (code, out[-1]) == (0, "autofix: ignored: label 'bug' is not 'autofix'")
+    assert github.requests == [] and openai.requests == []
+    assert world.outputs() == NOTHING
+
+
+def test_other_actions_bots_and_events_are_ignored(world, github, capsys):
+    world.event("issues", payload("issues.opened"))
+    assert act(capsys, world)[1][-1] == "autofix: ignored: issues event 'opened': autofix starts when an issue is labeled 'autofix'"
+    world.event("issues", labeled(sender="dependabot[bot]", sender_type="Bot"))
+    assert act(capsys, world)[1][-1] == "autofix: ignored: labeled by the bot @dependabot[bot]; only people start autofix"
+    world.event("issues", labeled(sender="github-actions[bot]"))
+    assert act(capsys, world)[1][-1] == "autofix: ignored: labeled by the bot @github-actions[bot]; only people start autofix"
+    world.event("pull_request", payload("pull_request.opened"))
+    code, out, _ = act(capsys, world)
+    assert (code, out) == (0, [f"::add-mask::{TOKEN}", f"::add-mask::{API_KEY}", BASIC_MASK, "autofix: not handled: pull_request"])
+    assert github.writes() == []
+
+
+def test_a_pat_labeling_as_autofix_itself_is_ignored(tmp_path, monkeypatch, capsys):
+    with FakeGitHub(login="autofix-pat-user") as github:
+        world = World(tmp_path, monkeypatch, github)
+        world.event("issues", labeled(sender="autofix-pat-user"))
+        assert act(capsys, world)[1][-1] == "autofix: ignored: labeled by autofix's own account @autofix-pat-user"
+        assert github.writes() == []
+
+
+def test_all_attempts_failing_leave_one_comment_edited_on_re_runs(world, github, capsys):
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world, [WRONG] * 3)
+    assert code == 1
+    assert out[-1] == "autofix: every attempt failed; comment on #1 created; no branch pushed"
+    assert world.branches() == ["master"] and github.pulls(REPO) == []
+    assert not (world.workspace / "unique.py").exists()
+    [comment] = github.comments(REPO, 1)
+    assert comment.user == "github-actions[bot]"
+    assert comment.body.startswith(
+        "<!-- autofix:issue-1 -->\n\nautofix tried 3 times to write `unique.py`; the tests failed every time "
+        "(all 3 attempts failed).\n\n| # | outcome |"
+    )
+    assert comment.body.count("| ❌ fail | `order`, `strings` |") == 3 and comment.body.count("<details>") == 3
+    assert comment.body.endswith("_No branch was pushed. Remove and add the label again to re-run autofix._")
+    assert world.outputs() == NOTHING | {"attempts": "3", "report-path": str(world.temp / "autofix-issue-1.json")}
+
+    world.checkout()
+    world.event("issues", labeled(body=ISSUE_BODY.replace("target: unique.py", "target: unique.py\nmax_attempts: 1")))
+    code, out, _ = act(capsys, world, [WRONG])
+    assert code == 1 and out[-1] == "autofix: every attempt failed; comment on #1 updated; no branch pushed"
+    [edited] = github.comments(REPO, 1)
+    assert edited.id == comment.id and "autofix tried 1 times" in edited.body
+    assert world.branches() == ["master"]
+
+    world.checkout()
+    assert act(capsys, world, [RIGHT])[0] == 0
+    [retired] = github.comments(REPO, 1)
+    assert retired.id == comment.id
+    assert retired.body == "<!-- autofix:issue-1 -->\n\nautofix succeeded on a later run: see #2."
+    assert [(r.method, r.path) for r in github.writes()] == [
+        ("POST", f"/repos/{REPO}/issues/1/comments"),
+        ("PATCH", f"/repos/{REPO}/issues/comments/{comment.id}"),
+        ("POST", f"/repos/{REPO}/pulls"),
+        ("PATCH", f"/repos/{REPO}/issues/comments/{comment.id}"),
+    ]
+
+
+def test_the_model_service_down_is_said_in_the_comment(world, github, capsys):
+    down = Failure(503, "maintenance", headers={"retry-after-ms": "1"})
+    world.event("issues", labeled())
+    code, out, openai = act(capsys, world, [WRONG, down, down, down])
+    assert code == 3 and len(openai.requests) == 4
+    [comment] = github.comments(REPO, 1)
+    assert comment.body.startswith(
+        "<!-- autofix:issue-1 -->\n\nautofix stopped with an error:\n\n"
+        "```text\nthe model API failed after retries (503): maintenance\n```\n\n| # | outcome |"
+    )
+    assert "| 1 | ❌ fail |" in comment.body
+    assert out[-1] == "::error::the model API failed after retries (503): maintenance"
+    assert world.branches() == ["master"] and github.pulls(REPO) == []
+    report = json.loads((world.temp / "autofix-issue-1.json").read_text())
+    assert report["stop_reason"] == "stopped: the model API failed after retries (503): maintenance"
+
+
+def test_an_issue_without_a_target_gets_a_comment_saying_how_to_give_one(world, github, capsys):
+    world.event("issues", labeled(body="Please make it faster."))
+    code, out, openai = act(capsys, world)
+    assert code == 2 and openai.requests == []
+    message = "issue #1: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`"
+    assert out[-1] == f"::error::{message}"
+    [comment] = github.comments(REPO, 1)
+    assert f"````text\n{message}\n````" in comment.body
+
+
+def test_a_github_api_failure_fails_the_job_with_github_s_words(world, github, capsys):
+    github.fail_next("POST", r"/pulls$", 403, {"message": "GitHub Actions is not permitted to create or approve pull requests."})
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world, [RIGHT])
+    assert code == 2
+    message = "GitHub API: create pull request failed (403): GitHub Actions is not permitted to create or approve pull requests."
+    assert out[-1] == f"::error::{message}"
+    assert f"```text\n{message}\n```" in github.comments(REPO, 1)[0].body
+
+
+def test_a_draft_input_opens_a_draft(world, github, capsys):
+    world.input("draft", "true")
+    world.event("issues", labeled())
+    assert act(capsys, world, [RIGHT])[0] == 0
+    assert github.pulls(REPO)[0].draft is True
+
+
+BASIC_MASK = "::add-mask::" + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
+NOTHING = {"passed": "false", "attempts": "0", "pr-number": "", "pr-url": "", "pr-operation": "none", "report-path": ""}

@@ -1,0 +1,166 @@
+"""`.github/autofix.yml`, the action's inputs and the runner conventions of `autofix action`."""
+
+import io
+
+import pytest
+from action_world import REPO, World, labeled
+from conftest import RIGHT, WRONG
+from fake_github import FakeGitHub
+from fake_openai import ScriptedOpenAI
+
+from bot.cli import main
+from bot.workflow import Workflow, write_outputs
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch, github):
+    return World(tmp_path, monkeypatch, github)
+
+
+def act(capsys, world, replies=()):
+    with ScriptedOpenAI(list(replies)) as openai:
+        world.input("base-url", openai.base_url)
+        code = main(["action"])
+    return code, capsys.readouterr().out.splitlines(), openai
+
+
+def test_a_bad_config_file_fails_the_job_naming_the_line(world, github, capsys):
+    world.commit_to_origin({".github/autofix.yml": "label: autofix\ntests:\n  comand: make test\n"})
+    world.event("issues", labeled())
+    code, out, openai = act(capsys, world)
+    assert code == 2
+    message = ".github/autofix.yml:3: tests.comand: unknown key"
+    assert out[-1] == f"::error file=.github/autofix.yml,line=3::{message}"
+    assert github.requests == [] and openai.requests == [] and github.comments(REPO) == []
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("max_attempts: [1\n", ".github/autofix.yml:2:1: invalid YAML: expected ',' or ']', but got '<stream end>'"),
+        ("max_attempts: many\n", ".github/autofix.yml:1: max_attempts: Input should be a valid integer"),
+        ("api: soap\n", ".github/autofix.yml:1: api: Input should be 'responses' or 'chat'"),
+        ("- a list\n", ".github/autofix.yml:1: the file must be a YAML mapping of keys to values"),
+    ],
+)
+def test_config_errors_are_one_line_with_file_and_line(world, capsys, text, message):
+    world.commit_to_origin({".github/autofix.yml": text})
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world)
+    line = message.split(":")[1]
+    assert (code, out[-1]) == (2, f"::error file=.github/autofix.yml,line={line}::{message}")
+
+
+def test_the_config_file_sets_label_tests_and_attempts_and_inputs_win(world, github, capsys):
+    world.commit_to_origin({
+        ".github/autofix.yml": "label: fix-me\nmax_attempts: 1\ntests:\n  protect: [data]\nedit: ['src/*.py']\n",
+        "src/__init__.py": "",
+    })  # fmt: skip
+    body = "```yaml\ntarget: src/unique.py\ntests:\n  code: |\n    assert unique_items([3, 1, 3]) == [3, 1], 'order'\n```\n"
+    world.event("issues", labeled(label="autofix", body=body))
+    assert act(capsys, world)[1][-1] == "autofix: ignored: label 'autofix' is not 'fix-me'"
+    world.event("issues", labeled(label="fix-me", body=body))
+    code, out, openai = act(capsys, world, [WRONG])
+    assert code == 1 and len(openai.requests) == 1  # max_attempts 1, from the file
+    world.input("max-attempts", "2")  # the input wins over the file
+    code, out, openai = act(capsys, world, [WRONG, RIGHT])
+    assert code == 0 and len(openai.requests) == 2
+    assert world.file_at("autofix/issue-1", "src/unique.py").startswith("def unique_items")
+
+
+def test_edit_globs_keep_the_model_away_from_other_paths(world, github, capsys):
+    world.commit_to_origin({".github/autofix.yml": "edit: ['src/**']\n"})
+    world.event("issues", labeled())
+    code, out, openai = act(capsys, world)
+    message = "issue #1, yaml block: target: unique.py is not among the paths `edit` allows in .github/autofix.yml"
+    assert (code, out[-1]) == (2, f"::error::{message}")
+    assert openai.requests == [] and message in github.comments(REPO, 1)[0].body
+
+
+def test_a_yaml_block_error_names_its_line(world, github, capsys):
+    world.event("issues", labeled(body="Fix it.\n\n```yaml\ntarget: unique.py\nmax_attempt: 2\n```\n"))
+    code, out, _ = act(capsys, world)
+    assert (code, out[-1]) == (2, "::error::issue #1, yaml block:2: max_attempt: unknown key")
+
+
+def test_setup_runs_first_without_secrets(world, github, capsys):
+    world.commit_to_origin({".github/autofix.yml": 'setup: env > setup.env; echo "::warning::installed"\n'})
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world, [RIGHT])
+    assert code == 0
+    group = out.index("::group::setup")
+    assert out[group + 1].startswith("::stop-commands::")
+    assert out[group + 2] == "::warning::installed"  # shown, not obeyed: commands are stopped around it
+    assert out[group + 3] == f"::{out[group + 1].removeprefix('::stop-commands::')}::"
+    env = (world.workspace / "setup.env").read_text()
+    assert "INPUT_" not in env and "GITHUB_" not in env and "TOKEN" not in env
+    assert "setup.env" not in world.git("ls-tree", "-r", "--name-only", "autofix/issue-1", cwd=world.origin)
+
+
+def test_a_failing_setup_stops_the_run_with_a_comment(world, github, capsys):
+    world.commit_to_origin({".github/autofix.yml": "setup: exit 7\n"})
+    world.event("issues", labeled())
+    code, out, openai = act(capsys, world)
+    assert (code, out[-1]) == (2, "::error::.github/autofix.yml: setup: exited with code 7")
+    assert openai.requests == [] and "setup: exited with code 7" in github.comments(REPO, 1)[0].body
+
+
+@pytest.mark.parametrize(
+    "name, value, message",
+    [
+        ("github-token", "", "input github-token is required (e.g. `github-token: ${{ secrets.GITHUB_TOKEN }}`)"),
+        ("max-attempts", "0", "input max-attempts: must be a whole number from 1 to 50, got '0'"),
+        ("draft", "yes", "input draft: must be true or false, got 'yes'"),
+        ("sandbox", "docker", "input sandbox: must be one of auto, bwrap, process, none, got 'docker'"),
+        ("api", "soap", "input api: must be responses or chat, got 'soap'"),
+    ],
+)
+def test_bad_inputs_are_one_line_errors(world, github, capsys, name, value, message):
+    world.input(name, value)
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world)
+    assert (code, out[-1]) == (2, f"::error::{message}")
+    assert github.requests == []
+
+
+def test_no_model_names_the_input(world, github, capsys):
+    world.input("model", "")
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world)
+    assert (code, out[-1]) == (2, "::error::no model configured: set the `model` input, or `model:` in .github/autofix.yml or the spec")
+
+
+def test_outside_a_runner_says_so(monkeypatch, capsys):
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    monkeypatch.setenv("GITHUB_EVENT_NAME", "issues")
+    assert main(["action"]) == 2
+    assert capsys.readouterr().out.splitlines()[-1] == "::error::GITHUB_EVENT_PATH is not set: `autofix action` runs as a step of a GitHub Actions job"
+
+
+def test_the_workspace_is_marked_safe_for_git(world, capsys, tmp_path):
+    world.event("issues", labeled())
+    assert act(capsys, world, [RIGHT])[0] == 0
+    assert f"directory = {world.workspace}" in (tmp_path / "gitconfig").read_text()
+    world.checkout()
+    assert act(capsys, world, [RIGHT])[0] == 0
+    assert (tmp_path / "gitconfig").read_text().count("directory = ") == 1
+
+
+def test_outputs_survive_any_value_and_commands_are_escaped(tmp_path):
+    path = tmp_path / "out"
+    value = "line one\nghadelimiter_x\n::set-output name=passed::true"
+    write_outputs(path, {"a": value, "b": ""}, str)
+    text = path.read_text()
+    name, delimiter = text.split("\n", 1)[0].split("<<")
+    assert name == "a" and delimiter.startswith("ghadelimiter_") and len(delimiter) == len("ghadelimiter_") + 32
+    assert text.startswith(f"a<<{delimiter}\n{value}\n{delimiter}\nb<<")
+    out = io.StringIO()
+    Workflow(out).annotate("error", "50% done\nnext: a,b", file="x:y.yml", line=3)
+    assert out.getvalue() == "::error file=x%3Ay.yml,line=3::50%25 done%0Anext: a,b\n"

@@ -1,0 +1,541 @@
+"""Attacks on bot.sandbox with real processes (no mocks, no sleeps to wait).
+
+Each test fails when the guard it attacks is taken out of bot/sandbox.py
+(checked by mutating the module).  Kill tests use small limits so the file
+stays fast.  Runs of the sandbox are serialized machine-wide, so the file
+takes longer while other processes on the machine use the sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import uuid
+import warnings
+from pathlib import Path
+
+import pytest
+
+from bot.sandbox import (
+    Limits,
+    SandboxWarning,
+    allowed_environ,
+    open_sandbox,
+)
+
+ROOT = os.geteuid() == 0
+requires_root = pytest.mark.skipif(not ROOT, reason="a dedicated uid needs root")
+
+# tiers whose isolation rests on the dedicated uid need root for the process tier
+ISOLATING = ["bwrap", pytest.param("process", marks=requires_root)]
+ALL = ["bwrap", "process", "none"]
+
+
+def python_readable() -> list[str]:
+    """What the validator passes: the Python prefixes, sys.path, the interpreter's dir."""
+    paths = {sys.prefix, sys.base_prefix, os.path.dirname(sys.executable)}
+    paths.update(p for p in sys.path if p and os.path.exists(p))
+    return sorted(paths)
+
+
+_sandboxes: dict[str, object] = {}
+
+
+def get_sandbox(tier: str):
+    if tier not in _sandboxes:
+        if tier == "none":
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", SandboxWarning)
+                _sandboxes[tier] = open_sandbox("none", python_readable())
+        else:
+            _sandboxes[tier] = open_sandbox(tier, python_readable())
+    return _sandboxes[tier]
+
+
+@pytest.fixture
+def workdir(tmp_path: Path) -> Path:
+    tmp_path.chmod(0o700)          # a private temp dir, as mkdtemp makes them
+    wd = tmp_path / "work"
+    wd.mkdir()
+    return wd
+
+
+def py(sb, code: str, wd: Path, limits: Limits = Limits(wall_seconds=20), *args: str, env=None):
+    argv = [sys.executable, "-c", textwrap.dedent(code), *args]
+    return sb.run(argv, wd, allowed_environ() if env is None else env, limits)
+
+
+def live_procs(pred) -> list[int]:
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status", "rb") as f:
+                status = f.read()
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        if fields[b"State"].split()[0] in (b"Z", b"X"):
+            continue
+        uids = [int(x) for x in fields[b"Uid"].split()]
+        if pred(uids, cmdline):
+            found.append(int(name))
+    return found
+
+
+def token_procs(token: str) -> list[int]:
+    return live_procs(lambda uids, cmd: token.encode() in cmd)
+
+
+def wait_until(pred, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if pred():
+            return True
+        time.sleep(0.01)
+    return pred()
+
+
+# ---------------------------------------------------------------- environment
+
+
+SECRETS = {
+    "OPENAI_API_KEY": "sk-planted-openai",
+    "GITHUB_TOKEN": "ghp_planted",
+    "ACTIONS_RUNTIME_TOKEN": "planted-actions",
+    "AWS_SECRET_ACCESS_KEY": "planted-aws",
+    "SOME_PRIVATE_KEY": "planted-key",
+    "LD_PRELOAD": "/tmp/planted.so",
+    "PYTHONPATH": "/planted",
+}
+
+
+def test_allowed_environ_is_an_allowlist(monkeypatch):
+    for k, v in SECRETS.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    env = allowed_environ({"AUTOFIX_SPEC": "1"})
+    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "HOME",
+                        "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "AUTOFIX_SPEC"}
+    assert env["PATH"] == "/usr/bin:/bin" and env["LANG"] == "C.UTF-8"
+    assert env["HOME"] == "/tmp"
+    assert env["PYTHONDONTWRITEBYTECODE"] == env["PYTHONUNBUFFERED"] == "1"
+    assert env["AUTOFIX_SPEC"] == "1"
+
+
+@pytest.mark.parametrize("tier", ALL)
+def test_command_gets_exactly_the_given_env(tier, workdir, monkeypatch):
+    for k, v in SECRETS.items():
+        monkeypatch.setenv(k, v)
+    monkeypatch.setenv("LANG", "C.UTF-8")   # no locale coercion adding LC_CTYPE
+    env = allowed_environ({"AUTOFIX_SPEC": "yes"})
+    out = py(get_sandbox(tier), "import json, os; print(json.dumps(dict(os.environ)))", workdir,
+             env=env)
+    assert out.returncode == 0, out.output
+    assert json.loads(out.output) == env
+    for v in SECRETS.values():
+        assert v not in out.output
+
+
+# ---------------------------------------------------------------- network
+
+
+@pytest.mark.parametrize("tier", ["bwrap", "process"])
+def test_loopback_listener_of_the_host(tier, workdir):
+    sb = get_sandbox(tier)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        port = listener.getsockname()[1]
+        out = py(sb, """
+            import socket, sys
+            try:
+                socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+                print("CONNECTED")
+            except OSError as e:
+                print("FAILED", e)
+        """, workdir, Limits(wall_seconds=20), str(port))
+    assert out.returncode == 0, out.output
+    if tier == "bwrap":
+        assert sb.network_isolated
+        assert "FAILED" in out.output
+    else:   # the flag is honest
+        assert not sb.network_isolated
+        assert "CONNECTED" in out.output
+
+
+# ---------------------------------------------------------------- filesystem
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_writes_land_only_in_workdir(tier, workdir, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    existing = other / "existing.txt"
+    existing.write_text("original")
+    host_target = Path("/work") / f"autofix-sandbox-test-{uuid.uuid4().hex}"
+    venv_target = Path(sys.prefix) / f"autofix-sandbox-test-{uuid.uuid4().hex}"
+    targets = [other / "pwned", existing, tmp_path / "pwned", host_target, venv_target]
+    try:
+        out = py(get_sandbox(tier), """
+            import json, sys
+            res = {}
+            for p in sys.argv[1:] + ["inside.txt"]:
+                try:
+                    with open(p, "w") as f:
+                        f.write("pwned")
+                    res[p] = "written"
+                except OSError as e:
+                    res[p] = type(e).__name__
+            print(json.dumps(res))
+        """, workdir, Limits(wall_seconds=20), *map(str, targets))
+        assert out.returncode == 0, out.output
+        assert json.loads(out.output)["inside.txt"] == "written"
+        assert (workdir / "inside.txt").read_text() == "pwned"
+        assert existing.read_text() == "original"
+        for p in (other / "pwned", tmp_path / "pwned", host_target, venv_target):
+            assert not p.exists(), f"sandbox wrote {p}"
+    finally:
+        for p in (host_target, venv_target):
+            if p.exists():
+                p.unlink()
+    # the workdir and what the run created in it belong to the caller again
+    for p in [workdir, *workdir.rglob("*")]:
+        st = p.lstat()
+        assert (st.st_uid, st.st_gid) == (os.getuid(), os.getgid()), p
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_shared_temp_dirs_are_left_clean(tier, workdir):
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    out = py(get_sandbox(tier), """
+        import os, sys
+        os.makedirs(f"/tmp/{sys.argv[1]}/deep")
+        open(f"/tmp/{sys.argv[1]}/deep/f", "w").write("x")
+        open(f"/tmp/{sys.argv[1]}.txt", "w").write("x")
+        print("WROTE")
+    """, workdir, Limits(wall_seconds=20), token)
+    assert out.output == "WROTE\n", out.output
+    assert not Path(f"/tmp/{token}").exists() and not Path(f"/tmp/{token}.txt").exists()
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_links_in_workdir_do_not_reach_out(tier, workdir, tmp_path):
+    victim = tmp_path / "victim.txt"
+    victim.write_text("victim")
+    linked = tmp_path / "linked.txt"
+    linked.write_text("linked")
+    (workdir / "link").symlink_to(victim)          # chown must not follow it
+    os.link(linked, workdir / "hardlink")          # nor give away a file linked from outside
+    (workdir / "twin1").write_text("twin")
+    os.link(workdir / "twin1", workdir / "twin2")  # linked only inside: the run's to write
+    out = py(get_sandbox(tier), """
+        for p in ("link", "hardlink", "twin2"):
+            try:
+                with open(p, "w") as f:
+                    f.write("pwned")
+                print(p, "written")
+            except OSError as e:
+                print(p, type(e).__name__)
+    """, workdir)
+    assert out.returncode == 0, out.output
+    assert victim.read_text() == "victim" and linked.read_text() == "linked"
+    assert victim.stat().st_uid == os.getuid() and linked.stat().st_uid == os.getuid()
+    assert "hardlink written" not in out.output
+    assert "twin2 written" in out.output and (workdir / "twin1").read_text() == "pwned"
+    if tier == "process":   # (in bwrap the link dangles into the sandbox's own /tmp)
+        assert "link written" not in out.output
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_host_secrets_outside_readable_are_unreachable(tier, workdir, tmp_path):
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    (private / "secret.txt").write_text("TOPSECRET-private")
+    (private / "secret.txt").chmod(0o600)
+    # world-readable, but in a directory others could not enter before the run
+    shared = tmp_path / "shared"
+    shared.mkdir(mode=0o755)
+    (shared / "note.txt").write_text("TOPSECRET-note")
+    (shared / "note.txt").chmod(0o644)
+    candidates = [private / "secret.txt", shared / "note.txt", "/etc/shadow",
+                  "/root/.bash_history", "/root/.gitconfig", "/root/.bashrc"]
+    # (not /root: runs of other processes on this machine may hold it open)
+    watched = [tmp_path, shared, shared / "note.txt", private]
+    before = {p: os.stat(p).st_mode for p in watched}
+    out = py(get_sandbox(tier), """
+        import sys
+        for p in sys.argv[1:]:
+            try:
+                with open(p) as f:
+                    print("READ", p, f.read()[:40].replace("\\n", " "))
+            except OSError as e:
+                print("DENIED", p, type(e).__name__)
+    """, workdir, Limits(wall_seconds=20), *map(str, candidates))
+    assert out.returncode == 0, out.output
+    assert "READ" not in out.output
+    assert "TOPSECRET" not in out.output
+    # the access granted for the run is taken back
+    assert {p: os.stat(p).st_mode for p in before} == before
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir):
+    sb = get_sandbox(tier)
+    code = "import sys, pytest; print(sys.prefix)"
+    out = py(sb, code, workdir)
+    assert out.returncode == 0, out.output
+    assert out.output.strip() == sys.prefix
+    # without the prefixes the interpreter under /root is out of reach
+    bare = open_sandbox(tier, readable=())
+    assert bare.tier == tier
+    out = py(bare, code, workdir)
+    assert out.returncode != 0, out.output
+
+
+# ---------------------------------------------------------------- resources
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_process_limit(tier, workdir):
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    out = py(get_sandbox(tier), """
+        import os, time
+        n = 0
+        try:
+            for _ in range(200):
+                if os.fork() == 0:
+                    time.sleep(60)
+                    os._exit(0)
+                n += 1
+        except OSError as e:
+            print("LIMIT", n, flush=True)
+        else:
+            print("NOLIMIT", n, flush=True)
+    """, workdir, Limits(wall_seconds=20, processes=24), token)
+    assert out.returncode == 0, out.output
+    word, n = out.output.split()
+    assert word == "LIMIT" and int(n) < 24
+    assert token_procs(token) == []      # the sleeping children died with the run
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_fork_bomb_is_contained(tier, workdir):
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    out = py(get_sandbox(tier), """
+        import os
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                pass
+    """, workdir, Limits(wall_seconds=1.5, processes=64), token)
+    assert out.killed == "timed out after 1.5 s"
+    assert out.returncode is None
+    assert out.seconds < 1.5 + 3
+    assert token_procs(token) == []
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_memory_bomb_fails(tier, workdir):
+    out = py(get_sandbox(tier), """
+        import sys
+        hoard = []
+        try:
+            for _ in range(32):                      # 2 GiB at most
+                hoard.append(bytearray(64 * 2**20))
+        except MemoryError:
+            print("MEMORYERROR", len(hoard))
+            sys.exit(3)
+        print("ALLOCATED")
+    """, workdir, Limits(wall_seconds=20, memory_mb=256))
+    assert "MEMORYERROR" in out.output, out.output
+    assert out.returncode == 3
+
+
+@pytest.mark.parametrize("tier", ALL)
+def test_infinite_loop_is_killed_at_wall_timeout(tier, workdir):
+    out = py(get_sandbox(tier), "while True: pass", workdir, Limits(wall_seconds=1))
+    assert out.returncode is None
+    assert out.killed == "timed out after 1 s"
+    assert 1 <= out.seconds < 1 + 3
+
+
+@pytest.mark.parametrize("tier", ALL)
+def test_output_flood_is_cut_and_killed(tier, workdir):
+    out = py(get_sandbox(tier), """
+        import sys
+        line = b"x" * 1023 + b"\\n"
+        block = line * 1024
+        for _ in range(200):                         # 200 MiB
+            sys.stdout.buffer.write(block)
+        print("END")
+    """, workdir, Limits(wall_seconds=20, output_bytes=2**20, excerpt_bytes=4096))
+    assert out.killed == "output limit of 1 MiB exceeded"
+    assert out.returncode is None
+    assert out.output_bytes > 2**20
+    assert len(out.output) <= 4096 + 100
+    assert "END" not in out.output
+    assert out.seconds < 5
+
+
+def test_excerpt_keeps_a_short_head_and_a_long_tail(workdir):
+    out = py(get_sandbox("none"), """
+        for i in range(20000):
+            print(f"line {i:05d}")
+    """, workdir, Limits(wall_seconds=20, excerpt_bytes=4096))
+    assert out.returncode == 0 and out.killed is None
+    assert out.output_bytes == 20000 * 11
+    text = out.output
+    assert len(text) <= 4096 + 100
+    head, rest = text.split("[... ", 1)
+    cut, tail = rest.split(" bytes cut ...]\n", 1)
+    assert head.startswith("line 00000\n")
+    assert tail.endswith("line 19999\n")
+    assert len(tail) > 4 * len(head)
+    assert len(head.encode()) + int(cut) + len(tail.encode()) == out.output_bytes
+    small = py(get_sandbox("none"), "print('hello')", workdir)
+    assert small.output == "hello\n" and small.output_bytes == 6
+
+
+# ---------------------------------------------------------------- nothing outlives run()
+
+
+GRANDCHILDREN = """
+    import os, subprocess, sys, time
+    token, mode = sys.argv[1], sys.argv[2]
+    # a child in its own session
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", token],
+                     start_new_session=True, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+    # a classic daemon: double fork + setsid, re-parented away from us
+    r, w = os.pipe()
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(w, b"x")
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", token])
+        os._exit(0)
+    os.read(r, 1)
+    open("started", "w").write("yes")
+    print("STARTED", flush=True)
+    if mode == "hang":
+        time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("mode", ["exit", "hang"])
+@pytest.mark.parametrize("tier", ALL)
+def test_detached_grandchildren_do_not_survive(tier, mode, workdir):
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    out = py(get_sandbox(tier), GRANDCHILDREN, workdir, Limits(wall_seconds=1.5), token, mode)
+    assert "STARTED" in out.output and (workdir / "started").exists(), out.output
+    if mode == "exit":
+        assert out.returncode == 0 and out.killed is None
+    else:
+        assert out.killed == "timed out after 1.5 s"
+    assert token_procs(token) == []      # already gone when run() returns
+    assert not wait_until(lambda: token_procs(token) != [], 0.2)
+
+
+@requires_root
+def test_concurrent_runs_do_not_kill_each_other(tmp_path):
+    sb = get_sandbox("process")
+    results = {}
+
+    def go(name: str, code: str) -> None:
+        wd = tmp_path / name
+        wd.mkdir()
+        results[name] = py(sb, code, wd)
+
+    slow = threading.Thread(target=go, args=("slow", "import time; time.sleep(0.7); print('slow done')"))
+    fast = threading.Thread(target=go, args=("fast", "print('fast done')"))
+    slow.start()
+    fast.start()
+    slow.join()
+    fast.join()
+    assert results["slow"].returncode == 0 and results["slow"].output == "slow done\n"
+    assert results["fast"].returncode == 0 and results["fast"].output == "fast done\n"
+
+
+# ---------------------------------------------------------------- opening
+
+
+def test_open_sandbox_choices():
+    with pytest.raises(ValueError):
+        open_sandbox("docker")
+    with pytest.warns(SandboxWarning):
+        none = open_sandbox("none")
+    assert none.tier == "none" and not none.network_isolated
+    if shutil.which("bwrap"):
+        auto = open_sandbox("auto", python_readable())
+        assert auto.tier == "bwrap" and auto.network_isolated
+    for tier in ("bwrap", "process", "none"):
+        sb = get_sandbox(tier)
+        line = sb.describe()
+        assert line.startswith(tier) and "\n" not in line
+        assert isinstance(sb.limitations, str)
+
+
+@requires_root
+def test_workdir_holding_a_readable_path_is_refused(tmp_path):
+    lib = tmp_path / "work" / "lib"
+    lib.mkdir(parents=True)
+    sb = open_sandbox("process", readable=[lib])
+    with pytest.raises(ValueError):
+        sb.run(["true"], tmp_path / "work", allowed_environ(), Limits())
+    assert (tmp_path / "work").stat().st_uid == os.getuid()   # never handed over
+
+
+CRASHING_AUTOFIX = """
+import sys
+from pathlib import Path
+from bot.sandbox import Limits, allowed_environ, open_sandbox
+tier, workdir, token = sys.argv[1:]
+sb = open_sandbox(tier)
+sb.run(["/bin/sh", "-c", "touch started; sleep 60", token], Path(workdir), allowed_environ(),
+       Limits())
+"""
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_a_crashed_run_is_undone_by_the_next(tier, tmp_path):
+    # (system binaries only: this test grants nothing on shared paths like /root)
+    tmp_path.chmod(0o700)
+    crashed = tmp_path / "crashed"
+    crashed.mkdir()
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    mode = tmp_path.stat().st_mode
+    autofix = subprocess.Popen([sys.executable, "-c", CRASHING_AUTOFIX, tier, str(crashed), token],
+                               cwd=Path(__file__).resolve().parent.parent)
+    try:
+        assert wait_until(lambda: (crashed / "started").exists() or autofix.poll() is not None, 20)
+        assert autofix.poll() is None
+        assert crashed.stat().st_uid != os.getuid()      # handed to the sandbox uid
+        assert tmp_path.stat().st_mode != mode           # and opened for it
+        autofix.kill()                                   # autofix dies mid-run
+        autofix.wait()
+        if tier == "bwrap":   # --die-with-parent: the sandbox dies with autofix, at once
+            assert wait_until(lambda: token_procs(token) == [], 5)
+    finally:
+        # the next run, in any workdir, undoes what the dead one left
+        fresh = tmp_path / "fresh"
+        fresh.mkdir()
+        out = open_sandbox(tier).run(["/bin/sh", "-c", "echo ok"], fresh, allowed_environ(),
+                                     Limits())
+    assert out.returncode == 0, out.output
+    assert crashed.stat().st_uid == os.getuid()
+    assert (crashed / "started").stat().st_uid == os.getuid()
+    assert tmp_path.stat().st_mode == mode
+    assert token_procs(token) == []
