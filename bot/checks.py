@@ -20,6 +20,35 @@ OPERATORS = {
 SEQUENCES = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
 
 
+COMPARED = {ast.Eq: "Eq", ast.NotEq: "NotEq", ast.Lt: "Lt", ast.LtE: "LtE", ast.Gt: "Gt", ast.GtE: "GtE", ast.In: "In", ast.NotIn: "NotIn"}
+
+
+def prepare(code: str) -> list[dict]:
+    """Split the checks into the statements the runner executes, once per task.
+
+    An `assert a OP b` becomes a comparison whose operands the runner serialises; any other
+    assert a truth test; everything else plain code (imports, helpers, loops)."""
+    statements = []
+    for node in ast.parse(code).body:
+        source = ast.get_source_segment(code, node)
+        statement = {"line": node.lineno, "kind": "exec", "source": source}
+        if isinstance(node, ast.Assert):
+            statement = {"line": node.lineno}
+            if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
+                statement["name"] = node.msg.value
+            elif node.msg is not None:
+                statement["message"] = ast.get_source_segment(code, node.msg)
+            test = node.test
+            if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in COMPARED:
+                statement.update(kind="compare", op=COMPARED[type(test.ops[0])],
+                                 left=ast.get_source_segment(code, test.left),
+                                 right=ast.get_source_segment(code, test.comparators[0]))
+            else:
+                statement.update(kind="truth", test=ast.get_source_segment(code, test))
+        statements.append(statement)
+    return statements
+
+
 @dataclass
 class CheckResults:
     failures: list[str] = field(default_factory=list)  # "name: expected ..., got ..."
@@ -47,10 +76,9 @@ def decode(value):
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def judge(output: str, nonce: str, checks: str) -> CheckResults:
+def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
     """Read the runner's result line and compare every assertion's plain values here."""
-    statements = ast.parse(checks).body
-    results = CheckResults(total=sum(isinstance(s, ast.Assert) for s in statements))
+    results = CheckResults(total=sum(s["kind"] != "exec" for s in statements))
     payload = None
     for line in output.splitlines():
         if line.startswith(nonce):
@@ -72,13 +100,13 @@ def judge(output: str, nonce: str, checks: str) -> CheckResults:
         results.names.append("(import)")
         results.details.append(import_error)
         return results
-    if [r["line"] for r in records] != [s.lineno for s in statements]:
+    if [r["line"] for r in records] != [s["line"] for s in statements]:
         results.failures.append("the checks' report does not match the checks that were run")
         results.names.append("(all checks)")
         return results
-    for record, failure in zip(records, verdicts):
+    for statement, record, failure in zip(statements, records, verdicts):
         if failure:
-            name = record.get("name") or f"line {record['line']}"
+            name = statement.get("name") or f"line {statement['line']}"
             results.names.append(name)
             results.failures.append(f"{name}: {failure}")
             if record.get("traceback"):

@@ -112,7 +112,17 @@ def load(path: Path, workdir: Path | None = None) -> Spec:
     spec.path = path
     spec.workdir = (workdir or path.parent).resolve()
     check_target(spec)
+    check_code(spec, lines.get(("tests", "code"), 1))
     return spec
+
+
+def check_code(spec: Spec, line: int) -> None:
+    if spec.tests.code is None:
+        return
+    try:
+        ast.parse(spec.tests.code)
+    except SyntaxError as exc:
+        raise UserError(f"{spec.path}:{line}: tests.code: invalid Python at line {exc.lineno} of the checks: {exc.msg}") from None
 
 
 def parse_yaml(text: str, path: Path) -> tuple[dict, dict[tuple, int]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import sys
@@ -58,6 +59,8 @@ class Validator:
             output_bytes=spec.limits.output_mb * 2**20,
         )
         self.protected = integrity.snapshot(spec.workdir, spec.protected)
+        self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
+        self.statements_json = json.dumps(self.statements)
         self._baseline: integrity.Baseline | None | bool = False  # False: not measured yet
 
     def check(self, code: str) -> Verdict:
@@ -92,12 +95,12 @@ class Validator:
     def run_checks(self, work: Path, found: Findings) -> None:
         # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already.
         nonce = f"@@autofix-{secrets.token_hex(8)}@@"
-        argv = [sys.executable, "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.spec.tests.code]
+        argv = [sys.executable, "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.statements_json]
         outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits)
         if outcome.killed:
             found.add("checks", outcome.killed, outcome.output)
             return
-        results = checks.judge(outcome.output, nonce, self.spec.tests.code)
+        results = checks.judge(outcome.output, nonce, self.statements)
         found.names += results.names
         found.messages += results.failures
         if results.failures:

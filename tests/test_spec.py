@@ -99,3 +99,8 @@ def test_default_protection(path, protected):
 def test_spec_protect_adds_patterns():
     assert is_protected("data/golden.json", ("data/*.json",))
     assert is_protected("fixtures/a/b.txt", ("fixtures/",))
+
+
+def test_checks_that_are_not_python(tmp_path):
+    path = write(tmp_path, GOOD.replace('"dups"', '"dups"\n    assert (('))
+    assert error_of(path) == f"{path}:4: tests.code: invalid Python at line 2 of the checks: '(' was never closed"
