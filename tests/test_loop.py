@@ -1,0 +1,78 @@
+"""The loop's own decisions, with collaborators passed in: a replayed model and a scripted validator."""
+
+from pathlib import Path
+
+from bot.loop import solve
+from bot.model import Reply
+from bot.report import Report
+from bot.spec import Spec
+from bot.validate import Verdict
+
+CODE = "```python\ndef f():\n    return 1\n```"
+
+
+class Replies:
+    name = "scripted"
+
+    def __init__(self, *replies: Reply):
+        self.replies = list(replies)
+        self.calls: list[list[dict]] = []
+
+    def complete(self, messages):
+        self.calls.append(messages)
+        return self.replies.pop(0)
+
+
+class Verdicts:
+    """Hands out verdicts in order, one per `check` call."""
+
+    def __init__(self, *verdicts: Verdict):
+        self.verdicts = list(verdicts)
+        self.checked = 0
+
+    def check(self, code: str) -> Verdict:
+        self.checked += 1
+        return self.verdicts.pop(0)
+
+
+def spec(tmp_path: Path, **fields) -> Spec:
+    made = Spec.model_validate({"task": "t", "target": "f.py", "entry": "f", "tests": {"code": "assert f() == 1"}, **fields})
+    made.workdir = tmp_path
+    return made
+
+
+def report() -> Report:
+    return Report(model="scripted", sandbox="test", target="f.py", max_attempts=3)
+
+
+def test_a_pass_that_fails_when_repeated_is_not_a_pass(tmp_path):
+    validator = Verdicts(Verdict(True), Verdict(False, ["t"], "- t: failed"), Verdict(True), Verdict(True))
+    result = solve(spec(tmp_path), Replies(Reply(CODE), Reply(CODE)), validator, report())
+    assert [a.passed for a in result.attempts] == [False, True]
+    assert result.attempts[0].feedback == "The tests passed once, then failed when repeated in a fresh copy:\n- t: failed"
+    assert validator.checked == 4
+    assert (tmp_path / "f.py").read_text() == "def f():\n    return 1\n"
+
+
+def test_the_token_budget_stops_the_loop(tmp_path):
+    model = Replies(Reply(CODE, 90, 40), Reply(CODE))
+    result = solve(spec(tmp_path, max_tokens=100), model, Verdicts(Verdict(False, ["t"], "- t")), report())
+    assert len(result.attempts) == 1 and len(model.calls) == 1
+    assert result.stop_reason == "token budget spent (130 of 100)"
+    assert not (tmp_path / "f.py").exists()
+
+
+def test_the_time_budget_stops_the_loop(tmp_path):
+    ticks = iter([0.0, 0.0, 5.0, 11.0])
+    result = solve(spec(tmp_path, max_seconds=10), Replies(Reply(CODE)), Verdicts(Verdict(False, ["t"], "- t")), report(), clock=lambda: next(ticks))
+    assert result.stop_reason == "time budget spent (11.0 s of 10 s)"
+    assert result.attempts[0].seconds == 5.0
+
+
+def test_repair_prompts_carry_the_last_code_and_its_feedback(tmp_path):
+    model = Replies(Reply(CODE), Reply(CODE.replace("1", "2")), Reply(CODE))
+    failing = Verdict(False, ["t"], "Failing checks:\n- t: expected 1, got 2")
+    solve(spec(tmp_path), model, Verdicts(failing, failing, Verdict(True), Verdict(True)), report())
+    last = model.calls[2][1]["content"]
+    assert "```python\ndef f():\n    return 2\n```" in last
+    assert "It failed the tests:\nFailing checks:\n- t: expected 1, got 2" in last
