@@ -5,6 +5,8 @@
   one comment on the issue (edited in place on re-runs) and no branch.
 - `schedule` / `workflow_dispatch`: each spec file whose target no longer passes its tests is
   regenerated into one pull request from `autofix/spec-<name>`.
+- `workflow_run` (a failed run of a pull request) / `workflow_dispatch` with input `pr`: red CI
+  repair, see ci_repair.py.
 - anything else: a one-line "not handled" and exit 0.
 
 Exit codes: 0 done (or nothing to do), 1 attempts failed, 2 bad input/configuration/GitHub API,
@@ -23,7 +25,7 @@ from pathlib import Path
 from typing import Mapping, TextIO
 
 from bot import render, tasks
-from bot.config import Config, load_repo_config
+from bot.config import Config, RepoConfig, load_repo_config
 from bot.errors import ModelUnavailable, UserError
 from bot.forge import MAY_TRIGGER, Forge, PullResult
 from bot.gitops import Git
@@ -51,6 +53,7 @@ class Outcome:
     operation: str = "none"
     report: Report | None = None  # kept as soon as the loop starts, so an error can still show it
     report_path: Path | None = None
+    comment_path: Path | None = None  # a CI repair's comment, for a job that posts it
 
 
 @dataclass
@@ -270,7 +273,7 @@ def open_sandbox(step: Step):
     return sandbox
 
 
-def open_model(config: Config, spec: Spec):
+def open_model(config: Config, spec: Spec | RepoConfig):
     from bot.model import PROVIDERS, ModelSettings
     from bot.model import open_model as open_named
 
@@ -347,7 +350,8 @@ def outputs(outcomes: list[Outcome]) -> dict[str, str]:
     operations = {o.operation for o in outcomes}
     operation = next((op for op in ("created", "updated") if op in operations), "none")
     pulls = [o.pull for o in outcomes if o.pull is not None]
-    return {
+    comments = [str(o.comment_path) for o in outcomes if o.comment_path]
+    return ({"comment-path": "\n".join(comments)} if comments else {}) | {
         "passed": "true" if outcomes and all(o.passed for o in outcomes) else "false",
         "attempts": str(sum(o.attempts for o in outcomes)),
         "pr-number": "\n".join(str(p.number) for p in pulls),
@@ -386,4 +390,19 @@ def annotate_error(step: Step, exc: Exception) -> None:
     step.flow.annotate("error", message, file=str(file), line=int(found["line"]))
 
 
-HANDLERS = {"issues": on_issue, "schedule": on_specs, "workflow_dispatch": on_specs}
+def on_workflow_run(step: Step, event: dict) -> int:
+    from bot import ci_repair
+
+    return ci_repair.on_workflow_run(step, event)
+
+
+def on_dispatch(step: Step, event: dict) -> int:
+    """With a `pr` input: repair that pull request's red CI; without: the spec files."""
+    if step.config.pr is not None:
+        from bot import ci_repair
+
+        return ci_repair.repair(step, step.config.pr, None)
+    return on_specs(step, event)
+
+
+HANDLERS = {"issues": on_issue, "schedule": on_specs, "workflow_dispatch": on_dispatch, "workflow_run": on_workflow_run}

@@ -19,7 +19,7 @@ DEFAULT_SPECS = ".autofix/*.yml"
 # The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.
 INPUTS = (
     "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "label",
-    "config", "specs", "spec", "draft", "sandbox", "plan",
+    "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -112,15 +112,17 @@ class Config:
             value = self.inputs["max-attempts"]
             if not value.isdigit() or not 1 <= int(value) <= 50:
                 raise UserError(f"input max-attempts: must be a whole number from 1 to 50, got {value!r}")
-        for name in ("draft", "plan"):
+        if "pr" in self.inputs and not self.inputs["pr"].isdigit():
+            raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
+        for name in ("draft", "plan", "publish"):
             self.boolean(name)
 
     def with_repo(self, repo: RepoConfig) -> Config:
         return replace(self, repo=repo)
 
-    def boolean(self, name: str) -> bool:
+    def boolean(self, name: str, default: str = "false") -> bool:
         # The YAML 1.2 core booleans, as @actions/core's getBooleanInput accepts them.
-        value = self.inputs.get(name, "false")
+        value = self.inputs.get(name, default)
         if value in ("true", "True", "TRUE"):
             return True
         if value in ("false", "False", "FALSE"):
@@ -146,6 +148,18 @@ class Config:
     @property
     def plan(self) -> bool:
         return self.boolean("plan")
+
+    @property
+    def pr(self) -> int | None:
+        """The pull request a manual (`workflow_dispatch`) run repairs."""
+        value = self.inputs.get("pr")
+        return int(value) if value else None
+
+    @property
+    def publish(self) -> bool:
+        """False: a CI repair writes nothing to GitHub, only the comment to a file for a later
+        job with write permission to post (the safe shape for pull requests from forks)."""
+        return self.boolean("publish", "true")
 
     @property
     def sandbox(self) -> str:

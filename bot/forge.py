@@ -25,6 +25,25 @@ class PullResult:
     url: str
 
 
+@dataclass(frozen=True)
+class PullInfo:
+    number: int
+    title: str
+    state: str
+    url: str
+    head_ref: str
+    head_sha: str
+    head_repo: str  # "owner/name"; "" when the fork was deleted
+    base_ref: str
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    id: int
+    url: str
+    head_sha: str
+
+
 class Forge:
     def __init__(self, api_url: str, token: str, repository: str, pacing: bool = True):
         self.api_url = api_url
@@ -110,6 +129,46 @@ class Forge:
         # `head` needs the owner: GitHub silently ignores a bare branch name there.
         pulls = self.call("list pull requests", lambda: list(self.repo().get_pulls(state="open", head=f"{owner}:{branch}", base=base)))
         return pulls[0] if pulls else None
+
+    def pull(self, number: int) -> PullInfo:
+        p = self.call(f"get pull request #{number}", self.repo().get_pull, number)
+        head_repo = p.head.repo.full_name if p.head.repo is not None else ""
+        return PullInfo(number, p.title or "", p.state, p.html_url, p.head.ref, p.head.sha, head_repo, p.base.ref)
+
+    def pull_of_commit(self, head_sha: str) -> int | None:
+        """The open pull request whose head is `head_sha`: for runs whose payload lists none
+        (GitHub leaves `pull_requests` empty for pull requests from forks)."""
+        pulls = self.call("list pull requests", lambda: list(self.repo().get_pulls(state="open")))
+        return next((p.number for p in pulls if p.head.sha == head_sha), None)
+
+    def failed_run(self, head_sha: str) -> RunInfo | None:
+        """The latest failed workflow run of a commit, if any."""
+        runs = self.call("list workflow runs", lambda: list(self.repo().get_workflow_runs(head_sha=head_sha, status="failure")[:1]))
+        return RunInfo(runs[0].id, runs[0].html_url, runs[0].head_sha) if runs else None
+
+    def failed_job_logs(self, run_id: int, limit: int = 200_000) -> tuple[list[tuple[str, str]], str | None]:
+        """(job name, the end of its log) of each failed job of the run, and why the rest are
+        missing. Logs are optional evidence: expired logs or no `actions: read` only leave them out."""
+        import urllib.request
+
+        import github
+
+        found = []
+        try:
+            jobs = list(self.repo().get_workflow_run(run_id).jobs())
+            for job in jobs:
+                if job.conclusion != "failure":
+                    continue
+                location = job.logs_url()  # GitHub answers with a short-lived signed URL
+                if not location.startswith(("https://", "http://")):
+                    continue
+                with urllib.request.urlopen(location, timeout=30) as response:  # no token: the URL is signed
+                    found.append((job.name, response.read()[-limit:].decode("utf-8", "replace")))
+        except github.GithubException as exc:
+            return found, f"job logs of run {run_id} unavailable ({exc.status}): {message_of(exc)}"
+        except OSError as exc:
+            return found, f"job logs of run {run_id} unavailable: {exc}"
+        return found, None
 
     def find_comment(self, number: int, marker: str):
         """Our comment on the issue: it carries the marker and was written by us or a bot."""

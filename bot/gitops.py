@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from bot.errors import UserError
 
@@ -45,7 +46,7 @@ class Git:
                 "GIT_CONFIG_KEY_1": key, "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic_auth}",
             }  # fmt: skip
 
-    def run(self, *args: str, auth: bool = False, env: dict[str, str] | None = None, stdin: str | None = None) -> str:
+    def run(self, *args: str, auth: bool = False, env: dict[str, str] | None = None, stdin: str | None = None, strip: bool = True) -> str:
         full_env = {**self.env, **(self.auth_env if auth else {}), **(env or {})}
         try:
             done = subprocess.run(
@@ -56,7 +57,7 @@ class Git:
         if done.returncode != 0:
             detail = " ".join((done.stderr or done.stdout).split())[:400]
             raise GitError(self.redact(f"git {args[0]} failed (exit {done.returncode}): {detail}"))
-        return done.stdout.strip()
+        return done.stdout.strip() if strip else done.stdout
 
     def trust_workspace(self) -> None:
         """The workspace belongs to the runner's user, not the container's root: tell git it is safe."""
@@ -105,3 +106,29 @@ class Git:
                 self.run("checkout", "HEAD", "--", path)
             else:
                 (self.workdir / path).unlink(missing_ok=True)
+
+    def fetch_pull(self, number: int, base: str) -> str:
+        """The pull request's head commit as origin has it (`refs/pull/<n>/head` exists for forks
+        too), and its base branch beside it for the diff."""
+        ref = f"refs/autofix/pull-{number}"
+        self.run("fetch", "--no-tags", "origin", f"+refs/pull/{number}/head:{ref}/head", f"+refs/heads/{base}:{ref}/base", auth=True)
+        return self.run("rev-parse", f"{ref}/head^{{commit}}")
+
+    def pull_diff(self, number: int) -> str | None:
+        """The pull request's change against the point it branched from; None when a shallow
+        clone lacks that point (check out with `fetch-depth: 0`)."""
+        ref = f"refs/autofix/pull-{number}"
+        try:
+            return self.run("diff", "--no-color", "--no-ext-diff", f"{ref}/base...{ref}/head", strip=False)
+        except GitError:
+            return None
+
+    @contextmanager
+    def worktree(self, commit: str, path: Path) -> Iterator[Path]:
+        """`commit` checked out in a folder of its own, removed afterwards: the workspace's own
+        checkout (the trusted default branch) is never touched."""
+        self.run("worktree", "add", "--quiet", "--detach", str(path), commit)
+        try:
+            yield path
+        finally:
+            self.run("worktree", "remove", "--force", str(path))

@@ -17,6 +17,7 @@ from pathlib import Path
 from bot.spec import is_protected
 
 IGNORED_DIRS = {".git", "__pycache__", ".pytest_cache"}
+DETAIL_CHARS = 4000  # of one test's traceback, kept for evidence and feedback
 
 
 def snapshot(root: Path, patterns: tuple[str, ...]) -> dict[str, str]:
@@ -61,7 +62,8 @@ def tampering(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, 
 class Case:
     test_id: str
     outcome: str  # passed | failed | error | skipped
-    message: str = ""
+    message: str = ""  # the first line of what went wrong
+    details: str = ""  # the traceback, or the output
 
 
 def read_junit(path: Path) -> list[Case] | None:
@@ -73,15 +75,15 @@ def read_junit(path: Path) -> list[Case] | None:
     cases = []
     for case in root.iter("testcase"):
         test_id = f"{case.get('classname', '')}::{case.get('name', '')}".lstrip(":")
-        outcome, message = "passed", ""
+        found = Case(test_id, "passed")
         for kind in ("failure", "error", "skipped"):
             problem = case.find(kind)
             if problem is not None:
-                outcome = {"failure": "failed"}.get(kind, kind)
                 lines = (problem.get("message") or problem.text or kind).strip().splitlines()
-                message = lines[0] if lines else kind
+                outcome = {"failure": "failed"}.get(kind, kind)
+                found = Case(test_id, outcome, lines[0] if lines else kind, (problem.text or "")[-DETAIL_CHARS:])
                 break
-        cases.append(Case(test_id, outcome, message))
+        cases.append(found)
     return cases
 
 

@@ -96,3 +96,15 @@ def passed_summary(report: Report) -> str:
         f"autofix wrote {code_span(report.target)}; the repository's tests passed on attempt "
         f"{len(report.attempts)} of {report.max_attempts}, run in the sandbox named below."
     )
+
+
+def baseline_proof(total: int, before: int, after: tuple[int, int] | None, flaky: list[str]) -> str:
+    """The numbers a CI fix is judged by: the whole suite before and after (the last candidate's
+    target tests still failing, tests it broke), each run in a fresh copy."""
+    named = ", ".join(code_span(test) for test in flaky[:20]) + (f" and {len(flaky) - 20} more" if len(flaky) > 20 else "")
+    judged = f"{after[0]} failing, {after[1]} new failures" if after else "no candidate reached the tests"
+    return (
+        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a fresh copy): "
+        f"before: {before} failing; after: {judged}; "
+        f"flaky: {named + ' (left out of the judgement)' if flaky else 'none'}."
+    )

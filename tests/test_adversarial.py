@@ -5,7 +5,6 @@ harmless-but-nosy correct code, pass with nothing leaked.
 """
 
 import json
-import os
 import socket
 import subprocess
 import sys

@@ -1,0 +1,276 @@
+"""Red CI repair: a pull request's tests failed; reproduce, fix the code (never the tests), prove
+it with the whole suite, and propose the fix.
+
+Started by a failed `workflow_run` of a pull request, or by `workflow_dispatch` with input `pr`.
+The pull request's head is checked out in a worktree of its own; the suite runs there twice (the
+baseline: what fails both times is the target, what flips is flaky); the model answers with
+search/replace edits; each candidate is judged by the whole suite in a fresh copy (gate.py).
+
+Trust: the test command, `setup`, the protected paths and `edit` come from the workspace — the
+default branch actions/checkout gave the job — never from the pull request, whose code only ever
+runs inside the sandbox. A pull request from a fork gets a comment with the patch, never a push.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+
+from bot import evidence, gate, render
+from bot.action import Outcome, Skip, Step, open_model, open_sandbox, run_setup, write_report
+from bot.edits import FORMAT_HELP, EditError, Workspace
+from bot.errors import ModelUnavailable, UserError
+from bot.forge import PullInfo, PullResult, RunInfo
+from bot.gitops import Git
+from bot.report import Attempt, Report
+from bot.spec import DEFAULT_PROTECT
+from bot.workflow import append_summary
+
+SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
+REPLY_CHARS = 6000  # of the previous reply, shown back to the model
+CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
+SYSTEM = (
+    "You repair the code of a pull request whose tests fail in CI. Change the code under test, never the tests "
+    "or the CI configuration: edits to them are refused. Keep the change small, and don't break tests that pass.\n\n"
+    + FORMAT_HELP
+)
+
+
+def on_workflow_run(step: Step, event: dict) -> int:
+    run = event.get("workflow_run") or {}
+    if event.get("action") != "completed":
+        raise Skip(f"ignored: workflow_run event {event.get('action')!r}: autofix repairs completed runs")
+    if run.get("conclusion") != "failure":
+        raise Skip(f"ignored: run {run.get('id')} concluded {run.get('conclusion')!r}; autofix repairs failed runs")
+    if str(run.get("head_branch") or "").startswith("autofix/"):
+        raise Skip(f"ignored: run {run.get('id')} is of autofix's own branch {run['head_branch']}")
+    info = RunInfo(int(run["id"]), str(run.get("html_url") or ""), str(run.get("head_sha") or ""))
+    repository = step.config.repository.lower()
+    # GitHub lists a run's pull requests only when they are in this repository; a fork's are looked up.
+    listed = [p["number"] for p in run.get("pull_requests") or [] if str(p["base"]["repo"].get("url", "")).lower().endswith("/repos/" + repository)]
+    number = listed[0] if listed else step.forge.pull_of_commit(info.head_sha)
+    if number is None:
+        raise Skip(f"ignored: run {info.id} ({run.get('head_branch')} at {info.head_sha[:12]}) belongs to no open pull request")
+    return repair(step, int(number), info)
+
+
+def repair(step: Step, number: int, run: RunInfo | None) -> int:
+    config, flow, forge = step.config, step.flow, step.forge
+    command = config.repo.tests.command
+    if not command:
+        raise UserError(f"{config.config_path}: tests.command: red CI repair needs the command that runs the repository's tests")
+    pull = forge.pull(number)
+    if pull.state != "open":
+        raise Skip(f"ignored: pull request #{number} is {pull.state}")
+    fork = pull.head_repo.lower() != config.repository.lower()
+    if not fork and pull.head_ref.startswith("autofix/"):
+        raise Skip(f"ignored: pull request #{number} is autofix's own ({pull.head_ref})")
+    if run is not None and run.head_sha != pull.head_sha:
+        raise Skip(f"ignored: pull request #{number} moved on from {run.head_sha[:12]} to {pull.head_sha[:12]}; the run of its new head decides")
+    run = run or forge.failed_run(pull.head_sha)
+    where = f"the fork {pull.head_repo or '(deleted)'}" if fork else f"branch {pull.head_ref}"
+    flow.print(f"autofix: pull request #{number} from {where} at {pull.head_sha[:12]}; failed run: {run.url if run else 'none found'}")
+    outcome = Outcome()
+    step.outcomes.append(outcome)
+    mark = render.marker("pr", number)
+    try:
+        head = step.git.fetch_pull(number, pull.base_ref)
+        if head != pull.head_sha:
+            raise UserError(f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again")
+        diff = step.git.pull_diff(number)
+        run_setup(step)
+        sandbox = open_sandbox(step)
+        with step.git.worktree(head, config.temp / f"autofix-pr-{number}-head") as folder:
+            return Repair(step, pull, run, fork, mark, outcome).run(command, Workspace(folder, protected_paths(step), tuple(config.repo.edit)), diff, sandbox)
+    except (UserError, ModelUnavailable) as exc:
+        headline = f"autofix stopped with an error while repairing this pull request's tests:\n\n{render.fence(str(exc))}"
+        log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
+        try:
+            post(step, number, "\n\n".join(part for part in (mark, headline, log) if part), outcome)
+        except UserError as unreported:  # the job's error annotation still tells
+            flow.annotate("error", str(unreported))
+        raise
+
+
+def protected_paths(step: Step) -> tuple[str, ...]:
+    return DEFAULT_PROTECT + tuple(step.config.repo.tests.protect) + (step.config.config_path,)
+
+
+class Repair:
+    def __init__(self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: Outcome):
+        self.step, self.pull, self.run_info, self.fork, self.mark, self.outcome = step, pull, run, fork, mark, outcome
+        self.verdict: gate.Judgement | None = None  # the last judged candidate's
+
+    def run(self, command: str, work: Workspace, diff: str | None, sandbox) -> int:
+        step, config, number = self.step, self.step.config, self.pull.number
+        suite = gate.Suite(sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT)
+        with step.flow.group("baseline: the whole suite at the pull request's head, twice"):
+            baseline = gate.Baseline.measure(suite, work.root)
+            step.flow.untrusted(baseline.first.output)
+        step.flow.print(
+            f"autofix: baseline: {baseline.total} tests, {len(baseline.target)} failing in both runs"
+            f"{', flaky: ' + ', '.join(baseline.flaky) if baseline.flaky else ''}"
+        )
+        if not baseline.target:
+            post(step, number, "\n\n".join([self.mark, self.not_reproduced(baseline)]), self.outcome)
+            step.flow.print("autofix: the failure did not reproduce; nothing else was done")
+            return 0
+        logs, missing = step.forge.failed_job_logs(self.run_info.id) if self.run_info else ([], None)
+        if missing:
+            step.flow.print(f"autofix: {missing}")
+        pr_paths = [m["path"] for m in CHANGED.finditer(diff or "")]
+
+        def context() -> str:  # built afresh for each attempt: it shows the files as they are now
+            return evidence.build(baseline, work, pr_paths, diff, logs)
+
+        model = open_model(config, config.repo)
+        step.flow.print(f"autofix: {model.banner}")
+        attempts = config.max_attempts or config.repo.max_attempts or 3
+        report = self.outcome.report = Report(model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts)
+        try:
+            self.attempts(model, suite, baseline, work, context, report)
+        except (UserError, ModelUnavailable) as exc:
+            report.stop_reason = f"stopped: {exc}"
+            raise
+        finally:
+            self.outcome.attempts, self.outcome.passed = len(report.attempts), report.passed
+            write_report(step, report, f"pr-{number}", self.outcome)
+            heading = f"### autofix: pull request #{number} — {'fixed' if report.passed else 'not fixed'}"
+            append_summary(config.summary, f"{heading}\n\n{self.proof(baseline)}\n\n{render.log(report)}", step.redact)
+        if report.passed:
+            self.propose(work, baseline, report)
+            return 0
+        headline = f"autofix reproduced the failure{self.of_run()} and tried {len(report.attempts)} times to fix the code; no attempt passed the gate ({report.stop_reason})."
+        closing = f"_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: {number}`, to try again._"
+        post(step, number, "\n\n".join([self.mark, headline, self.proof(baseline), render.log(report), closing]), self.outcome)
+        step.flow.print("autofix: every attempt failed; no branch pushed")
+        return 1
+
+    def attempts(self, model, suite: gate.Suite, baseline: gate.Baseline, work: Workspace, context, report: Report) -> None:
+        last: tuple[str, str] | None = None  # the previous reply and what came of it
+        for number in range(1, report.max_attempts + 1):
+            started = time.monotonic()
+            reply = model.complete(self.messages(context(), last))
+            try:
+                work.apply(reply.text)
+            except EditError as exc:
+                failing = ["(edits refused)"]
+                feedback = "Your edits were refused, so no file was changed:\n" + "\n".join(f"- {p}" for p in exc.problems)
+            else:
+                failing, feedback = self.check(suite, baseline, work)
+            passed = not failing
+            attempt = Attempt(
+                number=number, passed=passed, failing_tests=failing, feedback=feedback,
+                seconds=round(time.monotonic() - started, 3),
+                tokens={"input": reply.input_tokens, "output": reply.output_tokens},
+                code=reply.text, diff=work.patch(),
+            )  # fmt: skip
+            report.attempts.append(attempt)
+            self.show(attempt, report.max_attempts)
+            if passed:
+                report.passed, report.code = True, work.patch()
+                report.stop_reason = f"passed on attempt {number}"
+                return
+            last = (reply.text, feedback)
+        report.stop_reason = f"all {report.max_attempts} attempts failed"
+
+    def check(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace) -> tuple[list[str], str]:
+        """The gate, twice when it passes: a pass must hold in a second fresh copy too."""
+        run = suite.run(work.root)
+        self.verdict = gate.judge(baseline, run)
+        if self.verdict.passed:
+            run = suite.run(work.root)
+            self.verdict = gate.judge(baseline, run)
+            if not self.verdict.passed:
+                return self.verdict.names, "The tests passed once, then failed when repeated in a fresh copy:\n" + gate.feedback(self.verdict, run)
+        return self.verdict.names, gate.feedback(self.verdict, run) if not self.verdict.passed else ""
+
+    def messages(self, context: str, last: tuple[str, str] | None) -> list[dict[str, str]]:
+        pull = self.pull
+        text = (
+            f"Pull request #{pull.number} ({' '.join(pull.title.split())[:200]}) fails its tests. Make the failing tests "
+            f"pass by changing the code, not the tests, without breaking any test that passes now.\n\n{context}"
+        )
+        if last is not None:
+            reply, feedback = last
+            text += (
+                f"\n\n## Your previous reply\n\n{render.fence(evidence.clip_tail(reply, REPLY_CHARS))}\n\n## What came of it\n\n{feedback}\n\n"
+                "The files are as your previous replies left them (their current content is shown above). "
+                "Answer with edit blocks against that content."
+            )
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+
+    def show(self, attempt: Attempt, max_attempts: int) -> None:
+        verdict = "PASS" if attempt.passed else "FAIL"
+        used = attempt.tokens["input"] + attempt.tokens["output"]
+        with self.step.flow.group(f"attempt {attempt.number}/{max_attempts}  {verdict}  {attempt.seconds:.2f} s  {used} tokens"):
+            self.step.flow.untrusted(attempt.feedback or attempt.diff)
+
+    def proof(self, baseline: gate.Baseline) -> str:
+        verdict = self.verdict
+        after = (len(verdict.still_failing), len(verdict.newly_broken)) if verdict else None
+        return render.baseline_proof(baseline.total, len(baseline.target), after, baseline.flaky)
+
+    def of_run(self) -> str:
+        return f" of [run {self.run_info.id}]({self.run_info.url})" if self.run_info else ""
+
+    def not_reproduced(self, baseline: gate.Baseline) -> str:
+        sha = render.code_span(self.pull.head_sha[:12])
+        if baseline.flaky:
+            flaky = ", ".join(render.code_span(t) for t in baseline.flaky)
+            found = f"the tests that failed passed when run again at {sha}: flaky: {flaky}"
+        else:
+            found = f"all {baseline.total} tests passed at {sha} in autofix's sandbox"
+        return (
+            f"autofix could not reproduce the failure{self.of_run()}: {found}. The failure may be flaky or specific "
+            "to the CI environment; nothing else was done."
+        )
+
+    def propose(self, work: Workspace, baseline: gate.Baseline, report: Report) -> None:
+        step, pull = self.step, self.pull
+        proof = self.proof(baseline)
+        summary = f"autofix reproduced the failure{self.of_run()} and changed {', '.join(render.code_span(p) for p in work.changed)}; the gate passed on attempt {len(report.attempts)} of {report.max_attempts}."
+        if self.fork or not step.config.publish:
+            why = "this pull request comes from a fork, so autofix pushes nothing" if self.fork else "`publish` is false, so autofix pushes nothing"
+            apply = f"{why}: apply the patch with `git apply`.\n\n{render.fence(work.patch(), 'diff')}"
+            post(step, pull.number, "\n\n".join([self.mark, summary, proof, apply, render.log(report)]), self.outcome)
+            return
+        branch = f"autofix/pr-{pull.number}"
+        body = "\n\n".join([render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)])
+        self.push(work, branch, f"autofix: fix the failing tests of #{pull.number}", step.redact(body))
+        opened = self.outcome.pull
+        link = f"autofix proposes #{opened.number} into this branch: {summary}"
+        post(step, pull.number, "\n\n".join([self.mark, link, proof, render.log(report)]), self.outcome)
+
+    def push(self, work: Workspace, branch: str, title: str, body: str) -> None:
+        """One commit on the pull request's head, pushed only when it changes the branch; one pull request into the head branch."""
+        step, config, pull = self.step, self.step.config, self.pull
+        git = Git(work.root, config.server_url, config.basic_auth, step.redact)
+        commit, tree = git.commit(work.changed, f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n")
+        remote = git.remote_branch(branch)
+        if remote is not None and remote[1] == tree:
+            existing = step.forge.open_pull(branch, pull.head_ref)
+            if existing is not None:
+                self.outcome.pull = PullResult("none", existing.number, existing.html_url)
+                step.flow.print(f"autofix: {branch} already holds this fix; pull request #{existing.number} left as it is")
+                return
+        else:
+            git.push(commit, branch, remote[0] if remote else None)
+            step.flow.print(f"autofix: pushed {branch}")
+        self.outcome.pull = step.forge.upsert_pull(branch, pull.head_ref, title, body, config.draft)
+        self.outcome.operation = self.outcome.pull.operation
+        step.flow.print(f"autofix: pull request #{self.outcome.pull.number} {self.outcome.pull.operation}: {self.outcome.pull.url}")
+
+
+def post(step: Step, number: int, body: str, outcome: Outcome) -> None:
+    """The one autofix comment on the pull request (edited in place on re-runs), also kept as a
+    file; with `publish: false` only the file, for a later job with write permission to post."""
+    body = step.redact(body)
+    path = step.config.temp / f"autofix-pr-{number}.md"
+    path.write_text(body + "\n", encoding="utf-8")
+    outcome.comment_path = path
+    if not step.config.publish:
+        step.flow.print(f"autofix: publish is false: the comment for #{number} is in {path}")
+        return
+    operation = step.forge.upsert_comment(number, render.marker("pr", number), body)
+    step.flow.print(f"autofix: comment on #{number} {operation}")

@@ -1,0 +1,123 @@
+"""What the model is shown of a red CI run, within a character budget; every cut is marked.
+
+In order: the failing tests with their tracebacks; the files that matter with numbered lines
+(those edited so far in full, those the pull request changed in full, and windows around the
+lines the tracebacks point at); the pull request's diff against its base; the tail of the failed
+jobs' logs. Each section has a share of the budget, so a huge log can't crowd out the tracebacks.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.edits import Workspace
+from bot.gate import Baseline
+from bot.render import fence
+from bot.spec import is_protected
+
+BUDGET = 24_000
+SHARES = (("failures", 0.3), ("files", 0.4), ("diff", 0.2), ("log", 0.1))
+CONTEXT = 6  # lines around a line a traceback points at
+TRACEBACK_CHARS = 2500  # of one test
+LOCATIONS = (
+    re.compile(r"^(?P<path>[^\s:\"'<>][^:\n\"]*\.py):(?P<line>\d+):", re.M),  # pytest: path.py:12: in f
+    re.compile(r"File \"(?P<path>[^\"\n]+\.py)\", line (?P<line>\d+)"),  # Python's own tracebacks
+)
+ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", re.M)
+
+
+def build(baseline: Baseline, work: Workspace, pr_paths: list[str], diff: str | None, logs: list[tuple[str, str]], budget: int = BUDGET) -> str:
+    room = {name: int(budget * share) for name, share in SHARES}
+    sections = [
+        ("Failing tests (the target: make them pass)", clip_tail(failures(baseline), room["failures"])),
+        ("Files (line numbers are not part of the files)", clip_head(files(baseline, work, pr_paths), room["files"])),
+    ]
+    if diff is not None:
+        sections.append(("The pull request's change against its base branch (the likely cause)", fence(clip_head(diff, room["diff"] - 20), "diff")))
+    if logs:
+        text = "\n\n".join(f"Job {name!r}:\n{clean_log(log)}" for name, log in logs)
+        sections.append(("The failed CI jobs' logs (end)", clip_tail(text, room["log"])))
+    return "\n\n".join(f"## {title}\n\n{body}" for title, body in sections)
+
+
+def failures(baseline: Baseline) -> str:
+    run = baseline.first
+    parts = []
+    for test_id in baseline.target:
+        result = run.results[test_id]
+        traceback = result.details.replace(run.root + "/", "").strip()
+        parts.append(f"### {test_id}\n{result.outcome}: {result.message}\n{fence(clip_tail(traceback, TRACEBACK_CHARS))}" if traceback else f"### {test_id}\n{result.outcome}: {result.message}")
+    if baseline.flaky:
+        parts.append("Flaky (their outcome changed between two runs; ignore them): " + ", ".join(baseline.flaky))
+    return "\n\n".join(parts)
+
+
+def referenced_lines(baseline: Baseline, root: Path) -> dict[str, set[int]]:
+    """path -> the line numbers the target tests' tracebacks point at, for files of the repository."""
+    found: dict[str, set[int]] = {}
+    run = baseline.first
+    for test_id in baseline.target:
+        details = run.results[test_id].details
+        for pattern in LOCATIONS:
+            for match in pattern.finditer(details):
+                path = match["path"].removeprefix(run.root + "/")
+                if not Path(path).is_absolute() and ".." not in Path(path).parts and (root / path).is_file():
+                    found.setdefault(path, set()).add(int(match["line"]))
+    return found
+
+
+def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
+    whole = list(dict.fromkeys([*work.originals, *(p for p in pr_paths if (work.root / p).is_file())]))
+    parts = []
+    for path in whole:
+        text = work.read(path)
+        if text is None:
+            continue
+        note = " (edited by you so far: its current content)" if path in work.originals else " (changed by the pull request)"
+        parts.append(f"### {path}{note}{protection(work, path)}\n{fence(numbered(text.splitlines()))}")
+    for path, wanted in sorted(referenced_lines(baseline, work.root).items()):
+        if path in whole:
+            continue
+        lines = (work.read(path) or "").splitlines()
+        shown = sorted({n for line in wanted for n in range(line - CONTEXT, line + CONTEXT + 1) if 1 <= n <= len(lines)})
+        parts.append(f"### {path} (lines the tracebacks point at){protection(work, path)}\n{fence(numbered(lines, shown))}")
+    return "\n\n".join(parts) or "(no repository file is named in the tracebacks)"
+
+
+def protection(work: Workspace, path: str) -> str:
+    return " — protected: you may not edit it" if is_protected(path, work.protected) else ""
+
+
+def numbered(lines: list[str], shown: list[int] | None = None) -> str:
+    numbers = shown if shown is not None else list(range(1, len(lines) + 1))
+    out, last = [], 0
+    for n in numbers:
+        if last and n != last + 1:
+            out.append("     ...")
+        out.append(f"{n:>4} | {lines[n - 1]}")
+        last = n
+    return "\n".join(out)
+
+
+def clean_log(text: str) -> str:
+    return TIMESTAMP.sub("", ANSI.sub("", text.replace("\r\n", "\n")))
+
+
+def clip_head(text: str, limit: int) -> str:
+    """The beginning of `text`, with a visible mark where the rest was cut."""
+    if len(text) <= limit:
+        return text
+    mark = "\n[... {} characters cut ...]"
+    kept = max(0, limit - len(mark) - 10)
+    return text[:kept] + mark.format(len(text) - kept)
+
+
+def clip_tail(text: str, limit: int) -> str:
+    """The end of `text`, with a visible mark where the beginning was cut."""
+    if len(text) <= limit:
+        return text
+    mark = "[... {} characters cut ...]\n"
+    kept = max(0, limit - len(mark) - 10)
+    return mark.format(len(text) - kept) + text[len(text) - kept :]

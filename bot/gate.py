@@ -1,0 +1,162 @@
+"""The proof a CI fix must give: the repository's whole suite, run in the sandbox in a fresh copy.
+
+The baseline runs the suite twice at the pull request's head: tests failing both times are the
+target; tests whose outcome differs between the two runs are flaky, named and left out of the
+judgement. A candidate counts only when every target test passes AND no test that passed at
+baseline fails, errors, is skipped or is missing.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot import integrity
+from bot.integrity import DETAIL_CHARS, Case
+from bot.sandbox import Limits, Sandbox, allowed_environ
+from bot.validate import DETERMINISTIC, SKIPPED
+
+
+
+@dataclass
+class SuiteRun:
+    results: dict[str, Case]
+    returncode: int | None
+    output: str
+    killed: str | None
+    root: str  # the scratch folder the run saw, to turn the paths of its tracebacks relative
+    tampered: list[tuple[str, str]] = field(default_factory=list)
+
+    def ids(self, *outcomes: str) -> set[str]:
+        return {r.test_id for r in self.results.values() if r.outcome in outcomes}
+
+    @property
+    def failing(self) -> set[str]:
+        return self.ids("failed", "error")
+
+
+class Suite:
+    """The repository's test command, run in the sandbox on a fresh copy of a folder."""
+
+    def __init__(self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float):
+        self.sandbox = sandbox
+        self.command = command
+        self.protected = protected
+        self.limits = Limits(wall_seconds=timeout)
+
+    def run(self, folder: Path) -> SuiteRun:
+        with tempfile.TemporaryDirectory(prefix="autofix-suite-") as scratch:
+            work = Path(scratch) / "work"
+            shutil.copytree(folder, work, symlinks=True, ignore=SKIPPED)
+            before = integrity.snapshot(work, self.protected)
+            junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"
+            # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
+            env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": f"--junitxml={junit} -p no:cacheprovider"})
+            outcome = self.sandbox.run(["/bin/sh", "-c", self.command], work, env, self.limits)
+            cases = integrity.read_junit(junit)
+            junit.unlink(missing_ok=True)
+            tampered = integrity.tampering(before, integrity.snapshot(work, self.protected))
+        if cases is None:  # not pytest, or it died: the command itself is the one test
+            passed = outcome.returncode == 0 and not outcome.killed
+            why = outcome.killed or f"exited with code {outcome.returncode}"
+            cases = [Case(self.command, "passed" if passed else "failed", "" if passed else why, outcome.output[-DETAIL_CHARS:])]
+        results = {case.test_id: case for case in cases}
+        return SuiteRun(results, outcome.returncode, outcome.output, outcome.killed, str(work), tampered)
+
+
+@dataclass
+class Baseline:
+    first: SuiteRun
+    target: list[str]  # failing in both runs
+    flaky: list[str]  # outcome differs between the runs
+    passing: set[str]  # passed in both runs
+
+    @classmethod
+    def measure(cls, suite: Suite, folder: Path) -> Baseline:
+        first = suite.run(folder)
+        if not first.failing and not first.killed:
+            return cls(first, [], [], first.ids("passed"))
+        second = suite.run(folder)
+        ids = first.results.keys() | second.results.keys()
+        flaky = sorted(i for i in ids if outcome_of(first, i) != outcome_of(second, i))
+        return cls(first, sorted(first.failing & second.failing), flaky, first.ids("passed") & second.ids("passed"))
+
+    @property
+    def total(self) -> int:
+        return len(self.first.results)
+
+
+def outcome_of(run: SuiteRun, test_id: str) -> str:
+    result = run.results.get(test_id)
+    return result.outcome if result else "missing"
+
+
+@dataclass
+class Judgement:
+    still_failing: list[tuple[str, str]] = field(default_factory=list)  # target tests, why
+    newly_broken: list[tuple[str, str]] = field(default_factory=list)  # passed at baseline, why
+    other: list[tuple[str, str]] = field(default_factory=list)  # the run itself
+
+    @property
+    def passed(self) -> bool:
+        return not (self.still_failing or self.newly_broken or self.other)
+
+    @property
+    def names(self) -> list[str]:
+        return [name for name, _ in self.still_failing + self.newly_broken + self.other]
+
+
+def judge(baseline: Baseline, run: SuiteRun) -> Judgement:
+    verdict = Judgement()
+    if run.killed:
+        verdict.other.append(("(suite)", run.killed))
+    for path, change in run.tampered:
+        if (path, change) in baseline.first.tampered:  # the suite itself does that, at baseline too
+            continue
+        verdict.other.append((path, f"{change} during the test run; protected paths may not change"))
+    for test_id in baseline.target:
+        result = run.results.get(test_id)
+        if result is None:
+            verdict.still_failing.append((test_id, "did not run"))
+        elif result.outcome != "passed":
+            verdict.still_failing.append((test_id, f"{result.outcome}: {result.message}"))
+    for test_id in sorted(baseline.passing):
+        result = run.results.get(test_id)
+        if result is None:
+            verdict.newly_broken.append((test_id, "passed before the change and did not run now"))
+        elif result.outcome != "passed":
+            verdict.newly_broken.append((test_id, f"passed before the change, {result.outcome} now: {result.message}"))
+    return verdict
+
+
+def feedback(verdict: Judgement, run: SuiteRun, budget: int = 6000) -> str:
+    """What the model is told: the target tests still failing, then the tests it broke, then
+    their tracebacks, within `budget` characters."""
+    parts = []
+    if verdict.other:
+        parts.append("The test run failed:\n" + lines(verdict.other))
+    if verdict.still_failing:
+        parts.append("Target tests still failing:\n" + lines(verdict.still_failing))
+    elif verdict.newly_broken:
+        parts.append("The target tests pass now.")
+    if verdict.newly_broken:
+        parts.append("Tests that passed before your change and fail now (you broke them):\n" + lines(verdict.newly_broken))
+    head = "\n\n".join(parts)
+    names = [name for name, _ in verdict.still_failing + verdict.newly_broken]
+    details = "\n\n".join(f"{name}:\n{run.results[name].details.strip()}" for name in names if name in run.results and run.results[name].details.strip())
+    if verdict.other and not details:
+        details = run.output
+    details = details.replace(run.root + "/", "")
+    room = budget - len(head) - 20
+    if not details or room <= 200:
+        return head[:budget]
+    if len(details) > room:
+        details = f"[... {len(details) - room + 40} characters cut ...]\n" + details[-(room - 40) :]
+    return f"{head}\n\nDetails:\n{details}"
+
+
+def lines(pairs: list[tuple[str, str]]) -> str:
+    return "\n".join(f"- {name}: {' '.join(why.split())[:300]}" for name, why in pairs)

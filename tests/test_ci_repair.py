@@ -1,0 +1,434 @@
+"""Red CI repair through `autofix action`: a pull request's tests fail in CI; autofix reproduces
+the failure in its sandbox, fixes the code (never the tests) with search/replace edits, proves
+the fix with the whole suite and proposes it. Real PyGithub against the fake GitHub, real git
+with a bare `origin` (holding `refs/pull/<n>/head` as GitHub does), the real sandbox, the real
+openai SDK against the scripted server."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+
+import pytest
+from action_world import API_KEY, REPO, TOKEN, World, payload
+from fake_github import FakeGitHub
+from fake_openai import ScriptedOpenAI
+
+from bot.cli import main
+
+CALC = "def add(a, b):\n    return a + b\n\n\ndef total(items):\n    result = 0\n    for item in items:\n        result = add(result, item)\n    return result\n"
+TEXT = "def shout(words):\n    return words.upper() + \"!\"\n"
+TEST_CALC = """\
+from calc import add, total
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_total():
+    assert total([1, 2, 3]) == 6
+
+
+def test_add_negative_and_zero():
+    assert add(-4, 0) == -4
+"""
+TEST_TEXT = 'from text import shout\n\n\ndef test_shout():\n    assert shout("hi") == "HI!"\n'
+CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 3\n"
+BROKEN_ADD = CALC.replace("a + b", "a - b")
+JOB_LOG = "2024-05-01T10:00:00.0000000Z \x1b[31mFAILED\x1b[0m tests/test_calc.py::test_add - assert -1 == 5\n2024-05-01T10:00:01.0000000Z ##[error]Process completed with exit code 1.\n"
+BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+
+
+def block(path, search, replace):
+    return f"{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+
+
+FIX_ADD = "The pull request turned `+` into `-`.\n\n" + block("calc.py", "    return a - b\n", "    return a + b\n")
+FIX_SHOUT = block("text.py", "    return words.lower() + \"!\"\n", "    return words.upper() + \"!\"\n")
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch, github):
+    world = World(tmp_path, monkeypatch, github)
+    world.commit_to_origin({"calc.py": CALC, "text.py": TEXT, "tests/test_calc.py": TEST_CALC, "tests/test_text.py": TEST_TEXT,
+                            ".github/autofix.yml": CONFIG})  # fmt: skip
+    return world
+
+
+def open_pull(world, github, files, fork=False):
+    """A pull request changing `files` on top of master: its branch (same repository) or its
+    fork's branch, `refs/pull/<n>/head` on origin as GitHub keeps it, and a failed CI run of it."""
+    seed = world.seed
+    world.git("checkout", "--quiet", "-B", "feature", "origin/master", cwd=seed)
+    for relpath, text in files.items():
+        (seed / relpath).write_text(text)
+    world.git("commit", "--quiet", "-am", "a change that breaks things", cwd=seed)
+    sha = world.git("rev-parse", "HEAD", cwd=seed)
+    if fork:
+        github.add_repo("contributor/Hello-World", default_branch="master", fork=True)
+        github.add_branch("contributor/Hello-World", "feature", sha=sha)
+        pull = github.add_pull(REPO, head="contributor:feature", base="master", title="Speed up add", user="contributor")
+    else:
+        world.git("push", "--quiet", "origin", "feature", cwd=seed)
+        github.add_branch(REPO, "feature", sha=sha)
+        pull = github.add_pull(REPO, head="feature", base="master", title="Speed up add", user="Codertocat")
+    world.git("push", "--quiet", "origin", f"{sha}:refs/pull/{pull.number}/head", cwd=seed)
+    world.git("checkout", "--quiet", "master", cwd=seed)
+    run = github.add_workflow_run(REPO, head_branch="feature", head_sha=sha, event="pull_request", pull_requests=[] if fork else [pull.number])
+    github.add_job(run, "test", log=JOB_LOG)
+    github.add_job(run, "lint", conclusion="success", log="all good\n")
+    return pull, run
+
+
+def run_event(github, pull, run, fork=False):
+    """The recorded `workflow_run` `completed` payload, made the failed run of `pull`."""
+    event = payload("workflow_run.completed.with-pull-requests")
+    listed = event["workflow_run"]["pull_requests"][0]
+    listed.update(number=pull.number, url=f"{github.api_url}/repos/{REPO}/pulls/{pull.number}")
+    listed["head"].update(ref=pull.head_ref, sha=pull.head_sha)
+    event["workflow_run"].update(
+        id=run.id, head_sha=run.head_sha, head_branch=run.head_branch, event="pull_request", conclusion="failure",
+        html_url=f"{github.web_url}/{REPO}/actions/runs/{run.id}", pull_requests=[] if fork else [listed],
+    )  # fmt: skip
+    return event
+
+
+def act(capsys, world, replies=()):
+    with ScriptedOpenAI(list(replies)) as openai:
+        world.input("base-url", openai.base_url)
+        code = main(["action"])
+    return code, capsys.readouterr().out.splitlines(), openai
+
+
+def proof(before, after="0 failing, 0 new failures", flaky="none", total=4):
+    return (
+        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a fresh copy): "
+        f"before: {before} failing; after: {after}; flaky: {flaky}."
+    )
+
+
+def attempt_rows(body):
+    return [line.split(" | ")[:3] for line in body.splitlines() if line.startswith("| ") and line[2].isdigit()]
+
+
+def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    assert pull.number == 2
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [FIX_ADD])
+    assert code == 0
+    assert f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
+    assert "autofix: baseline: 4 tests, 2 failing in both runs" in out
+    assert "autofix: pushed autofix/pr-2" in out
+    assert out[-1] == "autofix: comment on #2 created"
+
+    # The fix: one commit by the bot on the pull request's head, changing calc.py and nothing else.
+    assert world.branches() == ["autofix/pr-2", "feature", "master"]
+    assert world.file_at("autofix/pr-2", "calc.py") == CALC
+    assert world.file_at("autofix/pr-2", "tests/test_calc.py") == TEST_CALC
+    assert world.show("autofix/pr-2", "%P") == pull.head_sha
+    assert world.show("autofix/pr-2", "%an <%ae>") == BOT
+    assert world.git("diff", "--name-only", pull.head_sha, "autofix/pr-2", cwd=world.origin) == "calc.py"
+
+    fix = github.pull(REPO, 3)
+    assert (fix.head_ref, fix.base_ref, fix.title) == ("autofix/pr-2", "feature", "autofix: fix the failing tests of #2")
+    assert fix.body.startswith(
+        f"<!-- autofix:pr-fix-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
+        "and changed `calc.py`; the gate passed on attempt 1 of 3. Into #2.\n\n" + proof(2) + "\n\n| # | outcome |"
+    )
+    assert attempt_rows(fix.body) == [["| 1", "✅ pass", "—"]]
+    [comment] = github.comments(REPO, 2)
+    assert comment.body.startswith("<!-- autofix:pr-2 -->\n\nautofix proposes #3 into this branch: autofix reproduced the failure of [run ")
+    assert proof(2) in comment.body
+
+    # What the model saw: the failing tests with tracebacks, numbered source, the diff, the job log.
+    [prompt] = openai.prompts()
+    assert "Pull request #2 (Speed up add) fails its tests." in prompt
+    assert "### tests.test_calc::test_add\nfailed: assert -1 == 5" in prompt and "### tests.test_calc::test_total\nfailed: assert -6 == 6" in prompt
+    assert "tests/test_calc.py:5: AssertionError" in prompt
+    assert "### calc.py (changed by the pull request)\n```text\n   1 | def add(a, b):\n   2 |     return a - b\n" in prompt
+    assert "### tests/test_calc.py (lines the tracebacks point at) — protected: you may not edit it" in prompt
+    assert "```diff\ndiff --git a/calc.py b/calc.py\n" in prompt and "-    return a + b\n+    return a - b\n" in prompt
+    assert "Job 'test':\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n##[error]Process completed with exit code 1." in prompt
+    assert "all good" not in prompt  # the job that passed
+    assert "<<<<<<< SEARCH" in openai.requests[0].json["input"][0]["content"]  # the format, explained
+
+    report = json.loads((world.temp / "autofix-pr-2.json").read_text())
+    assert (report["passed"], report["target"], len(report["attempts"])) == (True, "pull request #2", 1)
+    assert report["code"].startswith("diff --git a/calc.py b/calc.py\n")
+    assert world.outputs() == {
+        "passed": "true", "attempts": "1", "pr-number": "3", "pr-url": f"{github.web_url}/{REPO}/pull/3", "pr-operation": "created",
+        "report-path": str(world.temp / "autofix-pr-2.json"), "comment-path": str(world.temp / "autofix-pr-2.md"),
+    }  # fmt: skip
+    assert world.summary.read_text().startswith(f"### autofix: pull request #2 — fixed\n\n{proof(2)}\n\n| # | outcome |")
+    for secret in (TOKEN, API_KEY):
+        assert secret not in "\n".join(out[3:]) and secret not in world.written_text()
+    assert world.git("status", "--porcelain") == "" and world.git("worktree", "list").count("\n") == 0
+
+
+def test_a_fix_across_two_files_from_a_manual_run(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD, "text.py": TEXT.replace("upper", "lower")})
+    world.input("pr", "2")
+    world.event("workflow_dispatch", payload("workflow_dispatch"))
+    code, out, openai = act(capsys, world, [FIX_ADD + "\n" + FIX_SHOUT])
+    assert code == 0
+    # No run in the payload: the failed run of the head's commit is looked up, for its link and log.
+    assert f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
+    assert "autofix: baseline: 4 tests, 3 failing in both runs" in out
+    assert world.file_at("autofix/pr-2", "calc.py") == CALC and world.file_at("autofix/pr-2", "text.py") == TEXT
+    assert world.git("diff", "--name-only", pull.head_sha, "autofix/pr-2", cwd=world.origin).splitlines() == ["calc.py", "text.py"]
+    assert "and changed `calc.py`, `text.py`; the gate passed on attempt 1 of 3." in github.pull(REPO, 3).body
+    assert proof(3) in github.comments(REPO, 2)[0].body
+    assert "### text.py (changed by the pull request)" in openai.prompts()[0]
+
+
+def test_an_edit_of_the_tests_is_refused_and_fed_back_then_the_source_is_fixed(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    cheat = block("tests/test_calc.py", "    assert add(2, 3) == 5\n", "    assert add(2, 3) == -1\n")
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [cheat, FIX_ADD])
+    assert code == 0
+    refusal = (
+        "Your edits were refused, so no file was changed:\n- block 1 (tests/test_calc.py): a protected path "
+        "(tests and CI configuration can't be edited); fix the code under test instead"
+    )
+    assert f"## What came of it\n\n{refusal}\n\n" in openai.prompts()[1]
+    assert world.file_at("autofix/pr-2", "tests/test_calc.py") == TEST_CALC
+    body = github.pull(REPO, 3).body
+    assert attempt_rows(body) == [["| 1", "❌ fail", "`(edits refused)`"], ["| 2", "✅ pass", "—"]]
+    assert refusal in body
+
+
+def test_a_search_that_does_not_match_is_a_format_error_that_counts_as_an_attempt(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    near_miss = block("calc.py", "    return a-b\n", "    return a + b\n")  # one space off: never applied
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [near_miss, FIX_ADD])
+    assert code == 0
+    feedback = (
+        "Your edits were refused, so no file was changed:\n- block 1 (calc.py): the SEARCH lines do not match the file "
+        "exactly (compare them with its current content, whitespace included)"
+    )
+    assert feedback in openai.prompts()[1]
+    assert "   2 |     return a - b\n" in openai.prompts()[1]  # the file as it is, unchanged
+    report = json.loads((world.temp / "autofix-pr-2.json").read_text())
+    assert [(a["passed"], a["failing_tests"], a["diff"]) for a in report["attempts"]][0] == (False, ["(edits refused)"], "")
+    assert world.outputs()["attempts"] == "2"
+
+
+def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    breaks_negatives = block("calc.py", "    return a - b\n", "    return abs(a) + abs(b)\n")
+    repair = block("calc.py", "    return abs(a) + abs(b)\n", "    return a + b\n")  # against the files as attempt 1 left them
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [breaks_negatives, repair])
+    assert code == 0
+    feedback = (
+        "The target tests pass now.\n\nTests that passed before your change and fail now (you broke them):\n"
+        "- tests.test_calc::test_add_negative_and_zero: passed before the change, failed now: assert 4 == -4"
+    )
+    second = openai.prompts()[1]
+    assert feedback in second
+    assert "### calc.py (edited by you so far: its current content)\n```text\n   1 | def add(a, b):\n   2 |     return abs(a) + abs(b)\n" in second
+    body = github.pull(REPO, 3).body
+    assert attempt_rows(body) == [["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"], ["| 2", "✅ pass", "—"]]
+    assert world.file_at("autofix/pr-2", "calc.py") == CALC  # the final content, not the first try
+
+
+def test_every_attempt_failing_leaves_one_comment_and_no_branch(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    breaks_negatives = block("calc.py", "    return a - b\n", "    return abs(a) + abs(b)\n")
+    world.input("max-attempts", "2")
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, _ = act(capsys, world, [breaks_negatives, "I am not sure."])
+    assert code == 1 and out[-2:] == ["autofix: comment on #2 created", "autofix: every attempt failed; no branch pushed"]
+    assert world.branches() == ["feature", "master"] and len(github.pulls(REPO)) == 1
+    [comment] = github.comments(REPO, 2)
+    assert comment.body.startswith(
+        f"<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
+        "and tried 2 times to fix the code; no attempt passed the gate (all 2 attempts failed).\n\n"
+        + proof(2, after="0 failing, 1 new failures") + "\n\n| # | outcome |"
+    )
+    assert attempt_rows(comment.body) == [["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"], ["| 2", "❌ fail", "`(edits refused)`"]]
+    assert "no edit blocks found" in comment.body
+    assert comment.body.endswith("_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: 2`, to try again._")
+    assert world.outputs()["passed"] == "false"
+
+
+def test_a_failure_that_does_not_reproduce_gets_one_comment_and_nothing_else(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": CALC + "\n# faster now\n"})  # red in CI, green here
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world)
+    assert code == 0 and openai.requests == []
+    assert "autofix: baseline: 4 tests, 0 failing in both runs" in out
+    [comment] = github.comments(REPO, 2)
+    assert comment.body == (
+        f"<!-- autofix:pr-2 -->\n\nautofix could not reproduce the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}): "
+        f"all 4 tests passed at `{pull.head_sha[:12]}` in autofix's sandbox. The failure may be flaky or specific to the CI environment; "
+        "nothing else was done."
+    )
+    assert world.branches() == ["feature", "master"] and len(github.pulls(REPO)) == 1
+    assert [(r.method, r.path) for r in github.writes()] == [("POST", f"/repos/{REPO}/issues/2/comments")]
+
+
+class Flip:
+    """A Unix socket the flaky test asks for its verdict: "fail" the first time, "pass" after.
+    Its folder is on sys.path, so the sandbox shows it (read-only) like the interpreter's."""
+
+    def __init__(self, folder):
+        folder.mkdir()
+        self.path = str(folder / "verdict")
+        self.server = socket.socket(socket.AF_UNIX)
+        self.server.bind(self.path)
+        os.chmod(self.path, 0o777)  # the sandbox's own uid connects
+        self.server.listen()
+        self.asked = 0
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while True:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with conn:
+                conn.sendall(b"fail" if self.asked == 0 else b"pass")
+                self.asked += 1
+
+    def close(self):
+        self.server.shutdown(socket.SHUT_RDWR)
+        self.server.close()
+        self.thread.join(timeout=10)
+
+
+def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, tmp_path):
+    flip = Flip(tmp_path / "flip")
+    monkeypatch.syspath_prepend(str(tmp_path / "flip"))
+    flaky = (
+        "import socket\n\n\ndef test_sometimes():\n    client = socket.socket(socket.AF_UNIX)\n    client.settimeout(30)\n"
+        f"    client.connect({flip.path!r})\n    assert client.recv(4) == b'pass'\n"
+    )
+    world.commit_to_origin({"tests/test_flaky.py": flaky})
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    world.event("workflow_run", run_event(github, pull, run))
+    try:
+        code, out, openai = act(capsys, world, [FIX_ADD])
+    finally:
+        flip.close()
+    assert code == 0
+    assert flip.asked == 4  # twice at baseline, twice for the candidate
+    assert "autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes" in out
+    named = proof(2, flaky="`tests.test_flaky::test_sometimes` (left out of the judgement)", total=5)
+    assert named in github.pull(REPO, 3).body and named in github.comments(REPO, 2)[0].body
+    prompt = openai.prompts()[0]
+    assert "Flaky (their outcome changed between two runs; ignore them): tests.test_flaky::test_sometimes" in prompt
+    assert "### tests.test_flaky::test_sometimes" not in prompt
+
+
+def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD}, fork=True)
+    world.event("workflow_run", run_event(github, pull, run, fork=True))  # GitHub lists no pull request for a fork's run
+    code, out, _ = act(capsys, world, [FIX_ADD])
+    assert code == 0
+    assert f"autofix: pull request #2 from the fork contributor/Hello-World at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
+    assert world.branches() == ["master"] and len(github.pulls(REPO)) == 1
+    [comment] = github.comments(REPO, 2)
+    patch = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def total(items):\n"
+    assert comment.body.startswith(
+        f"<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
+        "and changed `calc.py`; the gate passed on attempt 1 of 3.\n\n" + proof(2) + "\n\n"
+        f"this pull request comes from a fork, so autofix pushes nothing: apply the patch with `git apply`.\n\n```diff\n{patch}```\n\n| # | outcome |"
+    )
+    # The patch applies to the fork's head and gives the fixed code.
+    world.git("checkout", "--quiet", "--detach", pull.head_sha, cwd=world.seed)
+    subprocess.run(["git", "apply", "-"], cwd=world.seed, input=patch, text=True, check=True)
+    assert (world.seed / "calc.py").read_text() == CALC
+    assert [r.method for r in github.writes()] == ["POST"]
+    assert world.outputs()["pr-operation"] == "none"
+
+
+def test_the_same_run_event_twice_gives_one_pull_request(world, github, capsys):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    world.event("workflow_run", run_event(github, pull, run))
+    assert act(capsys, world, [FIX_ADD])[0] == 0
+    first = world.show("autofix/pr-2")
+    world.checkout()  # a re-run is a fresh job
+    code, out, _ = act(capsys, world, [FIX_ADD])
+    assert code == 0
+    assert "autofix: autofix/pr-2 already holds this fix; pull request #3 left as it is" in out
+    assert out[-1] == "autofix: comment on #2 updated"
+    assert world.show("autofix/pr-2") == first
+    assert [p.number for p in github.pulls(REPO)] == [2, 3]
+    assert len(github.comments(REPO, 2)) == 1
+    assert world.outputs()["pr-operation"] == "none"
+    assert [(r.method, r.path) for r in github.writes()] == [
+        ("POST", f"/repos/{REPO}/pulls"),
+        ("POST", f"/repos/{REPO}/issues/2/comments"),
+        ("PATCH", f"/repos/{REPO}/issues/comments/{github.comments(REPO, 2)[0].id}"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "change, line",
+    [
+        ({"action": "requested"}, "autofix: ignored: workflow_run event 'requested': autofix repairs completed runs"),
+        ({"conclusion": "success"}, "autofix: ignored: run {id} concluded 'success'; autofix repairs failed runs"),
+        ({"head_branch": "autofix/pr-2"}, "autofix: ignored: run {id} is of autofix's own branch autofix/pr-2"),
+    ],
+)
+def test_runs_that_are_not_a_failed_pull_request_are_ignored(world, github, capsys, change, line):
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    event = run_event(github, pull, run)
+    if "action" in change:
+        event.update(change)
+    else:
+        event["workflow_run"].update(change)
+    world.event("workflow_run", event)
+    code, out, openai = act(capsys, world)
+    assert (code, out[-1]) == (0, line.format(id=run.id))
+    assert github.writes() == [] and openai.requests == []
+
+
+def test_a_run_of_a_branch_without_a_pull_request_is_ignored(world, github, capsys):
+    run = github.add_workflow_run(REPO, head_branch="master", head_sha="0" * 40)
+    event = payload("workflow_run.completed")
+    event["workflow_run"].update(id=run.id, head_sha=run.head_sha, head_branch="master", conclusion="failure")
+    world.event("workflow_run", event)
+    code, out, _ = act(capsys, world)
+    assert (code, out[-1]) == (0, f"autofix: ignored: run {run.id} (master at 000000000000) belongs to no open pull request")
+
+
+def test_repair_needs_the_test_command(world, github, capsys):
+    world.commit_to_origin({".github/autofix.yml": "max_attempts: 2\n"})
+    world.input("pr", "1")
+    world.event("workflow_dispatch", payload("workflow_dispatch"))
+    code, out, _ = act(capsys, world)
+    message = ".github/autofix.yml: tests.command: red CI repair needs the command that runs the repository's tests"
+    assert (code, out[-1]) == (2, f"::error::{message}")
+    assert github.writes() == []
+
+
+def test_publish_false_writes_nothing_to_github_and_leaves_the_comment_in_a_file(world, github, capsys):
+    """The read-only job of the fork shape: a second job with write permission posts the file."""
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD}, fork=True)
+    world.input("publish", "false")
+    world.event("workflow_run", run_event(github, pull, run, fork=True))
+    code, out, _ = act(capsys, world, [FIX_ADD])
+    assert code == 0
+    path = world.temp / "autofix-pr-2.md"
+    assert out[-1] == f"autofix: publish is false: the comment for #2 is in {path}"
+    assert github.writes() == [] and world.branches() == ["master"]
+    text = path.read_text()
+    assert text.startswith("<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run ") and "```diff\ndiff --git a/calc.py b/calc.py\n" in text
+    assert world.outputs()["comment-path"] == str(path)

@@ -1,0 +1,133 @@
+"""Search/replace edits: parsed in the forms models write them, applied exactly or not at all."""
+
+import subprocess
+
+import pytest
+
+from bot.edits import EditError, Workspace, parse
+from bot.spec import DEFAULT_PROTECT
+
+CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+
+
+@pytest.fixture
+def work(tmp_path):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "calc.py").write_text(CALC)
+    (tmp_path / "tests" / "test_calc.py").write_text("from calc import add\n")
+    return Workspace(tmp_path, DEFAULT_PROTECT)
+
+
+def block(path, search, replace, fence=False):
+    text = f"{path}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n"
+    return f"{path}\n```python\n{text.split(chr(10), 1)[1]}```\n" if fence else text
+
+
+def test_blocks_fenced_or_not_with_prose_around_them():
+    reply = (
+        "The bug is in `add`.\n\n"
+        + block("calc.py", "    return a - b\n", "    return a + b\n", fence=True)
+        + "\nAnd a new helper:\n\n"
+        + block("`lib/util.py`", "", "X = 1\n")
+    )
+    assert [(b.path, b.search, b.replace) for b in parse(reply)] == [
+        ("calc.py", "    return a - b\n", "    return a + b\n"),
+        ("lib/util.py", "", "X = 1\n"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        ("no blocks here", "no edit blocks found: the reply has no '<<<<<<< SEARCH' ... '>>>>>>> REPLACE' block"),
+        ("calc.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n", "block 1 (line 2): no '=======' line closes it"),
+        ("calc.py\n<<<<<<< SEARCH\nx\n=======\ny\n", "block 1 (line 2): no '>>>>>>> REPLACE' line closes it"),
+        ("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "block 1 (line 1): no line with the file's path before '<<<<<<< SEARCH'"),
+    ],
+)
+def test_malformed_replies_are_format_errors(reply, problem):
+    with pytest.raises(EditError) as caught:
+        parse(reply)
+    assert caught.value.problems == [problem]
+
+
+def test_a_reply_applies_in_order_and_the_patch_is_what_git_applies(work, tmp_path):
+    reply = block("calc.py", "    return a - b\n", "    return a + b\n") + block("calc.py", "def mul(a, b):\n", "def mul(a, b):  # product\n") + block("lib/new.py", "", "VALUE = 2\n")
+    assert work.apply(reply) == ["calc.py", "lib/new.py"]
+    assert (tmp_path / "calc.py").read_text() == CALC.replace("a - b", "a + b").replace("def mul(a, b):", "def mul(a, b):  # product")
+    assert (tmp_path / "lib/new.py").read_text() == "VALUE = 2\n"
+    assert work.changed == ["calc.py", "lib/new.py"]
+    # The patch recreates the change on the original files, with git's own tool.
+    original = tmp_path.parent / "original"
+    original.mkdir()
+    (original / "calc.py").write_text(CALC)
+    subprocess.run(["git", "apply", "-"], cwd=original, input=work.patch(), text=True, check=True)
+    assert (original / "calc.py").read_text() == (tmp_path / "calc.py").read_text()
+    assert (original / "lib/new.py").read_text() == "VALUE = 2\n"
+
+
+def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
+    work.apply(block("calc.py", "    return a - b\n", "    return 5\n"))
+    work.apply(block("calc.py", "    return 5\n", "    return a + b\n"))
+    assert (tmp_path / "calc.py").read_text() == CALC.replace("a - b", "a + b")
+    assert work.patch() == (
+        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n"
+        " def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def mul(a, b):\n"
+    )
+
+
+@pytest.mark.parametrize(
+    "reply, problem",
+    [
+        (block("calc.py", "    return a-b\n", "    return a + b\n"),
+         "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)"),
+        (block("calc.py", "return a - b\n", "return a + b\n"),
+         "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)"),
+        (block("calc.py", "\n", ""), "block 1 (calc.py): the SEARCH lines match 2 places; add surrounding lines so they match one"),
+        (block("tests/test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
+         "block 1 (tests/test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
+        (block(".github/workflows/ci.yml", "", "on: push\n"),
+         "block 1 (.github/workflows/ci.yml): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
+        (block("../outside.py", "", "x = 1\n"), "block 1 (../outside.py): the path must be relative to the repository's root, without '..'"),
+        (block("calc.py", "", "x = 1\n"), "block 1 (calc.py): an empty SEARCH creates a new file, but the file exists: quote the lines to replace"),
+        (block("missing.py", "x\n", "y\n"), "block 1 (missing.py): no such file (an empty SEARCH creates one)"),
+    ],
+)
+def test_refused_blocks_are_reported_and_nothing_is_applied(work, tmp_path, reply, problem):
+    good = block("calc.py", "def mul(a, b):\n", "def multiply(a, b):\n")
+    with pytest.raises(EditError) as caught:
+        work.apply(good + reply.replace("block 1", "block 2"))
+    assert caught.value.problems == [problem.replace("block 1", "block 2")]
+    assert (tmp_path / "calc.py").read_text() == CALC  # the good block was not applied either
+    assert work.changed == [] and work.patch() == ""
+
+
+def test_overlapping_matches_are_ambiguous_too(tmp_path):
+    (tmp_path / "a.py").write_text("x\nx\nx\n")
+    with pytest.raises(EditError) as caught:
+        Workspace(tmp_path, DEFAULT_PROTECT).apply(block("a.py", "x\nx\n", "y\n"))
+    assert caught.value.problems == ["block 1 (a.py): the SEARCH lines match 2 places; add surrounding lines so they match one"]
+
+
+def test_edit_globs_and_symlinks(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("A = 1\n")
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "linked").symlink_to(tmp_path / "elsewhere")
+    work = Workspace(tmp_path, DEFAULT_PROTECT, allowed=("src/*",))
+    with pytest.raises(EditError) as caught:
+        work.apply(block("setup_helpers.py", "", "x = 1\n") + block("linked/b.py", "", "x = 1\n"))
+    assert caught.value.problems == [
+        "block 1 (setup_helpers.py): not among the paths the repository lets autofix edit (src/*)",
+        "block 2 (linked/b.py): not among the paths the repository lets autofix edit (src/*)",
+    ]
+    assert Workspace(tmp_path, DEFAULT_PROTECT).refusal("linked/b.py") == "the path goes through a symbolic link; edit the file it points to"
+    assert work.apply(block("src/a.py", "A = 1\n", "A = 2\n")) == ["src/a.py"]
+
+
+def test_a_file_without_a_final_newline_keeps_it_that_way(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\ny = 2")
+    work = Workspace(tmp_path, DEFAULT_PROTECT)
+    work.apply(block("a.py", "y = 2\n", "y = 3\n"))
+    assert (tmp_path / "a.py").read_text() == "x = 1\ny = 3"
+    assert work.patch().endswith("-y = 2\n\\ No newline at end of file\n+y = 3\n\\ No newline at end of file\n")
