@@ -10,6 +10,9 @@ import subprocess
 from pathlib import Path
 
 from fake_github import FakeGitHub
+from fake_openai import ScriptedOpenAI
+
+from bot.cli import main
 
 EVENTS = Path(__file__).resolve().parents[2] / "shared/fixtures/github/events"
 REPO = "Codertocat/Hello-World"  # the repository of the recorded payloads
@@ -148,3 +151,11 @@ def _base_env() -> dict[str, str]:
     import os
 
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_AUTHOR") and not k.startswith("GIT_COMMITTER")}
+
+
+def act(capsys, world: World, replies=()) -> tuple[int, list[str], ScriptedOpenAI]:
+    """One `autofix action` step with a model server playing `replies`: (exit code, stdout lines, server)."""
+    with ScriptedOpenAI(list(replies)) as openai:
+        world.input("base-url", openai.base_url)
+        code = main(["action"])
+    return code, capsys.readouterr().out.splitlines(), openai

@@ -2,6 +2,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from action_world import World
+from fake_github import FakeGitHub
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -23,3 +25,15 @@ def no_real_credentials(monkeypatch):
     """Tests never see the developer's real keys or endpoints."""
     for name in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "AUTOFIX_MODEL", "GITHUB_TOKEN"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture
+def github():
+    with FakeGitHub() as fake:
+        yield fake
+        assert fake.errors == []
+
+
+@pytest.fixture
+def world(tmp_path, monkeypatch, github):
+    return World(tmp_path, monkeypatch, github)

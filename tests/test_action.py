@@ -5,36 +5,14 @@ import base64
 import json
 
 import pytest
-from action_world import API_KEY, ISSUE_BODY, REPO, TOKEN, World, labeled, payload
+from action_world import API_KEY, ISSUE_BODY, REPO, TOKEN, World, labeled, payload, act
 from conftest import RIGHT, WRONG
 from fake_github import FakeGitHub
-from fake_openai import Failure, Reply, ScriptedOpenAI
-
-from bot.cli import main
+from fake_openai import Failure, Reply
 
 RIGHT_CODE = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
 OTHER_RIGHT = "```python\ndef unique_items(items):\n    seen = set()\n    return [x for x in items if not (x in seen or seen.add(x))]\n```"
 BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
-
-
-@pytest.fixture
-def github():
-    with FakeGitHub() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
-def world(tmp_path, monkeypatch, github):
-    return World(tmp_path, monkeypatch, github)
-
-
-def act(capsys, world, replies=()):
-    """One `autofix action` step with a model server playing `replies`: (exit code, stdout lines, server)."""
-    with ScriptedOpenAI(list(replies)) as openai:
-        world.input("base-url", openai.base_url)
-        code = main(["action"])
-    return code, capsys.readouterr().out.splitlines(), openai
 
 
 def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, github, capsys):

@@ -3,32 +3,11 @@
 import io
 
 import pytest
-from action_world import REPO, World, labeled
+from action_world import REPO, labeled, act
 from conftest import RIGHT, WRONG
-from fake_github import FakeGitHub
-from fake_openai import ScriptedOpenAI
 
 from bot.cli import main
 from bot.workflow import Workflow, write_outputs
-
-
-@pytest.fixture
-def github():
-    with FakeGitHub() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
-def world(tmp_path, monkeypatch, github):
-    return World(tmp_path, monkeypatch, github)
-
-
-def act(capsys, world, replies=()):
-    with ScriptedOpenAI(list(replies)) as openai:
-        world.input("base-url", openai.base_url)
-        code = main(["action"])
-    return code, capsys.readouterr().out.splitlines(), openai
 
 
 def test_a_bad_config_file_fails_the_job_naming_the_line(world, github, capsys):

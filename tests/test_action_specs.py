@@ -4,10 +4,9 @@ only when their code no longer passes, one pull request per spec."""
 import json
 
 import pytest
-from action_world import CHECKS, REPO, World, payload
+from action_world import CHECKS, REPO, World, payload, act
 from conftest import RIGHT, WRONG
 from fake_github import FakeGitHub
-from fake_openai import ScriptedOpenAI
 
 from bot.cli import main
 
@@ -21,13 +20,6 @@ def spec_text(target: str, max_attempts: int = 2) -> str:
 
 
 @pytest.fixture
-def github():
-    with FakeGitHub() as fake:
-        yield fake
-        assert fake.errors == []
-
-
-@pytest.fixture
 def world(tmp_path, monkeypatch, github):
     world = World(tmp_path, monkeypatch, github)
     world.commit_to_origin({
@@ -36,13 +28,6 @@ def world(tmp_path, monkeypatch, github):
         ".autofix/c_hopeless.yml": spec_text("lib/c.py", max_attempts=1),
     })  # fmt: skip
     return world
-
-
-def act(capsys, world, replies=()):
-    with ScriptedOpenAI(list(replies)) as openai:
-        world.input("base-url", openai.base_url)
-        code = main(["action"])
-    return code, capsys.readouterr().out.splitlines(), openai
 
 
 @pytest.mark.parametrize("event", ["schedule", "workflow_dispatch"])

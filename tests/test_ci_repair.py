@@ -12,11 +12,8 @@ import sys
 import threading
 
 import pytest
-from action_world import API_KEY, REPO, TOKEN, World, payload
-from fake_github import FakeGitHub
-from fake_openai import ScriptedOpenAI
+from action_world import API_KEY, REPO, TOKEN, World, payload, act
 
-from bot.cli import main
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef total(items):\n    result = 0\n    for item in items:\n        result = add(result, item)\n    return result\n"
 TEXT = "def shout(words):\n    return words.upper() + \"!\"\n"
@@ -48,13 +45,6 @@ def block(path, search, replace):
 
 FIX_ADD = "The pull request turned `+` into `-`.\n\n" + block("calc.py", "    return a - b\n", "    return a + b\n")
 FIX_SHOUT = block("text.py", "    return words.lower() + \"!\"\n", "    return words.upper() + \"!\"\n")
-
-
-@pytest.fixture
-def github():
-    with FakeGitHub() as fake:
-        yield fake
-        assert fake.errors == []
 
 
 @pytest.fixture
@@ -101,13 +91,6 @@ def run_event(github, pull, run, fork=False):
         html_url=f"{github.web_url}/{REPO}/actions/runs/{run.id}", pull_requests=[] if fork else [listed],
     )  # fmt: skip
     return event
-
-
-def act(capsys, world, replies=()):
-    with ScriptedOpenAI(list(replies)) as openai:
-        world.input("base-url", openai.base_url)
-        code = main(["action"])
-    return code, capsys.readouterr().out.splitlines(), openai
 
 
 def proof(before, after="0 failing, 0 new failures", flaky="none", total=4):
