@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import json
 import operator
 from dataclasses import dataclass, field
 
@@ -88,10 +87,10 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
         results.names.append("(all checks)")
         return results
     try:
-        data = json.loads(payload)
+        data = ast.literal_eval(payload)
         import_error, records = data["import_error"], data["records"]
         verdicts = [judge_record(record) for record in records] if not import_error else []
-    except (ValueError, KeyError, TypeError, IndexError):
+    except (ValueError, KeyError, TypeError, IndexError, SyntaxError, MemoryError, RecursionError):
         results.failures.append("the checks' report is malformed")
         results.names.append("(all checks)")
         return results

@@ -1,19 +1,22 @@
-"""Runs inline checks inside the sandbox: `python -c <this file> NONCE TARGET STATEMENTS_JSON`.
+"""Runs inline checks inside the sandbox: `python -S -c <this file> NONCE TARGET PAYLOAD`.
 
-Stdlib only, self-contained and light: autofix splits the checks into statements once per task
-(bot/checks.py), so this runner needs no `ast`. Each statement runs on its own, so one failure
+Stdlib only, self-contained and light, because it starts for every candidate: autofix splits the
+checks into statements once per task (bot/checks.py) and hands them over with marshal (built in,
+nothing to import), together with autofix's own sys.path, so `-S` can skip site and its .pth
+files (often half of the interpreter's start-up) while third-party imports still resolve. The
+result goes back as a Python literal that autofix reads with ast.literal_eval: nothing from this
+process is unmarshalled outside it. Each statement runs on its own, so one failure
 doesn't hide the others. Assertions are not judged here: their operands are serialised as plain
 values and compared by autofix outside this process, so a candidate object whose __eq__ or
 __bool__ lies cannot pass a check.
 """
 
-import importlib.util
-import json
+import marshal
 import os
 import sys
 
 # Taken before the candidate is imported, so it can't swap them out from under us.
-_type, _str, _write, _dumps = type, str, os.write, json.dumps
+_type, _str, _repr, _write = type, str, repr, os.write
 SEQUENCES = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
 
 
@@ -80,24 +83,35 @@ def formatted():
     return traceback.format_exc()[-3000:]
 
 
-def main(nonce, target, statements):
-    result = {"import_error": None, "records": []}
-    try:
-        name = os.path.splitext(os.path.basename(target))[0]
-        sys.path.insert(0, os.path.dirname(target))
+def load(target):
+    """Import the target as a module named after its file, from its own folder."""
+    name = os.path.splitext(os.path.basename(target))[0]
+    if name in sys.modules:  # a name the interpreter already holds (json.py, random.py...)
+        import importlib.util
+
         spec = importlib.util.spec_from_file_location(name, target)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
+        return module
+    return __import__(name)
+
+
+def main(nonce, target, payload):
+    statements, paths = marshal.loads(bytes.fromhex(payload))
+    sys.path[:] = [os.path.dirname(target), *paths]
+    result = {"import_error": None, "records": []}
+    try:
+        module = load(target)
     except BaseException:  # noqa: BLE001
         result["import_error"] = formatted()
     else:
         namespace = {k: v for k, v in vars(module).items() if not k.startswith("__")}
         namespace["__name__"] = "__autofix_checks__"
-        for statement in json.loads(statements):
+        for statement in statements:
             result["records"].append(run_statement(statement, namespace))
     sys.stdout.flush()
-    _write(1, ("\n" + nonce + _dumps(result) + "\n").encode())
+    _write(1, ("\n" + nonce + _repr(result) + "\n").encode())
 
 
 main(*sys.argv[1:4])

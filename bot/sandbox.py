@@ -9,7 +9,9 @@ untrusted, so the test command runs in one of three tiers:
     short allowlist of /etc, a synthetic /etc/passwd, /etc/group and
     /etc/hosts), a private /proc, a minimal /dev, an empty /tmp, the
     ``readable`` paths read-only and the workdir read-write, each at its host
-    path.  No network: only a loopback interface of its own.
+    path.  No network: only a loopback interface of its own.  (The /etc
+    files are copies made once per process, not bind mounts: each mount is
+    what bwrap's setup and teardown spend their time on.)
 
 ``process``
     for hosts where user namespaces are blocked: an unprivileged uid, rlimits
@@ -23,44 +25,66 @@ untrusted, so the test command runs in one of three tiers:
 
 Design decisions
 ----------------
-*The uid.*  When autofix runs as root, every tier but ``none`` runs the
-command as a dedicated uid/gid, 65533 (``SANDBOX_UID``), with no passwd
+*The uids.*  When autofix runs as root, every tier but ``none`` runs the
+command as a dedicated uid/gid taken for the run from a pool: 65533
+(``SANDBOX_UID``) down to 65502.  A pool uid may have no passwd or group
 entry on the host (nothing is added to the host; inside bwrap a synthetic
-passwd names it ``autofix-sandbox``).  ``open_sandbox`` refuses a uid that
-belongs to a real account.  A dedicated uid is what makes RLIMIT_NPROC
-meaningful (it counts per real uid) and what lets "kill everything of the
-run" be exact: ``kill(-1, SIGKILL)`` sent *as that uid* reaches every
-process the uid owns, in every pid namespace, in one atomic sweep of the
-task list, so a process that called setsid() or double-forked cannot hide.
-Runs are therefore serialized machine-wide with a ``flock`` on
-/run/autofix-sandbox.lock (parallel callers wait; they never kill each
-other's runs nor revert each other's grants).
+passwd names it ``autofix-sandbox``): uids that belong to an account are
+left out of the pool, and an explicit ``uid=`` (a pool of one) is refused
+if it belongs to one.  A run claims the first free uid with a ``flock`` on
+/run/autofix-sandbox/uid-<uid>.lock, held for the whole run, so concurrent
+runs (threads, processes, ``pytest -n``) run in parallel, each as its own
+uid.  A dedicated uid per run is what makes RLIMIT_NPROC meaningful (it
+counts per real uid: one run's fork bomb does not starve another) and what
+makes "kill everything of the run" exact and private to the run:
+``kill(-1, SIGKILL)`` sent *as that uid* reaches every process the uid
+owns, in every pid namespace, in one atomic sweep of the task list (a fork
+racing with it fails on the pending SIGKILL), so a process that called
+setsid() or double-forked cannot hide, and nothing of another run is hit.
+
+*Clean uids.*  A run's journal, /run/autofix-sandbox/uid-<uid>.journal, is
+written before its command starts and removed only once no process of the
+uid is left and the workdir is handed back.  So a uid without a journal has
+no process and its next run skips the pre-run sweep.  A journal whose lock
+is free belongs to a crashed autofix: the next run that sees it kills what
+that uid left, hands the workdir back and cleans the shared temp dirs.
 
 *bwrap as root.*  When root runs bwrap with ``--unshare-user``, the
 sandboxed process is still host uid 0: every root-owned file that is bound
 in is its own (owner permission bits apply), and RLIMIT_NPROC never applies
 to uid 0, so a fork bomb would be bounded by the wall clock only.  So root
-does not run bwrap: autofix drops to the dedicated uid first (``user=`` in
-Popen) and runs bwrap *unprivileged*; inside, the command sees itself as uid
-65533 and on the host it *is* 65533.  If unprivileged user namespaces are
-unavailable, the bwrap probe fails and ``auto`` falls back to ``process``.
+does not run bwrap: autofix drops to the run's uid first (``user=`` in
+Popen) and runs bwrap *unprivileged*; inside, the command sees itself as
+that uid and on the host it *is* that uid.  If unprivileged user namespaces
+are unavailable, the bwrap probe fails and ``auto`` falls back to
+``process``.  (bwrap 0.8 cannot bind a directory from a file descriptor
+when it runs unprivileged: it resolves /proc/self/fd/N as a path, which its
+own non-dumpable child may not do.  So it binds by path, as the uid.)
 
 *Access to the workdir and the readable paths* (root only; every change is
-journaled in /run before it is made and a crashed run is undone by the next).  The workdir is
-chowned to the sandbox uid for the run (entries on other filesystems and
-files hard-linked from outside the workdir are left alone, so a local clone
-that hardlinks .git/objects does not give the source repository away) and
-chowned back afterwards, restoring any owner that differed.  The sandbox uid
-must be able to walk to the workdir and to the readable paths (bwrap binds
-them by path as that uid; the process tier opens them by path).  A directory
-on that walk that others cannot search (e.g. /root, mode 700, above
-/root/.pyenv) gets o+x for the run, and all of its other entries lose their
-"other" bits for the run, so the grant opens exactly the needed path and
-nothing beside it (/root/.gitconfig stays unreachable).  Root ignores mode
-bits and other users could not get through that directory before, so
-nobody else notices.  A readable tree that others cannot read gets o+rX
-(it was declared readable).  Everything is restored after the run; a crash
-mid-run leaves the safe half (siblings masked) behind.
+journaled in /run before it is made and a crashed run is undone by the
+next).  The workdir is chowned to the run's uid for the run (entries on
+other filesystems and files hard-linked from outside the workdir are left
+alone, so a local clone that hardlinks .git/objects does not give the source
+repository away) and chowned back afterwards, restoring any owner that
+differed; for the run its top loses its "other" bits, so a concurrent run of
+another uid cannot look into it.  The uid must be able to walk to the
+workdir and to the readable paths (bwrap binds them by path as that uid; the
+process tier opens them by path).  A directory on that walk that others
+cannot search (e.g. /root, mode 700, above /root/.pyenv) gets o+x, and all
+of its other entries lose their "other" bits, so the grant opens exactly the
+needed paths and nothing beside them (/root/.gitconfig stays unreachable).
+Root ignores mode bits and other users could not get through that directory
+before, so nobody else notices.  A readable tree that others cannot read
+gets o+rX (it was declared readable).  These grants are shared by the runs
+of the moment: /run/autofix-sandbox/grants.json records every mode changed,
+with its original, and the paths each live run needs; it changes under a
+short flock.  A run adds its paths and the modes are reconciled with what
+all live runs need (a run whose uid lock is free is dead and no longer
+counts); when it ends it takes its paths out and reconciles again.  So a
+grant lasts exactly as long as some run needs it, one run's end never
+revokes what another run uses, and when no run is left every mode is back.
+A crash leaves the safe half (siblings masked) until the next reconcile.
 
 *Killing.*  Output is read by the parent in chunks; only a head and a tail
 are kept.  The run ends when its main process exits, the wall clock runs out
@@ -72,10 +96,21 @@ child subreaper (``PR_SET_CHILD_SUBREAPER``), so orphans (double forks,
 setsid daemons) are re-parented to it instead of to PID 1: they stay
 findable as descendants, and autofix reaps them (a PID 1 that does not reap
 would otherwise keep them as zombies that count against RLIMIT_NPROC).
-bwrap adds ``--die-with-parent`` and a pid namespace: when its init dies
-the kernel kills the whole namespace.  Nothing of the run outlives
-``run()``.  With the process tier, what the run created at the top of /tmp,
-/var/tmp and /dev/shm is deleted after the run too.
+Finding the uid's processes costs one stat() per pid: /proc/<pid> is owned
+by the process's effective uid even when it made itself non-dumpable; only
+those few get their stat read.  Once the main process has exited (and is
+reaped), a scan that shows nothing of the uid proves the run is over, with
+no sweep: any other process of the run is, or descends from, a child of
+autofix (the subreaper) that stays at least a zombie until autofix reaps
+it, so it cannot slip away between listing /proc and looking, and with none
+alive none can be born.  A process seen that may still run user code means
+a sweep; one already in the kernel's exit path (bwrap's pid 1 tearing down
+its namespaces, just after bwrap itself exited) is waited for; zombies that
+are ours are reaped; then /proc is scanned again.  bwrap adds
+``--die-with-parent`` and a pid namespace: when its init dies the kernel
+kills the whole namespace.  Nothing of the run outlives ``run()``.  With the process tier,
+what the run's uid owns at the top of /tmp, /var/tmp and /dev/shm is
+deleted after the run too.
 """
 
 from __future__ import annotations
@@ -97,9 +132,10 @@ import tempfile
 import threading
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import Iterable, Iterator, Mapping, Protocol, Sequence
 
 __all__ = [
     "Limits",
@@ -113,6 +149,7 @@ __all__ = [
 
 SANDBOX_UID = 65533
 SANDBOX_NAME = "autofix-sandbox"
+_POOL = tuple(range(SANDBOX_UID, SANDBOX_UID - 32, -1))   # 65533 .. 65502, first choice first
 
 _ENV_FROM_HOST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 
@@ -181,39 +218,61 @@ def allowed_environ(extra: Mapping[str, str] = {}) -> dict[str, str]:
 # /proc, prctl
 
 
-class _Proc:
-    __slots__ = ("ppid", "state", "uids")
+_PF_EXITING = 0x4   # task flag: in the kernel's exit path, never runs user code again
 
-    def __init__(self, ppid: int, state: str, uids: tuple[int, ...]):
-        self.ppid, self.state, self.uids = ppid, state, uids
+
+class _Proc:
+    __slots__ = ("ppid", "state", "flags")
+
+    def __init__(self, ppid: int, state: str, flags: int):
+        self.ppid, self.state, self.flags = ppid, state, flags
+
+
+def _stat(pid: str) -> _Proc | None:
+    """State, parent and flags from /proc/<pid>/stat; None if the process is gone."""
+    try:
+        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        data = os.read(fd, 1024)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    # "pid (comm) state ppid pgrp session tty tpgid flags ...": comm may hold anything
+    fields = data[data.rfind(b")") + 2:].split()
+    return _Proc(int(fields[1]), fields[0].decode(), int(fields[6]))
 
 
 def _scan_procs() -> dict[int, _Proc]:
     procs: dict[int, _Proc] = {}
     for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            fd = os.open(f"/proc/{name}/status", os.O_RDONLY | os.O_CLOEXEC)
-        except OSError:
-            continue
-        try:
-            data = os.read(fd, 2048)      # State, PPid and Uid are near the top
-        except OSError:
-            continue
-        finally:
-            os.close(fd)
-        state, ppid, uids = "?", 0, ()
-        for line in data.split(b"\n"):
-            if line.startswith(b"State:"):
-                state = line.split()[1].decode()
-            elif line.startswith(b"PPid:"):
-                ppid = int(line.split()[1])
-            elif line.startswith(b"Uid:"):
-                uids = tuple(int(x) for x in line.split()[1:5])
-                break
-        procs[int(name)] = _Proc(ppid, state, uids)
+        if name.isdigit():
+            p = _stat(name)
+            if p is not None:
+                procs[int(name)] = p
     return procs
+
+
+_proc_dir = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+def _pids_of(uid: int) -> list[str]:
+    """The pids (as in /proc) whose effective uid is ``uid``, zombies too.
+
+    One stat() per pid instead of reading every status file: /proc/<pid>
+    itself is owned by the effective uid even for a non-dumpable process.
+    """
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if os.stat(name, dir_fd=_proc_dir).st_uid == uid:
+                    out.append(name)
+            except OSError:
+                pass
+    return out
 
 
 def _alive(p: _Proc) -> bool:
@@ -261,11 +320,13 @@ _subreaper = _Subreaper()
 _unshared_lock = threading.Lock()   # serializes runs that have no dedicated uid
 
 
-def _reap(pid: int) -> None:
+def _reap(pid: int) -> bool:
+    """Reap a zombie child; False if it cannot be yet (a thread-group leader
+    that exited while its other threads still run shows as a zombie too)."""
     try:
-        os.waitpid(pid, os.WNOHANG)
+        return os.waitpid(pid, os.WNOHANG)[0] != 0
     except ChildProcessError:
-        pass
+        return True
 
 
 def _kill_as_uid(uid: int, gid: int) -> None:
@@ -284,24 +345,56 @@ def _kill_as_uid(uid: int, gid: int) -> None:
 
 
 def _kill_uid(uid: int, gid: int, spare: int | None = None) -> None:
-    """Kill every process of ``uid`` and reap those that are our children.
+    """Kill every process of ``uid``; return once /proc shows none, having
+    reaped those that are our children.
 
-    ``spare`` is the main child, left for Popen to reap.
+    ``spare`` is a main child still unreaped, left for Popen.  A kill(-1) sweep
+    is made whenever a process of the uid is seen that may still run user
+    code; one that is already exiting (bwrap's pid 1, finishing off its
+    namespace) is only waited for.  Returning needs a scan that shows nothing
+    at all (module docstring: then nothing can be hiding).
     """
     me = os.getpid()
     deadline = time.monotonic() + _KILL_DEADLINE
     while True:
-        procs = _scan_procs()
-        mine = {pid: p for pid, p in procs.items() if uid in p.uids}
-        for pid, p in mine.items():
-            if p.ppid == me and pid != spare and not _alive(p):
-                _reap(pid)
-        if not any(_alive(p) for p in mine.values()):
+        sweep, seen, wait_for = False, False, None
+        for name in _pids_of(uid):
+            p = _stat(name)
+            pid = int(name)
+            if p is None or (pid == spare and not _alive(p)):
+                continue
+            seen = True
+            if not _alive(p):
+                if p.ppid == me and not _reap(pid):
+                    sweep, wait_for = True, pid   # a leader whose threads still run
+            else:
+                wait_for = pid
+                if not p.flags & _PF_EXITING:
+                    sweep = True
+        if not seen:
             return
-        _kill_as_uid(uid, gid)
         if time.monotonic() > deadline:
             raise RuntimeError(f"processes of uid {uid} survived SIGKILL for {_KILL_DEADLINE:g} s")
-        time.sleep(0.002)
+        if sweep:
+            _kill_as_uid(uid, gid)
+        _wait_exit(wait_for)
+
+
+def _wait_exit(pid: int | None) -> None:
+    """Wait a little for ``pid`` to exit, waking as soon as it does (pidfd)."""
+    try:
+        fd = os.pidfd_open(pid) if pid is not None else None
+    except ProcessLookupError:
+        return                      # gone already: look again at once
+    except OSError:
+        fd = None
+    if fd is None:
+        time.sleep(0.001)
+        return
+    try:
+        select.select([fd], [], [], 0.01)
+    finally:
+        os.close(fd)
 
 
 def _kill_tree(main: subprocess.Popen, before: set[int]) -> None:
@@ -402,7 +495,7 @@ class _Capture:
 
 
 # --------------------------------------------------------------------------
-# giving the sandbox uid its workdir and its readable paths (root only)
+# the run's uid, its workdir and the shared grants (root only)
 
 
 def _ancestors(path: str) -> list[str]:
@@ -414,49 +507,141 @@ def _ancestors(path: str) -> list[str]:
     return out[::-1]   # "/" first
 
 
-class _Access:
-    """chown the workdir to the sandbox uid and open the walk to it and to the
-    readable paths; ``undo()`` restores all of it.
+def _state_dir() -> str:
+    """/run/autofix-sandbox: the uid locks, their journals and the grants (root's only)."""
+    base = "/run" if os.access("/run", os.W_OK) else tempfile.gettempdir()
+    path = os.path.join(base, "autofix-sandbox")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
+        raise RuntimeError(f"{path} is not a private directory of uid {os.getuid()}")
+    return path
 
-    Every change is written to a journal before it is made, so that a run
-    whose autofix died is undone by the next run (``recover``).
+
+def _write_json(path: str, state: dict) -> None:
+    tmp = path + ".tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        json.dump(state, f)
+    os.replace(tmp, path)
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _open_lock(path: str) -> int:
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+
+
+def _try_flock(fd: int) -> bool:
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class _Slot:
+    """One uid of the pool, claimed for one run by holding its flock."""
+
+    def __init__(self, state_dir: str, uid: int):
+        self.uid = uid
+        self.lock = os.path.join(state_dir, f"uid-{uid}.lock")
+        self.journal = os.path.join(state_dir, f"uid-{uid}.journal")
+        self.fd = -1
+
+    @staticmethod
+    @contextmanager
+    def claim(pool: Sequence[int]) -> Iterator["_Slot"]:
+        """The first free uid of ``pool``, after recovering every crashed uid of it."""
+        state_dir = _state_dir()
+        names = set(os.listdir(state_dir))
+        crashed = {uid for uid in pool if f"uid-{uid}.journal" in names}
+        chosen: _Slot | None = None
+        try:
+            for uid in pool:
+                if chosen is not None and uid not in crashed:
+                    continue
+                slot = _Slot(state_dir, uid)
+                slot.fd = _open_lock(slot.lock)
+                try:
+                    if not _try_flock(slot.fd):
+                        continue               # in use by a live run
+                    if uid in crashed:
+                        _Workdir.recover(uid, slot.journal)
+                    if chosen is None:
+                        chosen, slot = slot, None
+                finally:
+                    if slot is not None:
+                        os.close(slot.fd)
+            if chosen is None:                 # every uid busy: wait for the first
+                chosen = _Slot(state_dir, pool[0])
+                chosen.fd = _open_lock(chosen.lock)
+                fcntl.flock(chosen.fd, fcntl.LOCK_EX)
+                if os.path.exists(chosen.journal):
+                    _Workdir.recover(chosen.uid, chosen.journal)
+            yield chosen
+        finally:
+            if chosen is not None:
+                os.close(chosen.fd)            # releases the uid
+
+    @staticmethod
+    def live(state_dir: str, uid: int) -> bool:
+        """Whether a run holds ``uid`` now (probing its lock never blocks)."""
+        try:
+            fd = os.open(os.path.join(state_dir, f"uid-{uid}.lock"),
+                         os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return False
+        try:
+            return not _try_flock(fd)
+        finally:
+            os.close(fd)
+
+
+class _Workdir:
+    """chown the workdir to the run's uid and close it to others; ``undo()``
+    restores it.  Journaled in the uid's journal before anything changes, so
+    that a run whose autofix died is undone by the next run (``recover``).
     """
 
-    def __init__(self, uid: int, gid: int, journal: str):
-        self.uid, self.gid, self.journal = uid, gid, journal
+    def __init__(self, uid: int, journal: str):
+        self.uid = self.gid = uid
+        self.journal = journal
         self.workdir: str | None = None
         self.owner = (0, 0)
         self.owners: dict[str, tuple[int, int]] = {}
-        self.modes: list[tuple[str, int, int]] = []     # path, old mode, new mode
+        self.mode = 0                                   # the workdir's own mode before the run
 
     def _save(self) -> None:
-        state = {"uid": self.uid, "gid": self.gid, "workdir": self.workdir,
-                 "owner": self.owner, "owners": self.owners, "modes": self.modes}
-        tmp = self.journal + ".tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(state, f)
-        os.replace(tmp, self.journal)
+        _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner,
+                                   "owners": self.owners, "mode": self.mode})
 
     @classmethod
-    def recover(cls, journal: str) -> None:
+    def recover(cls, uid: int, journal: str) -> None:
+        """Undo a crashed run of ``uid``: its processes, its workdir, its temp files."""
+        work = cls(uid, journal)
         try:
             with open(journal) as f:
                 state = json.load(f)
-        except FileNotFoundError:
-            return
-        except (OSError, ValueError):
-            os.unlink(journal)
-            return
-        access = cls(state["uid"], state["gid"], journal)
-        _kill_uid(access.uid, access.gid)
-        access.workdir = state["workdir"]
-        access.owner = tuple(state["owner"])
-        access.owners = {k: tuple(v) for k, v in state["owners"].items()}
-        access.modes = [tuple(m) for m in state["modes"]]
-        if access.workdir is not None and not os.path.isdir(access.workdir):
-            access.workdir = None
-        access.undo()
+            work.workdir = state["workdir"]
+            work.owner = tuple(state["owner"])
+            work.owners = {k: tuple(v) for k, v in state["owners"].items()}
+            work.mode = state["mode"]
+        except (OSError, ValueError, KeyError, TypeError):
+            work.workdir = None          # written half: nothing was handed over yet
+        _kill_uid(uid, uid)
+        if work.workdir is not None and not os.path.isdir(work.workdir):
+            work.workdir = None
+        work.undo(dirty=False)
+        _clean_shared_tmp(uid)     # after undo: the workdir itself may be at the top
 
     # -- ownership of the workdir
     def _entries(self, root: str) -> Iterable[tuple[str, os.stat_result]]:
@@ -479,141 +664,204 @@ class _Access:
                 if st.st_dev == rst.st_dev:
                     yield p, st
 
-    def give_workdir(self, workdir: str) -> None:
+    def give(self, workdir: str, pool: Sequence[int]) -> None:
         st = os.lstat(workdir)
-        self.workdir, self.owner = workdir, (st.st_uid, st.st_gid)
+        if st.st_uid in pool:
+            raise ValueError(f"workdir {workdir} is in use by another sandbox run")
         entries = list(self._entries(workdir))
         links: dict[tuple[int, int], int] = {}
-        for _, st in entries:
-            if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
-                links[st.st_dev, st.st_ino] = links.get((st.st_dev, st.st_ino), 0) + 1
+        for _, est in entries:
+            if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
+                links[est.st_dev, est.st_ino] = links.get((est.st_dev, est.st_ino), 0) + 1
+        self.owner = (st.st_uid, st.st_gid)
         todo = []
-        for path, st in entries:
-            if stat.S_ISREG(st.st_mode) and st.st_nlink > links.get((st.st_dev, st.st_ino), 1):
+        for path, est in entries:
+            if stat.S_ISREG(est.st_mode) and est.st_nlink > links.get((est.st_dev, est.st_ino), 1):
                 continue   # hard-linked from outside: chowning it would give that file away
-            if (st.st_uid, st.st_gid) == (self.uid, self.gid):
+            if (est.st_uid, est.st_gid) == (self.uid, self.gid):
                 continue
-            if (st.st_uid, st.st_gid) != self.owner:
-                self.owners[path] = (st.st_uid, st.st_gid)
+            if (est.st_uid, est.st_gid) != self.owner:
+                self.owners[path] = (est.st_uid, est.st_gid)
             todo.append(path)
+        self.workdir, self.mode = workdir, stat.S_IMODE(st.st_mode)
         self._save()
         for path in todo:
             os.lchown(path, self.uid, self.gid)
+        # another run's uid may walk to here (the grants are shared): keep it out
+        os.chmod(workdir, self.mode & ~0o007)
 
-    # -- modes
-    def open_paths(self, workdir: str, readable: Iterable[str]) -> None:
-        readable = list(readable)
-        targets = [workdir, *readable]
-        needed: set[str] = set()
-        for t in targets:
-            needed.add(t)
-            needed.update(_ancestors(t))
-        plan: list[tuple[str, int, int]] = []
-        done: set[str] = set()
-        for t in targets:
-            for a in _ancestors(t):
-                if a in done:
-                    continue
-                done.add(a)
-                st = os.stat(a)
-                if st.st_uid == self.uid or st.st_mode & stat.S_IXOTH:
-                    continue
-                # open `a` for search by others, after closing every entry of it
-                # that is not on a needed path, so nothing else becomes reachable
-                for entry in os.scandir(a):
-                    if entry.path in needed or entry.is_symlink():
-                        continue
-                    mode = stat.S_IMODE(entry.stat(follow_symlinks=False).st_mode)
-                    if mode & 0o007:
-                        plan.append((entry.path, mode, mode & ~0o007))
-                mode = stat.S_IMODE(st.st_mode)
-                plan.append((a, mode, mode | stat.S_IXOTH))
-        for r in readable:
-            plan.extend(self._open_tree(r))
-        if not plan:
-            return
-        self.modes.extend(plan)
-        self._save()
-        for path, _old, new in plan:
-            os.chmod(path, new)
-
-    @staticmethod
-    def _open_tree(root: str) -> list[tuple[str, int, int]]:
-        """o+rX on a readable tree that others cannot read (it was declared readable)."""
-        def grant(st: os.stat_result) -> int:
-            mode = stat.S_IMODE(st.st_mode)
-            add = stat.S_IROTH
-            if stat.S_ISDIR(st.st_mode) or mode & 0o111:
-                add |= stat.S_IXOTH
-            return mode | add
-
-        st = os.stat(root)
-        want = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(st.st_mode) else 0)
-        if st.st_mode & want == want:
-            return []   # meant to be world-readable: trust its inside
-        plan = [(root, stat.S_IMODE(st.st_mode), grant(st))]
-        if stat.S_ISDIR(st.st_mode):
-            for dirpath, dirnames, filenames in os.walk(root):
-                for name in dirnames + filenames:
-                    p = os.path.join(dirpath, name)
-                    est = os.lstat(p)
-                    if not stat.S_ISLNK(est.st_mode) and grant(est) != stat.S_IMODE(est.st_mode):
-                        plan.append((p, stat.S_IMODE(est.st_mode), grant(est)))
-        return plan
-
-    def undo(self) -> None:
+    def undo(self, dirty: bool) -> None:
+        """Hand the workdir back.  ``dirty``: processes of the uid may be left,
+        so the journal stays, emptied, for the next run to sweep the uid."""
         errors = []
         if self.workdir is not None:
             try:
                 for path, st in self._entries(self.workdir):
                     if st.st_uid == self.uid or st.st_gid == self.gid:
                         os.lchown(path, *self.owners.get(path, self.owner))
-            except OSError as e:
-                errors.append(e)
-        for path, old, new in reversed(self.modes):
-            try:
-                if stat.S_IMODE(os.lstat(path).st_mode) == new:
-                    os.chmod(path, old)
-            except FileNotFoundError:
-                pass
+                if stat.S_IMODE(os.lstat(self.workdir).st_mode) == self.mode & ~0o007:
+                    os.chmod(self.workdir, self.mode)
             except OSError as e:
                 errors.append(e)
         if errors:
             raise errors[0]
         self.workdir = None
-        self.modes.clear()
+        if dirty:
+            self._save()
+        else:
+            _unlink(self.journal)
+
+
+class _Grants:
+    """The mode changes that let the runs' uids reach their workdirs and the
+    readable paths, shared by every run of the machine (module docstring)."""
+
+    def __init__(self, state_dir: str):
+        self.state_dir = state_dir
+        self.lock = os.path.join(state_dir, "grants.lock")
+        self.path = os.path.join(state_dir, "grants.json")
+
+    @contextmanager
+    def held(self, uid: int, walk: list[str], trees: list[str]) -> Iterator[None]:
+        with self._state() as state:
+            state["holders"][str(uid)] = {"walk": walk, "trees": trees}
+            self._reconcile(state)
         try:
-            os.unlink(self.journal)
-        except FileNotFoundError:
-            pass
+            yield
+        finally:
+            with self._state() as state:
+                state["holders"].pop(str(uid), None)
+                self._reconcile(state)
+
+    @contextmanager
+    def _state(self) -> Iterator[dict]:
+        fd = _open_lock(self.lock)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                with open(self.path) as f:
+                    state = json.load(f)
+            except FileNotFoundError:
+                state = {"holders": {}, "modes": {}}
+            yield state
+        finally:
+            os.close(fd)
+
+    def _reconcile(self, state: dict) -> None:
+        """Make the modes exactly what the live holders need."""
+        holders = {k: h for k, h in state["holders"].items() if _Slot.live(self.state_dir, int(k))}
+        had = {p: tuple(m) for p, m in state["modes"].items()}
+        want = _plan({p for h in holders.values() for p in h["walk"]},
+                     {p for h in holders.values() for p in h["trees"]}, had)
+        state["holders"] = holders
+        journaled = False
+        if any(had.get(path) != m for path, m in want.items()):
+            # journal first: all that is or will be changed, with its original
+            state["modes"] = {**had, **want}
+            _write_json(self.path, state)
+            journaled = state["modes"] == want
+        for path, (old, new) in had.items():
+            if path not in want:
+                try:
+                    if stat.S_IMODE(os.lstat(path).st_mode) == new:
+                        os.chmod(path, old)
+                except FileNotFoundError:
+                    pass
+        for path, (old, new) in list(want.items()):
+            if had.get(path) != (old, new):
+                try:
+                    os.chmod(path, new)
+                except FileNotFoundError:
+                    del want[path]
+                    journaled = False
+        state["modes"] = want
+        if not holders and not want:
+            _unlink(self.path)                    # every mode is back
+        elif not journaled:
+            _write_json(self.path, state)
+
+
+def _plan(walk: set[str], trees: set[str], had: Mapping[str, tuple[int, int]]
+          ) -> dict[str, tuple[int, int]]:
+    """{path: (original mode, granted mode)} that opens the walk to every path
+    of ``walk`` (closing the other entries of each directory opened) and the
+    ``trees`` to others.  Originals come from ``had`` for what is granted now."""
+    def original(path: str) -> tuple[int, int]:
+        st = os.lstat(path)
+        mode = had[path][0] if path in had else stat.S_IMODE(st.st_mode)
+        return st.st_mode, mode
+
+    ancestors = {a for t in walk for a in _ancestors(t)}
+    needed = ancestors | walk
+    want: dict[str, tuple[int, int]] = {}
+    for a in sorted(ancestors):
+        _, mode = original(a)
+        if mode & stat.S_IXOTH:
+            continue
+        want[a] = (mode, mode | stat.S_IXOTH)
+        for entry in os.scandir(a):
+            if entry.path in needed or entry.is_symlink():
+                continue
+            try:
+                _, emode = original(entry.path)
+            except FileNotFoundError:
+                continue
+            if emode & 0o007:
+                want[entry.path] = (emode, emode & ~0o007)
+    for root in sorted(trees):
+        want.update(_open_tree(root, original))   # declared readable: wins over a mask
+    return want
+
+
+def _open_tree(root: str, original) -> dict[str, tuple[int, int]]:
+    """o+rX on a readable tree that others cannot read (it was declared readable)."""
+    def grant(kind: int, mode: int) -> int:
+        add = stat.S_IROTH
+        if stat.S_ISDIR(kind) or mode & 0o111:
+            add |= stat.S_IXOTH
+        return mode | add
+
+    kind, mode = original(root)
+    want = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(kind) else 0)
+    if mode & want == want:
+        return {}   # meant to be world-readable: trust its inside
+    plan = {root: (mode, grant(kind, mode))}
+    if stat.S_ISDIR(kind):
+        for dirpath, dirnames, filenames in os.walk(root):
+            for name in dirnames + filenames:
+                p = os.path.join(dirpath, name)
+                kind, mode = original(p)
+                if not stat.S_ISLNK(kind) and grant(kind, mode) != mode:
+                    plan[p] = (mode, grant(kind, mode))
+    return plan
 
 
 _SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
 
 
-def _shared_tmp_entries() -> set[str]:
-    out: set[str] = set()
+def _clean_shared_tmp(uid: int) -> None:
+    """Delete what ``uid`` owns at the top of the shared temp dirs: the uid is
+    dedicated, so all of it was made by its runs."""
     for d in _SHARED_TMP:
         try:
-            out.update(e.path for e in os.scandir(d))
+            entries = list(os.scandir(d))
         except OSError:
-            pass
-    return out
+            continue
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+                if st.st_uid != uid:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    shutil.rmtree(entry.path, ignore_errors=True)   # fd-based: safe against symlinks
+                else:
+                    os.unlink(entry.path)
+            except OSError:
+                pass
 
 
-def _clean_shared_tmp(uid: int, before: set[str]) -> None:
-    """Delete what the run's uid created at the top of the shared temp dirs."""
-    for path in _shared_tmp_entries() - before:
-        try:
-            st = os.lstat(path)
-            if st.st_uid != uid:
-                continue
-            if stat.S_ISDIR(st.st_mode):
-                shutil.rmtree(path, ignore_errors=True)   # fd-based: safe against symlinks
-            else:
-                os.unlink(path)
-        except OSError:
-            pass
+def _grants() -> _Grants:
+    return _Grants(_state_dir())
 
 
 # --------------------------------------------------------------------------
@@ -640,10 +888,10 @@ class _Base:
     tier = "none"
     network_isolated = False
 
-    def __init__(self, readable: tuple[Path, ...], uid: int | None):
+    def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         self.readable = readable
-        self.uid = uid                        # dedicated uid, or None (runs as autofix's uid)
-        self.gid = uid
+        self.pool = pool                      # the dedicated uids, or None (runs as autofix's uid)
+        self.uid = pool[0] if pool else None  # the one a run takes when no other run is going
         self.limitations = ""
         # realpaths of the readable paths, for access grants
         self._readable_real = sorted({os.path.realpath(p) for p in readable})
@@ -654,17 +902,21 @@ class _Base:
     def describe(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def _pool_note(self) -> str:
+        if self.pool is None or len(self.pool) == 1:
+            return ""
+        return f"concurrent runs take the next free uid down to {self.pool[-1]}"
+
     # -- hooks
-    def _command(self, argv: list[str], workdir: str, env: dict[str, str], limits: Limits
-                 ) -> tuple[list[str], dict[str, str], str, list[int]]:
+    def _command(self, argv: list[str], workdir: str, env: dict[str, str], limits: Limits,
+                 uid: int | None) -> tuple[list[str], dict[str, str], str, list[int]]:
         return argv, env, workdir, []
 
-    def _nproc(self, limits: Limits) -> int:
-        if self.uid is not None:
+    def _nproc(self, limits: Limits, uid: int | None) -> int:
+        if uid is not None:
             return limits.processes
         # a shared uid: allow what it already runs, plus the run's share
-        me = os.getuid()
-        return sum(1 for p in _scan_procs().values() if p.uids[:1] == (me,)) + limits.processes
+        return len(_pids_of(os.getuid())) + limits.processes
 
     # -- run
     def run(self, argv: Sequence[str], workdir: Path, env: Mapping[str, str],
@@ -676,25 +928,25 @@ class _Base:
         if not os.path.isdir(wd):
             raise ValueError(f"workdir {wd} is not a directory")
         env = {str(k): str(v) for k, v in env.items()}
-        if self.uid is None:
+        if self.pool is None:
             with _unshared_lock:
-                return self._execute(argv, wd, env, limits)
+                return self._execute(argv, wd, env, limits, None)
         self._check_workdir(wd)
-        lock = _machine_lock()
-        with lock:
-            journal = lock.path + ".journal"
-            _Access.recover(journal)           # what a crashed autofix left...
-            _kill_uid(self.uid, self.gid)      # ...and leftovers of our uid
-            access = _Access(self.uid, self.gid, journal)
-            tmp_before = _shared_tmp_entries() if self.tier == "process" else None
-            try:
-                access.give_workdir(wd)
-                access.open_paths(wd, self._readable_real)
-                outcome = self._execute(argv, wd, env, limits)
-            finally:
-                access.undo()
-            if tmp_before is not None:
-                _clean_shared_tmp(self.uid, tmp_before)
+        with _Slot.claim(self.pool) as slot:
+            work = _Workdir(slot.uid, slot.journal)
+            dirty = False
+            # the workdir is handed back before the grants are: so the grants of the runs
+            # still going close it (a sibling of their paths) with its own mode back
+            with _grants().held(slot.uid, [wd, *self._readable_real], self._readable_real):
+                try:
+                    work.give(wd, self.pool)
+                    dirty = True                 # from here processes of the uid may exist
+                    outcome = self._execute(argv, wd, env, limits, slot.uid)
+                    dirty = False                # _execute returned: none is left
+                finally:
+                    work.undo(dirty)
+                    if self.tier == "process":   # after undo: the workdir may be at the top
+                        _clean_shared_tmp(slot.uid)
             return outcome
 
     def _check_workdir(self, wd: str) -> None:
@@ -707,18 +959,18 @@ class _Base:
             if _within(r, wd):
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
-    def _preexec(self, limits: Limits):
+    def _preexec(self, limits: Limits, uid: int | None):
         rl = [
             (resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1)),
             (resource.RLIMIT_AS, _clamp(resource.RLIMIT_AS, limits.memory_mb * 2**20)),
             (resource.RLIMIT_FSIZE, _clamp(resource.RLIMIT_FSIZE, limits.file_size_mb * 2**20)),
-            (resource.RLIMIT_NPROC, _clamp(resource.RLIMIT_NPROC, self._nproc(limits))),
+            (resource.RLIMIT_NPROC, _clamp(resource.RLIMIT_NPROC, self._nproc(limits, uid))),
             (resource.RLIMIT_CORE, (0, 0)),
         ]
         hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if hard_cpu != resource.RLIM_INFINITY:
             rl[0] = (resource.RLIMIT_CPU, (min(limits.cpu_seconds, hard_cpu),) * 2)
-        nnp = self.uid is not None and _prctl is not None
+        nnp = uid is not None and _prctl is not None
 
         def preexec() -> None:  # runs in the child, after the uid change
             for res, lim in rl:
@@ -729,19 +981,19 @@ class _Base:
         return preexec
 
     def _execute(self, argv: list[str], workdir: str, env: dict[str, str],
-                 limits: Limits) -> Outcome:
-        cmd, popen_env, cwd, pass_fds = self._command(argv, workdir, env, limits)
+                 limits: Limits, uid: int | None) -> Outcome:
+        cmd, popen_env, cwd, pass_fds = self._command(argv, workdir, env, limits, uid)
         cap = _Capture(limits.excerpt_bytes)
         extra: dict = {}
-        if self.uid is not None:
-            extra = dict(user=self.uid, group=self.gid, extra_groups=[])
+        if uid is not None:
+            extra = dict(user=uid, group=uid, extra_groups=[])
         r, w = os.pipe()
         try:
             fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, 2**20)
         except (OSError, AttributeError):
             pass
         before = {pid for pid, p in _scan_procs().items() if p.ppid == os.getpid()} \
-            if self.uid is None else set()
+            if uid is None else set()
         start = time.monotonic()
         deadline = start + limits.wall_seconds
         killed: str | None = None
@@ -751,7 +1003,7 @@ class _Base:
                     proc = subprocess.Popen(
                         cmd, stdin=subprocess.DEVNULL, stdout=w, stderr=w, env=popen_env,
                         cwd=cwd, start_new_session=True, close_fds=True, pass_fds=pass_fds,
-                        preexec_fn=self._preexec(limits), **extra)
+                        preexec_fn=self._preexec(limits, uid), **extra)
                 finally:
                     os.close(w)
                     for fd in pass_fds:
@@ -763,20 +1015,17 @@ class _Base:
                 return Outcome(code, msg, 0, time.monotonic() - start, None)
             try:
                 killed = self._pump(proc, r, cap, limits, deadline)
+                if killed is None:
+                    # it has exited; reaped now, a scan of the uid shows only the rest
+                    # (the pidfd wakes us a moment before /proc shows a zombie)
+                    proc.wait()
             finally:
                 # whatever happened (even an exception here), nothing outlives run()
-                if self.uid is not None:
-                    _kill_uid(self.uid, self.gid, spare=proc.pid)
-                    if proc.returncode is None:
-                        try:
-                            os.killpg(proc.pid, signal.SIGKILL)   # should already be dead
-                        except (ProcessLookupError, PermissionError):
-                            pass
+                if uid is not None:   # a live main process is the uid's too: swept with the rest
+                    _kill_uid(uid, uid, spare=proc.pid if proc.returncode is None else None)
                 else:
                     _kill_tree(proc, before)
                 proc.wait()
-                if self.uid is not None:
-                    _kill_uid(self.uid, self.gid)
                 self._drain(r, cap)
         returncode = None if killed else proc.returncode
         return Outcome(returncode, cap.text(), cap.total, time.monotonic() - start, killed)
@@ -856,27 +1105,6 @@ def _within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
-def _machine_lock() -> "_FileLock":
-    # one lock for every dedicated uid: runs share the grants on common
-    # ancestors (/root), so a run must not revert them under another one
-    lockdir = "/run" if os.access("/run", os.W_OK) else tempfile.gettempdir()
-    return _FileLock(os.path.join(lockdir, "autofix-sandbox.lock"))
-
-
-class _FileLock:
-    def __init__(self, path: str):
-        self.path = path
-        self.fd = -1
-
-    def __enter__(self) -> None:
-        self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-
-    def __exit__(self, *exc: object) -> None:
-        os.close(self.fd)   # releases the lock
-        self.fd = -1
-
-
 class _NoneSandbox(_Base):
     tier = "none"
     network_isolated = False
@@ -894,11 +1122,14 @@ class _ProcessSandbox(_Base):
     tier = "process"
     network_isolated = False
 
-    def __init__(self, readable: tuple[Path, ...], uid: int | None, why_not_bwrap: str = ""):
-        super().__init__(readable, uid)
-        if uid is not None:
+    def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None,
+                 why_not_bwrap: str = ""):
+        super().__init__(readable, pool)
+        if pool is not None:
             lim = ("network NOT isolated; filesystem protected by permissions only "
                    "(world-readable files are readable)")
+            if self._pool_note():
+                lim += "; " + self._pool_note()
         else:
             lim = (f"autofix is not root: runs as the same uid ({os.getuid()}) with rlimits and "
                    "process-tree kill only; network and filesystem NOT isolated")
@@ -915,10 +1146,9 @@ class _BwrapSandbox(_Base):
     tier = "bwrap"
     network_isolated = True
 
-    def __init__(self, bwrap: str, readable: tuple[Path, ...], uid: int | None):
-        super().__init__(readable, uid)
+    def __init__(self, bwrap: str, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
+        super().__init__(readable, pool)
         self.bwrap = bwrap
-        self.inner_uid = uid if uid is not None else SANDBOX_UID
         try:
             helptext = subprocess.run([bwrap, "--help"], capture_output=True, text=True,
                                       timeout=10).stdout
@@ -928,29 +1158,45 @@ class _BwrapSandbox(_Base):
         self._has_size = "--size" in helptext          # bwrap >= 0.8
         self._has_perms = "--perms" in helptext        # bwrap >= 0.5
         self._env = "/usr/bin/env" if os.access("/usr/bin/env", os.X_OK) else None
-        if uid is None:
+        self._system, self._etc_copies = self._system_args()
+        if pool is None:
             self.limitations = (f"autofix is not root: the sandbox is uid {os.getuid()} on the host "
                                 "and RLIMIT_NPROC is shared with autofix's own processes")
+        else:
+            self.limitations = self._pool_note()
 
     def describe(self) -> str:
         who = f"uid {self.uid}" if self.uid is not None else f"host uid {os.getuid()}"
         return f"bwrap (no network, {who}, read-only system)"
 
-    def _system_args(self) -> list[str]:
+    def _system_args(self) -> tuple[list[str], list[tuple[str, int]]]:
+        """/usr, its links and the /etc allowlist, the same for every run: links
+        as links, world-readable /etc files as copies (``--file``: no mount for
+        bwrap to make, which is what its setup spends its time on), the rest
+        (directories, files others may not read) bound."""
         args = ["--ro-bind", "/usr", "/usr"]
         for d in _SYSTEM_DIRS:
             if os.path.islink(d):
                 args += ["--symlink", os.readlink(d), d]
             elif os.path.isdir(d):
                 args += ["--ro-bind", d, d]
+        copies: list[tuple[str, int]] = []
         for name in _ETC_ALLOW:
             p = f"/etc/{name}"
-            if os.path.exists(p):
+            try:
+                st = os.lstat(p)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                args += ["--symlink", os.readlink(p), p]
+            elif stat.S_ISREG(st.st_mode) and st.st_mode & stat.S_IROTH:
+                copies.append((p, _memfd_copy(p, st)))
+            else:
                 args += ["--ro-bind", p, p]
-        return args
+        return args, copies
 
-    def _command(self, argv, workdir, env, limits):
-        u = self.inner_uid
+    def _command(self, argv, workdir, env, limits, uid):
+        u = SANDBOX_UID if uid is None else uid
         files = {
             "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
                            f"{SANDBOX_NAME}:x:{u}:{u}:autofix sandbox:/tmp:/bin/sh\n"
@@ -962,16 +1208,20 @@ class _BwrapSandbox(_Base):
         if self._disable_userns:
             args.append("--disable-userns")
         args += ["--die-with-parent", "--new-session", "--uid", str(u), "--gid", str(u)]
-        args += self._system_args()
+        args += self._system
+        perms = ["--perms", "0644"] if self._has_perms else []
         fds: list[int] = []
         for dest, text in files.items():
             rfd, wfd = os.pipe()
             os.write(wfd, text.encode())
             os.close(wfd)
             fds.append(rfd)
-            if self._has_perms:
-                args += ["--perms", "0644"]
-            args += ["--ro-bind-data", str(rfd), dest]
+            args += [*perms, "--file", str(rfd), dest]
+        for dest, memfd in self._etc_copies:
+            # a file description of its own, so concurrent runs each read from 0
+            fd = os.open(f"/proc/self/fd/{memfd}", os.O_RDONLY | os.O_CLOEXEC)
+            fds.append(fd)
+            args += [*perms, "--file", str(fd), dest]
         # writable tmpfs are RAM: bound them; the root and /dev are read-only
         size = ["--size", str(limits.memory_mb * 2**20)] if self._has_size else []
         args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
@@ -981,7 +1231,8 @@ class _BwrapSandbox(_Base):
         mounts: list[tuple[str, str, str]] = []
         for p in self.readable:
             lit, real = str(p), os.path.realpath(p)
-            mounts.append((real, "--ro-bind-try", real))
+            if not any(r != real and _within(real, r) for r in self._readable_real):
+                mounts.append((real, "--ro-bind-try", real))   # (else shown by the outer bind)
             if lit != real:
                 if os.path.islink(lit):
                     mounts.append((lit, "--symlink", os.readlink(lit)))
@@ -1001,17 +1252,45 @@ class _BwrapSandbox(_Base):
         return args + argv, {}, "/", fds
 
 
-def _pick_uid(uid: int | None) -> int:
-    uid = SANDBOX_UID if uid is None else uid
+_memfds: dict[tuple[str, int, int, int], int] = {}
+_memfds_lock = threading.Lock()
+
+
+def _memfd_copy(path: str, st: os.stat_result) -> int:
+    """A memfd holding a copy of ``path``, made once per process and version of the file."""
+    key = (path, st.st_ino, st.st_size, st.st_mtime_ns)
+    with _memfds_lock:
+        if key not in _memfds:
+            fd = os.memfd_create(os.path.basename(path), os.MFD_CLOEXEC)
+            with open(path, "rb") as src, open(fd, "wb", closefd=False) as dst:
+                shutil.copyfileobj(src, dst)
+            _memfds[key] = fd
+        return _memfds[key]
+
+
+def _account(uid: int) -> str | None:
+    """Why ``uid`` is not dedicated to the sandbox ("uid 1000 belongs to 'alice'"), or None."""
     for lookup, what in ((pwd.getpwuid, "uid"), (grp.getgrgid, "gid")):
         try:
             name = lookup(uid)[0]
         except KeyError:
             continue
         if name != SANDBOX_NAME:
-            raise ValueError(f"{what} {uid} belongs to {name!r}; the sandbox needs a dedicated one "
-                             f"(pass uid=...)")
-    return uid
+            return f"{what} {uid} belongs to {name!r}"
+    return None
+
+
+def _pick_pool(uid: int | None) -> tuple[int, ...]:
+    if uid is not None:
+        taken = _account(uid)
+        if taken:
+            raise ValueError(f"{taken}; the sandbox needs a dedicated one (pass uid=...)")
+        return (uid,)
+    pool = tuple(u for u in _POOL if _account(u) is None)
+    if not pool:
+        raise ValueError(f"every uid of {_POOL[-1]}-{_POOL[0]} belongs to an account; "
+                         "pass a dedicated uid=...")
+    return pool
 
 
 def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *,
@@ -1024,8 +1303,9 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *,
     warns with :class:`SandboxWarning` via ``warnings.warn``.
 
     ``readable``: host paths the command needs read-only (e.g. the Python
-    prefixes and the interpreter's directory).  ``uid``: the dedicated uid to
-    use when autofix is root (default ``SANDBOX_UID``).
+    prefixes and the interpreter's directory).  ``uid``: the one dedicated uid
+    to use when autofix is root, so runs of this sandbox take turns (default:
+    the pool from ``SANDBOX_UID`` down, one uid per concurrent run).
     """
     if requested not in ("auto", "bwrap", "process", "none"):
         raise ValueError(f"unknown sandbox tier {requested!r} (auto, bwrap, process or none)")
@@ -1035,7 +1315,7 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *,
                       "filesystem (only env, rlimits, output and time are limited)",
                       SandboxWarning, stacklevel=2)
         return _NoneSandbox(paths)
-    dedicated = _pick_uid(uid) if os.geteuid() == 0 else None
+    dedicated = _pick_pool(uid) if os.geteuid() == 0 else None
     why_not = ""
     if requested in ("auto", "bwrap"):
         bw = shutil.which("bwrap") or ("/usr/bin/bwrap" if os.access("/usr/bin/bwrap", os.X_OK) else None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import json
+import marshal
 import secrets
 import shutil
 import sys
@@ -60,7 +60,8 @@ class Validator:
         )
         self.protected = integrity.snapshot(spec.workdir, spec.protected)
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
-        self.statements_json = json.dumps(self.statements)
+        # What the runner needs, once per task: the statements and this interpreter's import path.
+        self.runner_payload = marshal.dumps((self.statements, [p for p in sys.path if p])).hex()
         self._baseline: integrity.Baseline | None | bool = False  # False: not measured yet
 
     def check(self, code: str) -> Verdict:
@@ -93,9 +94,10 @@ class Validator:
             yield work
 
     def run_checks(self, work: Path, found: Findings) -> None:
-        # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already.
+        # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already, and
+        # -S skips site's .pth files: the runner gets autofix's sys.path instead.
         nonce = f"@@autofix-{secrets.token_hex(8)}@@"
-        argv = [sys.executable, "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.statements_json]
+        argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.runner_payload]
         outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits)
         if outcome.killed:
             found.add("checks", outcome.killed, outcome.output)

@@ -2,8 +2,7 @@
 
 Each test fails when the guard it attacks is taken out of bot/sandbox.py
 (checked by mutating the module).  Kill tests use small limits so the file
-stays fast.  Runs of the sandbox are serialized machine-wide, so the file
-takes longer while other processes on the machine use the sandbox.
+stays fast.  Runs of the sandbox go in parallel, each as its own uid.
 """
 
 from __future__ import annotations
@@ -89,6 +88,21 @@ def live_procs(pred) -> list[int]:
             continue
         uids = [int(x) for x in fields[b"Uid"].split()]
         if pred(uids, cmdline):
+            found.append(int(name))
+    return found
+
+
+def sandbox_children() -> list[int]:
+    """Children of this process (alive, exiting or zombie) that run as another uid."""
+    me, uid, found = os.getpid(), os.getuid(), []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+            owner = os.stat(f"/proc/{name}").st_uid
+        except (OSError, ValueError):
+            continue
+        if int(stat[stat.rfind(b")") + 2:].split()[1]) == me and owner != uid:
             found.append(int(name))
     return found
 
@@ -291,17 +305,27 @@ def test_host_secrets_outside_readable_are_unreachable(tier, workdir, tmp_path):
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir):
+def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir, tmp_path):
     sb = get_sandbox(tier)
     code = "import sys, pytest; print(sys.prefix)"
     out = py(sb, code, workdir)
     assert out.returncode == 0, out.output
     assert out.output.strip() == sys.prefix
-    # without the prefixes the interpreter under /root is out of reach
+    # a tool in a private tree (as the interpreter under /root is) is out of reach unless
+    # declared readable.  (Not the interpreter itself: a concurrent run on this machine may
+    # hold /root open for its own readable prefixes.)
+    tool = tmp_path / "private" / "tools" / "hello.sh"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("echo TOOL-RAN\n")
+    (tmp_path / "private").chmod(0o700)
+    argv = ["/bin/sh", str(tool)]
     bare = open_sandbox(tier, readable=())
     assert bare.tier == tier
-    out = py(bare, code, workdir)
-    assert out.returncode != 0, out.output
+    out = bare.run(argv, workdir, allowed_environ(), Limits(wall_seconds=20))
+    assert out.returncode != 0 and "TOOL-RAN" not in out.output, out.output
+    declared = open_sandbox(tier, readable=[tool.parent])
+    out = declared.run(argv, workdir, allowed_environ(), Limits(wall_seconds=20))
+    assert out.returncode == 0 and out.output == "TOOL-RAN\n", out.output
 
 
 # ---------------------------------------------------------------- resources
@@ -446,27 +470,85 @@ def test_detached_grandchildren_do_not_survive(tier, mode, workdir):
     else:
         assert out.killed == "timed out after 1.5 s"
     assert token_procs(token) == []      # already gone when run() returns
+    assert sandbox_children() == []      # not even exiting, nor a zombie left to reap
     assert not wait_until(lambda: token_procs(token) != [], 0.2)
 
 
-@requires_root
-def test_concurrent_runs_do_not_kill_each_other(tmp_path):
-    sb = get_sandbox("process")
+CONCURRENT = """
+    import json, os, subprocess, sys, time
+    token, other = sys.argv[1], sys.argv[2]
+    start = time.time()
+    if token.endswith("-a"):   # a detached grandchild: it must die with this run, and only then
+        subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", token + "-orphan"],
+                         start_new_session=True, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    open("started", "w").write("yes")
+    deadline = time.monotonic() + 30
+    while not os.path.exists("go") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    try:
+        open(other).read()
+        peek = "READ"
+    except OSError as e:
+        peek = type(e).__name__
+    # a fresh interpreter needs the way to the Python prefixes open now
+    fresh = subprocess.run([sys.executable, "-c", "print('fresh')"], capture_output=True,
+                           text=True).stdout.strip()
+    print(json.dumps({"uid": os.getuid(), "go": os.path.exists("go"), "peek": peek,
+                      "fresh": fresh, "start": start, "end": time.time()}))
+"""
+
+
+@pytest.mark.parametrize("tier", ISOLATING)
+def test_concurrent_runs_overlap_and_keep_to_their_own(tier, tmp_path):
+    # Two runs from two threads; each waits for a "go" file that is written only once both
+    # have started, so they can only finish if they run at the same time.  A ends first: its
+    # detached grandchild dies with it while B runs on, then B still starts a fresh
+    # interpreter (the grants it uses outlive A's end) and ends normally.
+    sb = get_sandbox(tier)
+    tmp_path.chmod(0o700)
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    workdirs = {name: tmp_path / name for name in "ab"}
+    for wd in workdirs.values():
+        wd.mkdir()
     results = {}
 
-    def go(name: str, code: str) -> None:
-        wd = tmp_path / name
-        wd.mkdir()
-        results[name] = py(sb, code, wd)
+    def go(name: str) -> None:
+        other = workdirs["b" if name == "a" else "a"] / "started"
+        results[name] = py(sb, CONCURRENT, workdirs[name], Limits(wall_seconds=60),
+                           f"{token}-{name}", str(other))
 
-    slow = threading.Thread(target=go, args=("slow", "import time; time.sleep(0.7); print('slow done')"))
-    fast = threading.Thread(target=go, args=("fast", "print('fast done')"))
-    slow.start()
-    fast.start()
-    slow.join()
-    fast.join()
-    assert results["slow"].returncode == 0 and results["slow"].output == "slow done\n"
-    assert results["fast"].returncode == 0 and results["fast"].output == "fast done\n"
+    threads = {name: threading.Thread(target=go, args=(name,)) for name in "ab"}
+    for t in threads.values():
+        t.start()
+    try:
+        assert wait_until(lambda: all((wd / "started").exists() for wd in workdirs.values()), 30)
+        assert wait_until(lambda: token_procs(f"{token}-a-orphan") != [], 10)
+        (workdirs["a"] / "go").write_text("")
+        threads["a"].join(30)
+        assert not threads["a"].is_alive()
+        assert token_procs(f"{token}-a-orphan") == []            # gone with A...
+        assert threads["b"].is_alive() and token_procs(f"{token}-b") != []   # ...B runs on
+    finally:
+        for wd in workdirs.values():
+            (wd / "go").write_text("")
+        for t in threads.values():
+            t.join(60)
+    for name in "ab":
+        assert results[name].returncode == 0 and results[name].killed is None, results[name]
+    a, b = (json.loads(results[name].output) for name in "ab")
+    assert a["go"] and b["go"]
+    assert max(a["start"], b["start"]) < min(a["end"], b["end"])   # the runs overlapped
+    if ROOT:
+        assert a["uid"] != b["uid"]                      # each run has a uid of its own
+    assert a["peek"] != "READ" and b["peek"] != "READ"   # and cannot look into the other's workdir
+    assert a["fresh"] == b["fresh"] == "fresh"
+
+
+@requires_root
+def test_a_uid_of_an_account_is_refused():
+    with pytest.raises(ValueError, match="belongs to"):
+        open_sandbox("process", uid=0)
 
 
 # ---------------------------------------------------------------- opening
@@ -510,32 +592,46 @@ sb.run(["/bin/sh", "-c", "touch started; sleep 60", token], Path(workdir), allow
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_a_crashed_run_is_undone_by_the_next(tier, tmp_path):
+def test_crashed_runs_are_undone_by_the_next(tier, tmp_path):
+    # Two autofix processes die mid-run at once, so on two uids; one later run undoes both.
     # (system binaries only: this test grants nothing on shared paths like /root)
     tmp_path.chmod(0o700)
-    crashed = tmp_path / "crashed"
-    crashed.mkdir()
     token = f"autofix-test-{uuid.uuid4().hex}"
     mode = tmp_path.stat().st_mode
-    autofix = subprocess.Popen([sys.executable, "-c", CRASHING_AUTOFIX, tier, str(crashed), token],
-                               cwd=Path(__file__).resolve().parent.parent)
+    crashed = [tmp_path / f"crashed{i}" for i in range(2)]
+    autofixes = []
     try:
-        assert wait_until(lambda: (crashed / "started").exists() or autofix.poll() is not None, 20)
-        assert autofix.poll() is None
-        assert crashed.stat().st_uid != os.getuid()      # handed to the sandbox uid
-        assert tmp_path.stat().st_mode != mode           # and opened for it
-        autofix.kill()                                   # autofix dies mid-run
-        autofix.wait()
+        for wd in crashed:
+            wd.mkdir()
+            autofixes.append(subprocess.Popen(
+                [sys.executable, "-c", CRASHING_AUTOFIX, tier, str(wd), token],
+                cwd=Path(__file__).resolve().parent.parent))
+        for wd, autofix in zip(crashed, autofixes):
+            assert wait_until(lambda: (wd / "started").exists() or autofix.poll() is not None, 20)
+            assert autofix.poll() is None
+            assert wd.stat().st_uid != os.getuid()       # handed to a sandbox uid
+        assert crashed[0].stat().st_uid != crashed[1].stat().st_uid
+        assert tmp_path.stat().st_mode != mode           # and opened for them
+        for autofix in autofixes:
+            autofix.kill()                               # autofix dies mid-run
+            autofix.wait()
         if tier == "bwrap":   # --die-with-parent: the sandbox dies with autofix, at once
             assert wait_until(lambda: token_procs(token) == [], 5)
     finally:
-        # the next run, in any workdir, undoes what the dead one left
+        for autofix in autofixes:
+            autofix.kill()
+            autofix.wait()
+        # the next run, in any workdir, undoes what the dead ones left
         fresh = tmp_path / "fresh"
         fresh.mkdir()
         out = open_sandbox(tier).run(["/bin/sh", "-c", "echo ok"], fresh, allowed_environ(),
                                      Limits())
     assert out.returncode == 0, out.output
-    assert crashed.stat().st_uid == os.getuid()
-    assert (crashed / "started").stat().st_uid == os.getuid()
-    assert tmp_path.stat().st_mode == mode
-    assert token_procs(token) == []
+
+    def undone() -> bool:
+        return (all(p.stat().st_uid == os.getuid() for wd in crashed for p in (wd, wd / "started"))
+                and tmp_path.stat().st_mode == mode and token_procs(token) == [])
+
+    # (if a run of another process on this machine takes a crashed uid first, that run is
+    # the one that undoes it, at the same moment: hence the wait)
+    assert wait_until(undone, 30)
