@@ -1138,7 +1138,7 @@ class _ProcessSandbox(_Base):
         self.limitations = lim
 
     def describe(self) -> str:
-        who = f"uid {self.uid}" if self.uid is not None else f"same uid {os.getuid()}"
+        who = "a dedicated uid per run" if self.uid is not None else f"same uid {os.getuid()}"
         return f"process ({who}, rlimits; network NOT isolated)"
 
 
@@ -1166,7 +1166,7 @@ class _BwrapSandbox(_Base):
             self.limitations = self._pool_note()
 
     def describe(self) -> str:
-        who = f"uid {self.uid}" if self.uid is not None else f"host uid {os.getuid()}"
+        who = "a dedicated uid per run" if self.uid is not None else f"host uid {os.getuid()}"
         return f"bwrap (no network, {who}, read-only system)"
 
     def _system_args(self) -> tuple[list[str], list[tuple[str, int]]]:

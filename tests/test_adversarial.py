@@ -163,7 +163,7 @@ def test_network(inline_task, tier, listener, capsys):
         assert received == []
     else:  # the process tier can't isolate the network, and says so wherever the tier is named
         assert "NETWORK: connected" in first_feedback(report)
-        assert report["sandbox"] == "process (uid 65533, rlimits; network NOT isolated)"
+        assert report["sandbox"] == "process (a dedicated uid per run, rlimits; network NOT isolated)"
 
 
 @pytest.mark.parametrize("tier", TIERS)
