@@ -30,6 +30,9 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("--workdir", type=Path, default=Path("."), metavar="DIR", help="the repository's root (default: .)")
     plan.add_argument("--specs", metavar="GLOB", help="spec files (default: `specs` in .github/autofix.yml, else .autofix/*.yml)")
     plan.add_argument("--config", default=".github/autofix.yml", metavar="FILE", help="the repository's autofix config, relative to DIR")
+    from bot import evaluate  # its own imports are light; the heavy ones wait for a real eval
+
+    evaluate.add_arguments(commands.add_parser("eval", help="compare one-shot, repair and resampling on a task set"), SANDBOXES)
     return top
 
 
@@ -107,7 +110,13 @@ def print_plan(args: argparse.Namespace, redact: Redactor) -> int:
     return 0
 
 
-COMMANDS = {"run": run, "action": run_action, "plan": print_plan}
+def run_eval(args: argparse.Namespace, redact: Redactor) -> int:
+    from bot import evaluate
+
+    return evaluate.main(args, redact)
+
+
+COMMANDS = {"run": run, "action": run_action, "plan": print_plan, "eval": run_eval}
 
 
 def failure_lines(feedback: str, limit: int = 8) -> list[str]:

@@ -133,7 +133,14 @@ def as_reply(item, path: Path, index: int) -> Reply:
 # so names like Ollama's `llama3:8b` still work.
 PROVIDERS: dict[str, Callable[[str, ModelSettings], Model]] = {
     "replay": lambda rest, settings: ReplayModel(Path(rest)),
+    "local": lambda rest, settings: local_model(Path(rest)),
 }
+
+
+def local_model(path: Path) -> Model:
+    from bot.local_model import LocalModel  # llama.cpp loads only for a local model
+
+    return LocalModel(path)
 
 
 def open_model(settings: ModelSettings) -> Model:

@@ -1,0 +1,90 @@
+"""The three strategies `autofix eval` compares, each given the same number of model calls.
+
+All three run through `loop.solve`, so a candidate is extracted, validated (and a pass
+confirmed) exactly as `autofix run` does it, and repair's feedback is the loop's own:
+- one-shot: the loop with a budget of 1 call;
+- repair: the loop with K calls, each after the first carrying the test feedback;
+- resample: the loop with K calls whose model never sees the feedback: every call sends
+  the first prompt again, so each is a fresh independent sample and the first pass wins.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Callable
+
+from bot import prompts
+from bot.eval_results import Result, budget
+from bot.eval_tasks import Task
+from bot.loop import solve
+from bot.model import Model, Reply
+from bot.report import Report
+from bot.sandbox import Sandbox
+from bot.spec import Spec
+from bot.validate import Validator, Verdict
+
+FAILURE_CHARS = 300  # of the final failure reason kept per result
+
+
+class FreshSamples:
+    """A model wrapper that withholds the feedback: whatever the loop asks, the model
+    gets the task's first prompt, so every call is an independent sample."""
+
+    def __init__(self, model: Model, spec: Spec):
+        self.model, self.spec = model, spec
+        self.name, self.banner = model.name, model.banner
+
+    def complete(self, messages: list[dict[str, str]]) -> Reply:
+        return self.model.complete(prompts.first(self.spec))
+
+
+class TimedValidator:
+    """Adds up the time spent validating, for the share of time outside validation."""
+
+    def __init__(self, validator: Validator):
+        self.validator = validator
+        self.seconds = 0.0
+
+    def check(self, code: str) -> Verdict:
+        verdict = self.validator.check(code)
+        self.seconds += verdict.seconds
+        return verdict
+
+
+def run_pair(task: Task, strategy: str, attempts: int, model: Model, sandbox: Sandbox,
+             solutions: Path, clock: Callable[[], float] = time.monotonic) -> Result:
+    """Run one strategy on one task. The passing code lands under `solutions`, never in the
+    task's own folder: an eval leaves the repository it reads untouched."""
+    calls = budget(strategy, attempts)
+    # Equal budgets mean equal calls: a spec's own token or time budget would cut some
+    # strategies short and not others.
+    spec = task.spec.model_copy(update={
+        "max_attempts": calls, "max_tokens": None, "max_seconds": None,
+        "workdir": solutions / strategy / task.id,
+    })
+    spec.target_path.parent.mkdir(parents=True, exist_ok=True)
+    validator = TimedValidator(Validator(task.spec, sandbox))
+    asked = FreshSamples(model, spec) if strategy == "resample" else model
+    report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
+    started = clock()
+    solve(spec, asked, validator, report, clock=clock)
+    return Result(
+        task=task.id,
+        strategy=strategy,
+        passed=report.passed,
+        calls=len(report.attempts),
+        attempts=sum(a.failing_tests != ["(no code)"] for a in report.attempts),
+        tokens_in=report.tokens["input"],
+        tokens_out=report.tokens["output"],
+        seconds=round(clock() - started, 3),
+        validation_seconds=round(validator.seconds, 3),
+        failure=None if report.passed else failure_reason(report),
+    )
+
+
+def failure_reason(report: Report) -> str:
+    last = report.attempts[-1]
+    first = next((line[2:] for line in last.feedback.splitlines() if line.startswith("- ")), None)
+    reason = f"{report.stop_reason}; last: {first}" if first else report.stop_reason
+    return reason if len(reason) <= FAILURE_CHARS else reason[: FAILURE_CHARS - 3] + "..."

@@ -1,0 +1,46 @@
+"""`--model local:FILE.gguf`: a GGUF model run in-process by llama.cpp, fully offline.
+
+Needs the `local` extra (llama-cpp-python), imported only when such a model is opened.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from bot.errors import UserError
+from bot.model import Reply
+
+CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
+MAX_REPLY_TOKENS = 1024  # a whole file for a task; bounds a small model that rambles
+SEED = 0  # the same model and prompts give the same eval, while samples within a run still differ
+
+
+class LocalModel:
+    def __init__(self, path: Path):
+        if not path.is_file():
+            raise UserError(f"--model local:{path}: no such file")
+        try:
+            import llama_cpp
+        except ImportError:
+            raise UserError("--model local:...: needs llama-cpp-python: pip install 'autofix[local]'") from None
+        try:
+            self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, seed=SEED, verbose=False)
+        except ValueError as exc:  # llama.cpp's word for a file it cannot load
+            raise UserError(f"--model local:{path}: cannot load it as a GGUF model: {exc}") from None
+        self.lock = threading.Lock()  # one llama.cpp context: parallel eval workers take turns
+        self.name = f"local:{path}"
+        self.banner = f"model: {path.name} in-process via llama.cpp (offline)"
+
+    def complete(self, messages: list[dict[str, str]]) -> Reply:
+        with self.lock:
+            try:
+                out = self.llm.create_chat_completion(messages=messages, max_tokens=MAX_REPLY_TOKENS)
+            except ValueError as exc:  # e.g. the prompt does not fit the context window
+                raise UserError(f"{self.name}: {exc}") from None
+        usage = out.get("usage") or {}
+        return Reply(
+            out["choices"][0]["message"].get("content") or "",
+            usage.get("prompt_tokens", 0),
+            usage.get("completion_tokens", 0),
+        )
