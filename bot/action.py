@@ -295,9 +295,7 @@ def solve(step: Step, spec: Spec, sandbox, outcome: Outcome, name: str) -> Repor
     report = outcome.report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
 
     def show(attempt: Attempt) -> None:
-        verdict = "PASS" if attempt.passed else "FAIL"
-        used = attempt.tokens["input"] + attempt.tokens["output"]
-        with step.flow.group(f"attempt {attempt.number}/{spec.max_attempts}  {verdict}  {attempt.seconds:.2f} s  {used} tokens"):
+        with step.flow.group(attempt.headline(spec.max_attempts)):
             step.flow.untrusted(attempt.feedback)
 
     try:

@@ -201,9 +201,7 @@ class Repair:
         return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
 
     def show(self, attempt: Attempt, max_attempts: int) -> None:
-        verdict = "PASS" if attempt.passed else "FAIL"
-        used = attempt.tokens["input"] + attempt.tokens["output"]
-        with self.step.flow.group(f"attempt {attempt.number}/{max_attempts}  {verdict}  {attempt.seconds:.2f} s  {used} tokens"):
+        with self.step.flow.group(attempt.headline(max_attempts)):
             self.step.flow.untrusted(attempt.feedback or attempt.diff)
 
     def proof(self, baseline: gate.Baseline) -> str:

@@ -73,9 +73,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
 
     def show(attempt) -> None:
-        outcome = "PASS" if attempt.passed else "FAIL"
-        tokens = attempt.tokens["input"] + attempt.tokens["output"]
-        print(f"attempt {attempt.number}/{spec.max_attempts}  {outcome}  {attempt.seconds:.2f} s  {tokens} tokens")
+        print(attempt.headline(spec.max_attempts))
         for line in failure_lines(attempt.feedback):
             print(redact(f"    {line}"))
 

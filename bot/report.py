@@ -21,6 +21,12 @@ class Attempt:
     code: str
     diff: str  # against the previous attempt's code ("" for the first)
 
+    def headline(self, max_attempts: int) -> str:
+        """The attempt's one log line, the same in the CLI and the Action."""
+        verdict = "PASS" if self.passed else "FAIL"
+        used = self.tokens["input"] + self.tokens["output"]
+        return f"attempt {self.number}/{max_attempts}  {verdict}  {self.seconds:.2f} s  {used} tokens"
+
 
 @dataclass
 class Report:
