@@ -59,7 +59,11 @@ def main() -> None:
         spec = specs.load(ROOT / "examples" / "unique_items.yml", work)
         bare_file = work / "bare.py"
         bare_file.write_text(CODE + "\n" + spec.tests.code)
-        validate = {"bare python -I file.py": lambda: subprocess.run([sys.executable, "-I", str(bare_file)], check=True)}
+        # The runner starts with -S (no site .pth files); the second bare line shows that saving.
+        validate = {
+            "bare python -I file.py": lambda: subprocess.run([sys.executable, "-I", str(bare_file)], check=True),
+            "bare python -I -S file.py": lambda: subprocess.run([sys.executable, "-I", "-S", str(bare_file)], check=True),
+        }
         for tier, sandbox in sandboxes.items():
             validator = Validator(spec, sandbox)
             assert validator.check(CODE).passed, tier
