@@ -1,5 +1,9 @@
 """Run an untrusted test command with limits: the sandbox of autofix.
 
+This module holds the tiers and their API; bot/sandbox_procs.py finds, kills and reaps a
+run's processes and captures its output; bot/sandbox_state.py keeps what a run borrows from
+the host (its uid, its workdir, path grants) journaled so a crash is undone.
+
 autofix runs code a model wrote, and the repository's tests.  Both are
 untrusted, so the test command runs in one of three tiers:
 
@@ -115,27 +119,38 @@ deleted after the run too.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
 import grp
-import json
 import math
 import os
 import pwd
 import resource
 import select
 import shutil
-import signal
 import stat
 import subprocess
 import tempfile
 import threading
 import time
 import warnings
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator, Mapping, Protocol, Sequence
+from typing import Iterable, Mapping, Protocol, Sequence
+
+from bot.sandbox_procs import (
+    CHUNK,
+    PR_SET_NO_NEW_PRIVS,
+    Capture,
+    kill_tree,
+    kill_uid,
+    pids_of,
+    prctl,
+    scan_procs,
+    size,
+    subreaper,
+    unshared_lock,
+)
+from bot.sandbox_state import Slot, Workdir, clean_shared_tmp, grants
 
 __all__ = [
     "Limits",
@@ -164,8 +179,6 @@ _ETC_ALLOW = (
 )
 _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 
-_CHUNK = 256 * 1024
-_KILL_DEADLINE = 10.0
 
 
 @dataclass(frozen=True)
@@ -212,656 +225,6 @@ def allowed_environ(extra: Mapping[str, str] = {}) -> dict[str, str]:
     env["PYTHONUNBUFFERED"] = "1"
     env.update(extra)
     return env
-
-
-# --------------------------------------------------------------------------
-# /proc, prctl
-
-
-_PF_EXITING = 0x4   # task flag: in the kernel's exit path, never runs user code again
-
-
-class _Proc:
-    __slots__ = ("ppid", "state", "flags")
-
-    def __init__(self, ppid: int, state: str, flags: int):
-        self.ppid, self.state, self.flags = ppid, state, flags
-
-
-def _stat(pid: str) -> _Proc | None:
-    """State, parent and flags from /proc/<pid>/stat; None if the process is gone."""
-    try:
-        fd = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        data = os.read(fd, 1024)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    # "pid (comm) state ppid pgrp session tty tpgid flags ...": comm may hold anything
-    fields = data[data.rfind(b")") + 2:].split()
-    return _Proc(int(fields[1]), fields[0].decode(), int(fields[6]))
-
-
-def _scan_procs() -> dict[int, _Proc]:
-    procs: dict[int, _Proc] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            p = _stat(name)
-            if p is not None:
-                procs[int(name)] = p
-    return procs
-
-
-_proc_dir = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-
-
-def _pids_of(uid: int) -> list[str]:
-    """The pids (as in /proc) whose effective uid is ``uid``, zombies too.
-
-    One stat() per pid instead of reading every status file: /proc/<pid>
-    itself is owned by the effective uid even for a non-dumpable process.
-    """
-    out = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                if os.stat(name, dir_fd=_proc_dir).st_uid == uid:
-                    out.append(name)
-            except OSError:
-                pass
-    return out
-
-
-def _alive(p: _Proc) -> bool:
-    return p.state not in ("Z", "X")
-
-
-try:
-    _libc = ctypes.CDLL(None, use_errno=True)
-    _prctl = _libc.prctl
-    _prctl.restype = ctypes.c_int
-except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc
-    _prctl = None
-
-_PR_SET_CHILD_SUBREAPER = 36
-_PR_GET_CHILD_SUBREAPER = 37
-_PR_SET_NO_NEW_PRIVS = 38
-
-
-class _Subreaper:
-    """Reference-counted PR_SET_CHILD_SUBREAPER for the duration of runs."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._users = 0
-        self._restore: int | None = None
-
-    def __enter__(self) -> None:
-        with self._lock:
-            if self._users == 0 and _prctl is not None:
-                old = ctypes.c_int(0)
-                if _prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(old), 0, 0, 0) == 0 and not old.value:
-                    if _prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
-                        self._restore = 0
-            self._users += 1
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._users -= 1
-            if self._users == 0 and self._restore is not None:
-                _prctl(_PR_SET_CHILD_SUBREAPER, self._restore, 0, 0, 0)
-                self._restore = None
-
-
-_subreaper = _Subreaper()
-_unshared_lock = threading.Lock()   # serializes runs that have no dedicated uid
-
-
-def _reap(pid: int) -> bool:
-    """Reap a zombie child; False if it cannot be yet (a thread-group leader
-    that exited while its other threads still run shows as a zombie too)."""
-    try:
-        return os.waitpid(pid, os.WNOHANG)[0] != 0
-    except ChildProcessError:
-        return True
-
-
-def _kill_as_uid(uid: int, gid: int) -> None:
-    """kill(-1, SIGKILL) as ``uid``: every process of that uid, atomically."""
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover - child
-        try:
-            os.setgroups([])
-            os.setgid(gid)
-            os.setuid(uid)
-            os.kill(-1, signal.SIGKILL)
-        except BaseException:
-            os._exit(1)
-        os._exit(0)
-    os.waitpid(pid, 0)
-
-
-def _kill_uid(uid: int, gid: int, spare: int | None = None) -> None:
-    """Kill every process of ``uid``; return once /proc shows none, having
-    reaped those that are our children.
-
-    ``spare`` is a main child still unreaped, left for Popen.  A kill(-1) sweep
-    is made whenever a process of the uid is seen that may still run user
-    code; one that is already exiting (bwrap's pid 1, finishing off its
-    namespace) is only waited for.  Returning needs a scan that shows nothing
-    at all (module docstring: then nothing can be hiding).
-    """
-    me = os.getpid()
-    deadline = time.monotonic() + _KILL_DEADLINE
-    while True:
-        sweep, seen, wait_for = False, False, None
-        for name in _pids_of(uid):
-            p = _stat(name)
-            pid = int(name)
-            if p is None or (pid == spare and not _alive(p)):
-                continue
-            seen = True
-            if not _alive(p):
-                if p.ppid == me and not _reap(pid):
-                    sweep, wait_for = True, pid   # a leader whose threads still run
-            else:
-                wait_for = pid
-                if not p.flags & _PF_EXITING:
-                    sweep = True
-        if not seen:
-            return
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"processes of uid {uid} survived SIGKILL for {_KILL_DEADLINE:g} s")
-        if sweep:
-            _kill_as_uid(uid, gid)
-        _wait_exit(wait_for)
-
-
-def _wait_exit(pid: int | None) -> None:
-    """Wait a little for ``pid`` to exit, waking as soon as it does (pidfd)."""
-    try:
-        fd = os.pidfd_open(pid) if pid is not None else None
-    except ProcessLookupError:
-        return                      # gone already: look again at once
-    except OSError:
-        fd = None
-    if fd is None:
-        time.sleep(0.001)
-        return
-    try:
-        select.select([fd], [], [], 0.01)
-    finally:
-        os.close(fd)
-
-
-def _kill_tree(main: subprocess.Popen, before: set[int]) -> None:
-    """Kill the run's process group and every descendant of the run.
-
-    Descendants are the main process's subtree plus the children autofix
-    gained during the run (orphans re-parented to us, the subreaper) that were
-    not children before the run, and their subtrees.
-    """
-    me = os.getpid()
-    deadline = time.monotonic() + _KILL_DEADLINE
-    while True:
-        if main.returncode is None:
-            try:
-                os.killpg(main.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        procs = _scan_procs()
-        children: dict[int, list[int]] = {}
-        for pid, p in procs.items():
-            children.setdefault(p.ppid, []).append(pid)
-        roots = [main.pid] + [pid for pid in children.get(me, ()) if pid not in before]
-        seen: set[int] = set()
-        stack = list(roots)
-        while stack:
-            pid = stack.pop()
-            if pid in seen or pid not in procs:
-                continue
-            seen.add(pid)
-            stack.extend(children.get(pid, ()))
-        live = [pid for pid in seen if _alive(procs[pid])]
-        for pid in live:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-        for pid in seen:
-            if pid != main.pid and procs[pid].ppid == me and not _alive(procs[pid]):
-                _reap(pid)
-        if not live:
-            return
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"processes of the run survived SIGKILL for {_KILL_DEADLINE:g} s")
-        time.sleep(0.002)
-
-
-# --------------------------------------------------------------------------
-# output
-
-
-def _size(n: int) -> str:
-    if n >= 2**20 and n % 2**20 == 0:
-        return f"{n // 2**20} MiB"
-    if n >= 1024 and n % 1024 == 0:
-        return f"{n // 1024} KiB"
-    return f"{n} bytes"
-
-
-class _Capture:
-    """Keeps a short head and a long tail of the output; counts everything."""
-
-    def __init__(self, excerpt: int):
-        self.excerpt = max(0, excerpt)
-        self.head_max = min(self.excerpt // 8, 4096)
-        self.tail_max = self.excerpt - self.head_max
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, data: bytes) -> None:
-        self.total += len(data)
-        room = self.head_max - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        if data and self.tail_max:
-            self.tail += data
-            if len(self.tail) > 2 * self.tail_max + _CHUNK:
-                del self.tail[:-self.tail_max]
-
-    def text(self) -> str:
-        if self.total <= self.excerpt:
-            return (bytes(self.head) + bytes(self.tail)).decode(errors="replace")
-        tail = bytes(self.tail[-self.tail_max:]) if self.tail_max else b""
-        # cut on line boundaries when they are near
-        nl = tail.find(b"\n", 0, 1024)
-        if 0 <= nl < len(tail) - 1:
-            tail = tail[nl + 1:]
-        head = bytes(self.head)
-        nl = head.rfind(b"\n")
-        if nl >= len(head) // 2:
-            head = head[:nl + 1]
-        cut = self.total - len(head) - len(tail)
-        text = head.decode(errors="replace")
-        if text and not text.endswith("\n"):
-            text += "\n"
-        return f"{text}[... {cut} bytes cut ...]\n{tail.decode(errors='replace')}"
-
-
-# --------------------------------------------------------------------------
-# the run's uid, its workdir and the shared grants (root only)
-
-
-def _ancestors(path: str) -> list[str]:
-    out = []
-    parent = os.path.dirname(path)
-    while parent != path:
-        out.append(parent)
-        path, parent = parent, os.path.dirname(parent)
-    return out[::-1]   # "/" first
-
-
-def _state_dir() -> str:
-    """/run/autofix-sandbox: the uid locks, their journals and the grants (root's only)."""
-    base = "/run" if os.access("/run", os.W_OK) else tempfile.gettempdir()
-    path = os.path.join(base, "autofix-sandbox")
-    try:
-        os.mkdir(path, 0o700)
-    except FileExistsError:
-        pass
-    st = os.lstat(path)
-    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise RuntimeError(f"{path} is not a private directory of uid {os.getuid()}")
-    return path
-
-
-def _write_json(path: str, state: dict) -> None:
-    tmp = path + ".tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    with os.fdopen(fd, "w") as f:
-        json.dump(state, f)
-    os.replace(tmp, path)
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def _open_lock(path: str) -> int:
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-
-
-def _try_flock(fd: int) -> bool:
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-
-
-class _Slot:
-    """One uid of the pool, claimed for one run by holding its flock."""
-
-    def __init__(self, state_dir: str, uid: int):
-        self.uid = uid
-        self.lock = os.path.join(state_dir, f"uid-{uid}.lock")
-        self.journal = os.path.join(state_dir, f"uid-{uid}.journal")
-        self.fd = -1
-
-    @staticmethod
-    @contextmanager
-    def claim(pool: Sequence[int]) -> Iterator["_Slot"]:
-        """The first free uid of ``pool``, after recovering every crashed uid of it."""
-        state_dir = _state_dir()
-        names = set(os.listdir(state_dir))
-        crashed = {uid for uid in pool if f"uid-{uid}.journal" in names}
-        chosen: _Slot | None = None
-        try:
-            for uid in pool:
-                if chosen is not None and uid not in crashed:
-                    continue
-                slot = _Slot(state_dir, uid)
-                slot.fd = _open_lock(slot.lock)
-                try:
-                    if not _try_flock(slot.fd):
-                        continue               # in use by a live run
-                    if uid in crashed:
-                        _Workdir.recover(uid, slot.journal)
-                    if chosen is None:
-                        chosen, slot = slot, None
-                finally:
-                    if slot is not None:
-                        os.close(slot.fd)
-            if chosen is None:                 # every uid busy: wait for the first
-                chosen = _Slot(state_dir, pool[0])
-                chosen.fd = _open_lock(chosen.lock)
-                fcntl.flock(chosen.fd, fcntl.LOCK_EX)
-                if os.path.exists(chosen.journal):
-                    _Workdir.recover(chosen.uid, chosen.journal)
-            yield chosen
-        finally:
-            if chosen is not None:
-                os.close(chosen.fd)            # releases the uid
-
-    @staticmethod
-    def live(state_dir: str, uid: int) -> bool:
-        """Whether a run holds ``uid`` now (probing its lock never blocks)."""
-        try:
-            fd = os.open(os.path.join(state_dir, f"uid-{uid}.lock"),
-                         os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return False
-        try:
-            return not _try_flock(fd)
-        finally:
-            os.close(fd)
-
-
-class _Workdir:
-    """chown the workdir to the run's uid and close it to others; ``undo()``
-    restores it.  Journaled in the uid's journal before anything changes, so
-    that a run whose autofix died is undone by the next run (``recover``).
-    """
-
-    def __init__(self, uid: int, journal: str):
-        self.uid = self.gid = uid
-        self.journal = journal
-        self.workdir: str | None = None
-        self.owner = (0, 0)
-        self.owners: dict[str, tuple[int, int]] = {}
-        self.mode = 0                                   # the workdir's own mode before the run
-
-    def _save(self) -> None:
-        _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner,
-                                   "owners": self.owners, "mode": self.mode})
-
-    @classmethod
-    def recover(cls, uid: int, journal: str) -> None:
-        """Undo a crashed run of ``uid``: its processes, its workdir, its temp files."""
-        work = cls(uid, journal)
-        try:
-            with open(journal) as f:
-                state = json.load(f)
-            work.workdir = state["workdir"]
-            work.owner = tuple(state["owner"])
-            work.owners = {k: tuple(v) for k, v in state["owners"].items()}
-            work.mode = state["mode"]
-        except (OSError, ValueError, KeyError, TypeError):
-            work.workdir = None          # written half: nothing was handed over yet
-        _kill_uid(uid, uid)
-        if work.workdir is not None and not os.path.isdir(work.workdir):
-            work.workdir = None
-        work.undo(dirty=False)
-        _clean_shared_tmp(uid)     # after undo: the workdir itself may be at the top
-
-    # -- ownership of the workdir
-    def _entries(self, root: str) -> Iterable[tuple[str, os.stat_result]]:
-        rst = os.lstat(root)
-        yield root, rst
-        for dirpath, dirnames, filenames in os.walk(root):
-            keep = []
-            for name in dirnames:
-                p = os.path.join(dirpath, name)
-                st = os.lstat(p)
-                if st.st_dev != rst.st_dev:
-                    continue   # another filesystem mounted inside: leave it alone
-                if not stat.S_ISLNK(st.st_mode):
-                    keep.append(name)
-                yield p, st
-            dirnames[:] = keep
-            for name in filenames:
-                p = os.path.join(dirpath, name)
-                st = os.lstat(p)
-                if st.st_dev == rst.st_dev:
-                    yield p, st
-
-    def give(self, workdir: str, pool: Sequence[int]) -> None:
-        st = os.lstat(workdir)
-        if st.st_uid in pool:
-            raise ValueError(f"workdir {workdir} is in use by another sandbox run")
-        entries = list(self._entries(workdir))
-        links: dict[tuple[int, int], int] = {}
-        for _, est in entries:
-            if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
-                links[est.st_dev, est.st_ino] = links.get((est.st_dev, est.st_ino), 0) + 1
-        self.owner = (st.st_uid, st.st_gid)
-        todo = []
-        for path, est in entries:
-            if stat.S_ISREG(est.st_mode) and est.st_nlink > links.get((est.st_dev, est.st_ino), 1):
-                continue   # hard-linked from outside: chowning it would give that file away
-            if (est.st_uid, est.st_gid) == (self.uid, self.gid):
-                continue
-            if (est.st_uid, est.st_gid) != self.owner:
-                self.owners[path] = (est.st_uid, est.st_gid)
-            todo.append(path)
-        self.workdir, self.mode = workdir, stat.S_IMODE(st.st_mode)
-        self._save()
-        for path in todo:
-            os.lchown(path, self.uid, self.gid)
-        # another run's uid may walk to here (the grants are shared): keep it out
-        os.chmod(workdir, self.mode & ~0o007)
-
-    def undo(self, dirty: bool) -> None:
-        """Hand the workdir back.  ``dirty``: processes of the uid may be left,
-        so the journal stays, emptied, for the next run to sweep the uid."""
-        errors = []
-        if self.workdir is not None:
-            try:
-                for path, st in self._entries(self.workdir):
-                    if st.st_uid == self.uid or st.st_gid == self.gid:
-                        os.lchown(path, *self.owners.get(path, self.owner))
-                if stat.S_IMODE(os.lstat(self.workdir).st_mode) == self.mode & ~0o007:
-                    os.chmod(self.workdir, self.mode)
-            except OSError as e:
-                errors.append(e)
-        if errors:
-            raise errors[0]
-        self.workdir = None
-        if dirty:
-            self._save()
-        else:
-            _unlink(self.journal)
-
-
-class _Grants:
-    """The mode changes that let the runs' uids reach their workdirs and the
-    readable paths, shared by every run of the machine (module docstring)."""
-
-    def __init__(self, state_dir: str):
-        self.state_dir = state_dir
-        self.lock = os.path.join(state_dir, "grants.lock")
-        self.path = os.path.join(state_dir, "grants.json")
-
-    @contextmanager
-    def held(self, uid: int, walk: list[str], trees: list[str]) -> Iterator[None]:
-        with self._state() as state:
-            state["holders"][str(uid)] = {"walk": walk, "trees": trees}
-            self._reconcile(state)
-        try:
-            yield
-        finally:
-            with self._state() as state:
-                state["holders"].pop(str(uid), None)
-                self._reconcile(state)
-
-    @contextmanager
-    def _state(self) -> Iterator[dict]:
-        fd = _open_lock(self.lock)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                with open(self.path) as f:
-                    state = json.load(f)
-            except FileNotFoundError:
-                state = {"holders": {}, "modes": {}}
-            yield state
-        finally:
-            os.close(fd)
-
-    def _reconcile(self, state: dict) -> None:
-        """Make the modes exactly what the live holders need."""
-        holders = {k: h for k, h in state["holders"].items() if _Slot.live(self.state_dir, int(k))}
-        had = {p: tuple(m) for p, m in state["modes"].items()}
-        want = _plan({p for h in holders.values() for p in h["walk"]},
-                     {p for h in holders.values() for p in h["trees"]}, had)
-        state["holders"] = holders
-        journaled = False
-        if any(had.get(path) != m for path, m in want.items()):
-            # journal first: all that is or will be changed, with its original
-            state["modes"] = {**had, **want}
-            _write_json(self.path, state)
-            journaled = state["modes"] == want
-        for path, (old, new) in had.items():
-            if path not in want:
-                try:
-                    if stat.S_IMODE(os.lstat(path).st_mode) == new:
-                        os.chmod(path, old)
-                except FileNotFoundError:
-                    pass
-        for path, (old, new) in list(want.items()):
-            if had.get(path) != (old, new):
-                try:
-                    os.chmod(path, new)
-                except FileNotFoundError:
-                    del want[path]
-                    journaled = False
-        state["modes"] = want
-        if not holders and not want:
-            _unlink(self.path)                    # every mode is back
-        elif not journaled:
-            _write_json(self.path, state)
-
-
-def _plan(walk: set[str], trees: set[str], had: Mapping[str, tuple[int, int]]
-          ) -> dict[str, tuple[int, int]]:
-    """{path: (original mode, granted mode)} that opens the walk to every path
-    of ``walk`` (closing the other entries of each directory opened) and the
-    ``trees`` to others.  Originals come from ``had`` for what is granted now."""
-    def original(path: str) -> tuple[int, int]:
-        st = os.lstat(path)
-        mode = had[path][0] if path in had else stat.S_IMODE(st.st_mode)
-        return st.st_mode, mode
-
-    ancestors = {a for t in walk for a in _ancestors(t)}
-    needed = ancestors | walk
-    want: dict[str, tuple[int, int]] = {}
-    for a in sorted(ancestors):
-        _, mode = original(a)
-        if mode & stat.S_IXOTH:
-            continue
-        want[a] = (mode, mode | stat.S_IXOTH)
-        for entry in os.scandir(a):
-            if entry.path in needed or entry.is_symlink():
-                continue
-            try:
-                _, emode = original(entry.path)
-            except FileNotFoundError:
-                continue
-            if emode & 0o007:
-                want[entry.path] = (emode, emode & ~0o007)
-    for root in sorted(trees):
-        want.update(_open_tree(root, original))   # declared readable: wins over a mask
-    return want
-
-
-def _open_tree(root: str, original) -> dict[str, tuple[int, int]]:
-    """o+rX on a readable tree that others cannot read (it was declared readable)."""
-    def grant(kind: int, mode: int) -> int:
-        add = stat.S_IROTH
-        if stat.S_ISDIR(kind) or mode & 0o111:
-            add |= stat.S_IXOTH
-        return mode | add
-
-    kind, mode = original(root)
-    want = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(kind) else 0)
-    if mode & want == want:
-        return {}   # meant to be world-readable: trust its inside
-    plan = {root: (mode, grant(kind, mode))}
-    if stat.S_ISDIR(kind):
-        for dirpath, dirnames, filenames in os.walk(root):
-            for name in dirnames + filenames:
-                p = os.path.join(dirpath, name)
-                kind, mode = original(p)
-                if not stat.S_ISLNK(kind) and grant(kind, mode) != mode:
-                    plan[p] = (mode, grant(kind, mode))
-    return plan
-
-
-_SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
-
-
-def _clean_shared_tmp(uid: int) -> None:
-    """Delete what ``uid`` owns at the top of the shared temp dirs: the uid is
-    dedicated, so all of it was made by its runs."""
-    for d in _SHARED_TMP:
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for entry in entries:
-            try:
-                st = entry.stat(follow_symlinks=False)
-                if st.st_uid != uid:
-                    continue
-                if stat.S_ISDIR(st.st_mode):
-                    shutil.rmtree(entry.path, ignore_errors=True)   # fd-based: safe against symlinks
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
-
-
-def _grants() -> _Grants:
-    return _Grants(_state_dir())
 
 
 # --------------------------------------------------------------------------
@@ -916,7 +279,7 @@ class _Base:
         if uid is not None:
             return limits.processes
         # a shared uid: allow what it already runs, plus the run's share
-        return len(_pids_of(os.getuid())) + limits.processes
+        return len(pids_of(os.getuid())) + limits.processes
 
     # -- run
     def run(self, argv: Sequence[str], workdir: Path, env: Mapping[str, str],
@@ -929,15 +292,15 @@ class _Base:
             raise ValueError(f"workdir {wd} is not a directory")
         env = {str(k): str(v) for k, v in env.items()}
         if self.pool is None:
-            with _unshared_lock:
+            with unshared_lock:
                 return self._execute(argv, wd, env, limits, None)
         self._check_workdir(wd)
-        with _Slot.claim(self.pool) as slot:
-            work = _Workdir(slot.uid, slot.journal)
+        with Slot.claim(self.pool) as slot:
+            work = Workdir(slot.uid, slot.journal)
             dirty = False
             # the workdir is handed back before the grants are: so the grants of the runs
             # still going close it (a sibling of their paths) with its own mode back
-            with _grants().held(slot.uid, [wd, *self._readable_real], self._readable_real):
+            with grants().held(slot.uid, [wd, *self._readable_real], self._readable_real):
                 try:
                     work.give(wd, self.pool)
                     dirty = True                 # from here processes of the uid may exist
@@ -946,7 +309,7 @@ class _Base:
                 finally:
                     work.undo(dirty)
                     if self.tier == "process":   # after undo: the workdir may be at the top
-                        _clean_shared_tmp(slot.uid)
+                        clean_shared_tmp(slot.uid)
             return outcome
 
     def _check_workdir(self, wd: str) -> None:
@@ -970,20 +333,20 @@ class _Base:
         hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if hard_cpu != resource.RLIM_INFINITY:
             rl[0] = (resource.RLIMIT_CPU, (min(limits.cpu_seconds, hard_cpu),) * 2)
-        nnp = uid is not None and _prctl is not None
+        nnp = uid is not None and prctl is not None
 
         def preexec() -> None:  # runs in the child, after the uid change
             for res, lim in rl:
                 resource.setrlimit(res, lim)
             if nnp:
-                _prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+                prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
         return preexec
 
     def _execute(self, argv: list[str], workdir: str, env: dict[str, str],
                  limits: Limits, uid: int | None) -> Outcome:
         cmd, popen_env, cwd, pass_fds = self._command(argv, workdir, env, limits, uid)
-        cap = _Capture(limits.excerpt_bytes)
+        cap = Capture(limits.excerpt_bytes)
         extra: dict = {}
         if uid is not None:
             extra = dict(user=uid, group=uid, extra_groups=[])
@@ -992,12 +355,12 @@ class _Base:
             fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, 2**20)
         except (OSError, AttributeError):
             pass
-        before = {pid for pid, p in _scan_procs().items() if p.ppid == os.getpid()} \
+        before = {pid for pid, p in scan_procs().items() if p.ppid == os.getpid()} \
             if uid is None else set()
         start = time.monotonic()
         deadline = start + limits.wall_seconds
         killed: str | None = None
-        with _subreaper:
+        with subreaper:
             try:
                 try:
                     proc = subprocess.Popen(
@@ -1022,16 +385,16 @@ class _Base:
             finally:
                 # whatever happened (even an exception here), nothing outlives run()
                 if uid is not None:   # a live main process is the uid's too: swept with the rest
-                    _kill_uid(uid, uid, spare=proc.pid if proc.returncode is None else None)
+                    kill_uid(uid, uid, spare=proc.pid if proc.returncode is None else None)
                 else:
-                    _kill_tree(proc, before)
+                    kill_tree(proc, before)
                 proc.wait()
                 self._drain(r, cap)
         returncode = None if killed else proc.returncode
         return Outcome(returncode, cap.text(), cap.total, time.monotonic() - start, killed)
 
     @staticmethod
-    def _pump(proc: subprocess.Popen, r: int, cap: _Capture, limits: Limits,
+    def _pump(proc: subprocess.Popen, r: int, cap: Capture, limits: Limits,
               deadline: float) -> str | None:
         """Read output until the main process exits; the reason to kill, if any."""
         try:
@@ -1051,7 +414,7 @@ class _Base:
                 exited = False
                 for fd, _ev in poller.poll(math.ceil(wait * 1000)):
                     if fd == r:
-                        data = os.read(r, _CHUNK)
+                        data = os.read(r, CHUNK)
                         if data:
                             cap.feed(data)
                         else:
@@ -1059,7 +422,7 @@ class _Base:
                     else:
                         exited = True
                 if cap.total > limits.output_bytes:
-                    return f"output limit of {_size(limits.output_bytes)} exceeded"
+                    return f"output limit of {size(limits.output_bytes)} exceeded"
                 if exited or (pidfd is None and proc.poll() is not None):
                     return None
         finally:
@@ -1067,14 +430,14 @@ class _Base:
                 os.close(pidfd)
 
     @staticmethod
-    def _drain(r: int, cap: _Capture) -> None:
+    def _drain(r: int, cap: Capture) -> None:
         """Read what is left in the pipe; every writer is dead by now."""
         os.set_blocking(r, False)
         end = time.monotonic() + 2.0
         try:
             while time.monotonic() < end:
                 try:
-                    data = os.read(r, _CHUNK)
+                    data = os.read(r, CHUNK)
                 except BlockingIOError:
                     select.select([r], [], [], max(0.0, end - time.monotonic()))
                     continue
