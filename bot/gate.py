@@ -17,7 +17,7 @@ from pathlib import Path
 from bot import integrity
 from bot.integrity import DETAIL_CHARS, Case
 from bot.sandbox import Limits, Sandbox, allowed_environ
-from bot.validate import DETERMINISTIC, SKIPPED
+from bot.validate import DETERMINISTIC, SKIPPED, keep_tail
 
 
 
@@ -153,9 +153,7 @@ def feedback(verdict: Judgement, run: SuiteRun, budget: int = 6000) -> str:
     room = budget - len(head) - 20
     if not details or room <= 200:
         return head[:budget]
-    if len(details) > room:
-        details = f"[... {len(details) - room + 40} characters cut ...]\n" + details[-(room - 40) :]
-    return f"{head}\n\nDetails:\n{details}"
+    return f"{head}\n\nDetails:\n{keep_tail(details, room)}"
 
 
 def lines(pairs: list[tuple[str, str]]) -> str:
