@@ -9,12 +9,12 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from fake_github import FakeGitHub
+from fake_github import FIXTURES_DIR, FakeGitHub
 from fake_openai import ScriptedOpenAI
 
 from bot.cli import main
 
-EVENTS = Path(__file__).resolve().parents[2] / "shared/fixtures/github/events"
+EVENTS = FIXTURES_DIR / "events"
 REPO = "Codertocat/Hello-World"  # the repository of the recorded payloads
 TOKEN = "ghs_plantedGitHubToken0123456789"
 API_KEY = "sk-planted-openai-key-0123456789"

@@ -93,7 +93,8 @@ __all__ = [
 def _find_fixtures_dir() -> Path:
     env = os.environ.get("FAKE_GITHUB_FIXTURES")
     candidates = [Path(env)] if env else []
-    # CI lays shared/ beside the clone, wherever the clone is.
+    # A copy travels with the repository (for CI on GitHub); the workplace's shared/ is the source.
+    candidates.append(Path(__file__).resolve().parent / "fixtures" / "github")
     candidates.append(Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github")
     for c in candidates:
         if (c / "api" / "repos.get.json").is_file():
