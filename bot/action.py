@@ -300,9 +300,6 @@ def solve(step: Step, spec: Spec, sandbox, outcome: Outcome, name: str) -> Repor
 
     try:
         repair_loop(spec, model, Validator(spec, sandbox), report, on_attempt=show)
-    except (UserError, ModelUnavailable) as exc:
-        report.stop_reason = f"stopped: {exc}"
-        raise
     finally:
         outcome.attempts = len(report.attempts)
         outcome.passed = report.passed

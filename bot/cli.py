@@ -79,9 +79,6 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
 
     try:
         solve(spec, model, Validator(spec, sandbox), report, on_attempt=show)
-    except (UserError, ModelUnavailable) as exc:
-        report.stop_reason = f"stopped: {exc}"
-        raise
     finally:
         if args.report:
             report.write(args.report, redact)

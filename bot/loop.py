@@ -1,7 +1,7 @@
 """The repair loop: generate, run the tests, feed the failures back, until they pass or the budget ends.
 
 Control flow: the model's errors (UserError, ModelUnavailable) propagate to the caller, who
-still holds `report` with every attempt made so far.
+still holds `report` with every attempt made so far and a stop reason that names the error.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import time
 from typing import Callable
 
 from bot import prompts
+from bot.errors import ModelUnavailable, UserError
 from bot.extract import NoCode, extract_code
 from bot.model import Model
 from bot.report import Attempt, Report, code_diff
@@ -32,7 +33,11 @@ def solve(
     previous: str | None = None
     for number in range(1, spec.max_attempts + 1):
         attempt_started = clock()
-        reply = model.complete(messages)
+        try:
+            reply = model.complete(messages)
+        except (UserError, ModelUnavailable) as exc:
+            report.stop_reason = f"stopped: {exc}"
+            raise
         try:
             code = extract_code(reply.text, spec.required_name)
             verdict = confirmed(validator, code)
