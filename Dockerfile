@@ -9,8 +9,9 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap=0.8.0-2+deb12u1 git=1:2.39.5-0+deb12u3 \
  && rm -rf /var/lib/apt/lists/*
 
-# The unprivileged user the tests run as (bot/sandbox.py: SANDBOX_UID, SANDBOX_NAME); autofix
-# itself stays root so it can drop every test run to it.
+# A name for the first uid of the sandbox's pool (bot/sandbox.py: SANDBOX_UID, SANDBOX_NAME;
+# concurrent runs take the next free uid down to 65502, which need no account). autofix itself
+# stays root so it can drop every test run to one of them.
 RUN groupadd --system --gid 65533 autofix-sandbox \
  && useradd --system --uid 65533 --gid 65533 --no-create-home --home-dir /nonexistent \
       --shell /usr/sbin/nologin autofix-sandbox
