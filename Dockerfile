@@ -18,7 +18,7 @@ RUN groupadd --system --gid 65533 autofix-sandbox \
 
 # The versions the test suite ran against, pinned; autofix itself then installs without resolving.
 RUN pip install --no-cache-dir \
-      openai==3.57.0 PyGithub==2.10.0 GitPython==3.2.1 PyYAML==6.0.4 pydantic==2.14.4
+      openai==3.57.0 PyGithub==2.10.0 PyYAML==6.0.4 pydantic==2.14.4
 
 COPY pyproject.toml README.md /opt/autofix/
 COPY bot /opt/autofix/bot
