@@ -8,7 +8,6 @@ baseline fails, errors, is skipped or is missing.
 
 from __future__ import annotations
 
-import secrets
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -16,8 +15,8 @@ from pathlib import Path
 
 from bot import integrity
 from bot.integrity import DETAIL_CHARS, Case
-from bot.sandbox import Limits, Sandbox, allowed_environ
-from bot.validate import DETERMINISTIC, SKIPPED, keep_tail
+from bot.sandbox import Limits, Sandbox
+from bot.validate import SKIPPED, keep_tail, run_tests
 
 
 
@@ -52,12 +51,7 @@ class Suite:
             work = Path(scratch) / "work"
             shutil.copytree(folder, work, symlinks=True, ignore=SKIPPED)
             before = integrity.snapshot(work, self.protected)
-            junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"
-            # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
-            env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": f"--junitxml={junit} -p no:cacheprovider"})
-            outcome = self.sandbox.run(["/bin/sh", "-c", self.command], work, env, self.limits)
-            cases = integrity.read_junit(junit)
-            junit.unlink(missing_ok=True)
+            outcome, cases = run_tests(self.sandbox, self.command, work, self.limits)
             tampered = integrity.tampering(before, integrity.snapshot(work, self.protected))
         if cases is None:  # not pytest, or it died: the command itself is the one test
             passed = outcome.returncode == 0 and not outcome.killed

@@ -110,7 +110,7 @@ class Validator:
 
     def run_command(self, work: Path, found: Findings) -> None:
         baseline = self.baseline()
-        outcome, cases = self.run_suite(work)
+        outcome, cases = run_tests(self.sandbox, self.spec.tests.command, work, self.limits)
         if outcome.killed:
             found.add(self.spec.tests.command, outcome.killed, outcome.output)
             return
@@ -129,21 +129,25 @@ class Validator:
         if problems or outcome.returncode != 0:
             found.details.append(outcome.output)
 
-    def run_suite(self, work: Path, extra_options: str = "") -> tuple[Outcome, list[integrity.Case] | None]:
-        junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"  # the sandbox can write only here
-        # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
-        options = f"--junitxml={junit} -p no:cacheprovider {extra_options}".strip()
-        env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": options})
-        outcome = self.sandbox.run(["/bin/sh", "-c", self.spec.tests.command], work, env, self.limits)
-        return outcome, integrity.read_junit(junit)
-
     def baseline(self) -> integrity.Baseline | None:
         """The original suite's tests, measured once per task; None when the command isn't pytest."""
         if self._baseline is False:
             with self.scratch_copy() as work:
-                _, cases = self.run_suite(work, "--continue-on-collection-errors")
+                _, cases = run_tests(self.sandbox, self.spec.tests.command, work, self.limits, "--continue-on-collection-errors")
             self._baseline = None if cases is None else integrity.Baseline.from_cases(cases, self.spec.workdir)
         return self._baseline
+
+
+def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, extra_options: str = "") -> tuple[Outcome, list[integrity.Case] | None]:
+    """The test command in the sandbox, and its JUnit cases when it ran pytest (else None)."""
+    junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"  # the sandbox can write only here
+    # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
+    options = f"--junitxml={junit} -p no:cacheprovider {extra_options}".strip()
+    env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": options})
+    outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits)
+    cases = integrity.read_junit(junit)
+    junit.unlink(missing_ok=True)
+    return outcome, cases
 
 
 def python_paths() -> list[Path]:
