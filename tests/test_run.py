@@ -147,3 +147,14 @@ def test_malformed_spec_exits_2_naming_the_line(tmp_path):
     assert result.returncode == 2
     assert result.stderr.startswith(f"autofix: error: {spec}:5:1: invalid YAML: ")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_the_endpoint_and_key_come_from_the_environment(task, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    monkeypatch.setenv("AUTOFIX_MODEL", "env-model")
+    with ScriptedOpenAI([RIGHT]) as fake:
+        monkeypatch.setenv("OPENAI_BASE_URL", fake.base_url)
+        assert main(["run", str(task)]) == 0
+    request = fake.requests[0]
+    assert request.headers["authorization"] == "Bearer sk-from-the-environment"
+    assert request.json["model"] == "env-model"
