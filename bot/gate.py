@@ -8,15 +8,13 @@ baseline fails, errors, is skipped or is missing.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot import integrity
 from bot.integrity import DETAIL_CHARS, Case
 from bot.sandbox import Limits, Sandbox
-from bot.validate import SKIPPED, keep_tail, run_tests
+from bot.validate import keep_tail, run_tests, scratch_copy
 
 
 
@@ -47,9 +45,7 @@ class Suite:
         self.limits = Limits(wall_seconds=timeout)
 
     def run(self, folder: Path) -> SuiteRun:
-        with tempfile.TemporaryDirectory(prefix="autofix-suite-") as scratch:
-            work = Path(scratch) / "work"
-            shutil.copytree(folder, work, symlinks=True, ignore=SKIPPED)
+        with scratch_copy(folder) as work:
             before = integrity.snapshot(work, self.protected)
             outcome, cases = run_tests(self.sandbox, self.command, work, self.limits)
             tampered = integrity.tampering(before, integrity.snapshot(work, self.protected))

@@ -11,6 +11,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from bot import checks, integrity
 from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ
@@ -19,7 +20,7 @@ from bot.spec import Spec
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message
 RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
-SKIPPED = shutil.ignore_patterns(".git", "__pycache__", ".pytest_cache")
+SKIPPED = shutil.ignore_patterns(*integrity.IGNORED_DIRS)
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
 
 
@@ -68,7 +69,7 @@ class Validator:
         """Run every test on `code` in a fresh scratch copy of the work folder."""
         started = time.monotonic()
         found = Findings()
-        with self.scratch_copy() as work:
+        with scratch_copy(self.spec.workdir) as work:
             target = work / self.spec.target
             if target.is_symlink() or target.exists():
                 target.unlink()  # never write through a link the repository planted
@@ -85,13 +86,6 @@ class Validator:
             feedback=compose_feedback(found.messages, found.details),
             seconds=time.monotonic() - started,
         )
-
-    @contextmanager
-    def scratch_copy(self):
-        with tempfile.TemporaryDirectory(prefix="autofix-") as scratch:
-            work = Path(scratch) / "work"
-            shutil.copytree(self.spec.workdir, work, symlinks=True, ignore=SKIPPED)
-            yield work
 
     def run_checks(self, work: Path, found: Findings) -> None:
         # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already, and
@@ -132,10 +126,19 @@ class Validator:
     def baseline(self) -> integrity.Baseline | None:
         """The original suite's tests, measured once per task; None when the command isn't pytest."""
         if self._baseline is False:
-            with self.scratch_copy() as work:
+            with scratch_copy(self.spec.workdir) as work:
                 _, cases = run_tests(self.sandbox, self.spec.tests.command, work, self.limits, "--continue-on-collection-errors")
             self._baseline = None if cases is None else integrity.Baseline.from_cases(cases, self.spec.workdir)
         return self._baseline
+
+
+@contextmanager
+def scratch_copy(folder: Path) -> Iterator[Path]:
+    """A fresh copy of `folder` (without .git and caches) that is gone afterwards."""
+    with tempfile.TemporaryDirectory(prefix="autofix-") as scratch:
+        work = Path(scratch) / "work"
+        shutil.copytree(folder, work, symlinks=True, ignore=SKIPPED)
+        yield work
 
 
 def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, extra_options: str = "") -> tuple[Outcome, list[integrity.Case] | None]:
