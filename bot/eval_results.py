@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
-import tempfile
 import threading
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from bot.errors import UserError
+from bot.report import write_atomically
 
 META = "run.json"
 LOG = "results.jsonl"
@@ -242,8 +241,3 @@ def number(value: float | None, digits: int) -> str:
 def seconds(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f} s"
 
-
-def write_atomically(path: Path, text: str) -> None:
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8", suffix=".tmp") as out:
-        out.write(text)
-    os.replace(out.name, path)

@@ -6,8 +6,6 @@ still holds `report` with every attempt made so far and a stop reason that names
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
 from typing import Callable
 
@@ -15,7 +13,7 @@ from bot import prompts
 from bot.errors import ModelUnavailable, UserError
 from bot.extract import NoCode, extract_code
 from bot.model import Model
-from bot.report import Attempt, Report, code_diff
+from bot.report import Attempt, Report, code_diff, write_atomically
 from bot.spec import Spec
 from bot.validate import Validator, Verdict
 
@@ -57,7 +55,7 @@ def solve(
         report.attempts.append(attempt)
         on_attempt(attempt)
         if verdict.passed:
-            write_atomically(spec, code)
+            write_target(spec, code)
             report.passed, report.code = True, code
             report.stop_reason = f"passed on attempt {number}"
             return report
@@ -92,11 +90,7 @@ def budget_exhausted(spec: Spec, report: Report, elapsed: float) -> str | None:
     return None
 
 
-def write_atomically(spec: Spec, code: str) -> None:
+def write_target(spec: Spec, code: str) -> None:
     """Only passing code reaches the target, and never half-written."""
     target = spec.target_path
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o644
-    with tempfile.NamedTemporaryFile("w", dir=target.parent, delete=False, encoding="utf-8", prefix=".autofix-") as out:
-        out.write(code)
-    os.chmod(out.name, mode)
-    os.replace(out.name, target)
+    write_atomically(target, code, target.stat().st_mode & 0o777 if target.exists() else 0o644)

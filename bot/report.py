@@ -58,11 +58,18 @@ class Report:
 
     def write(self, path: Path, redact=lambda text: text) -> None:
         """Atomically, so a crash never leaves half a report."""
-        text = redact(json.dumps(self.to_dict(), indent=2, ensure_ascii=False))
         path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8", suffix=".tmp") as out:
-            out.write(text + "\n")
-        os.replace(out.name, path)
+        write_atomically(path, redact(json.dumps(self.to_dict(), indent=2, ensure_ascii=False)) + "\n")
+
+
+def write_atomically(path: Path, text: str, mode: int | None = None) -> None:
+    """Write a sibling temporary file, then rename it over `path`: readers never see half a file.
+    `mode` sets the permissions (the temporary file's own are 0600)."""
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8", prefix=".autofix-", suffix=".tmp") as out:
+        out.write(text)
+    if mode is not None:
+        os.chmod(out.name, mode)
+    os.replace(out.name, path)
 
 
 def code_diff(previous: str | None, code: str, name: str) -> str:
