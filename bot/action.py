@@ -19,7 +19,6 @@ import json
 import re
 import subprocess
 import sys
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, TextIO
@@ -257,18 +256,9 @@ def run_setup(step: Step) -> None:
 
 
 def open_sandbox(step: Step):
-    from bot.sandbox import SandboxWarning
-    from bot.sandbox import open_sandbox as detect
-    from bot.validate import python_paths
+    from bot.validate import open_test_sandbox
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SandboxWarning)
-        try:
-            sandbox = detect(step.config.sandbox, readable=python_paths())
-        except ValueError as exc:
-            raise UserError(f"input sandbox: {exc}") from None
-    for warning in caught:
-        step.flow.annotate("warning", str(warning.message))
+    sandbox = open_test_sandbox(step.config.sandbox, "input sandbox", lambda text: step.flow.annotate("warning", text))
     step.flow.print(f"autofix: sandbox: {sandbox.describe()}")
     return sandbox
 

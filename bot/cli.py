@@ -54,8 +54,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     from bot.loop import solve
     from bot.model import open_model, settings_from
     from bot.report import Report
-    from bot.sandbox import open_sandbox
-    from bot.validate import Validator, python_paths
+    from bot.validate import Validator, open_test_sandbox
 
     if args.workdir and not args.workdir.is_dir():
         raise UserError(f"--workdir: {args.workdir} is not a folder")
@@ -65,9 +64,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
             raise UserError("--max-attempts: must be at least 1")
         spec.max_attempts = args.max_attempts
     model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api))
-    sandbox = open_sandbox(args.sandbox, readable=python_paths())
-    if sandbox.tier == "none":
-        print("autofix: warning: --sandbox none: generated code runs unisolated on this machine", file=sys.stderr)
+    sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn)
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
@@ -112,6 +109,10 @@ def run_eval(args: argparse.Namespace, redact: Redactor) -> int:
 
 
 COMMANDS = {"run": run, "action": run_action, "plan": print_plan, "eval": run_eval}
+
+
+def warn(text: str) -> None:
+    print(f"autofix: warning: {text}", file=sys.stderr)
 
 
 def failure_lines(feedback: str, limit: int = 8) -> list[str]:

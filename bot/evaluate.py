@@ -61,8 +61,8 @@ def evaluate(args: argparse.Namespace, redact) -> int:
     # The loop, the sandbox and pydantic load only when an eval runs: `autofix --help` stays quick.
     from bot.eval_tasks import load_taskset, select
     from bot.model import open_model, settings_from
-    from bot.sandbox import open_sandbox
-    from bot.validate import python_paths
+    from bot.cli import warn
+    from bot.validate import open_test_sandbox
 
     for flag, value, low in (("--attempts", args.attempts, 1), ("--jobs", args.jobs, 1),
                              ("--limit", args.limit, 1), ("--sample", args.sample, 1)):
@@ -81,7 +81,7 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         wanted = [(task, strategy) for task in tasks for strategy in strategies]
         finished = {(r.task, r.strategy) for r in read_results(out)}
         pending = [(task, strategy) for task, strategy in wanted if (task.id, strategy) not in finished]
-        sandbox = open_sandbox(args.sandbox, readable=python_paths())
+        sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn)
         print(redact(f"autofix: {model.banner}"))
         print(f"autofix: sandbox: {sandbox.describe()}")
         skipped = f", {len(wanted) - len(pending)} already done" if len(pending) < len(wanted) else ""

@@ -8,13 +8,15 @@ import shutil
 import sys
 import tempfile
 import time
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from bot import checks, integrity
-from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ
+from bot.errors import UserError
+from bot.sandbox import Limits, Outcome, Sandbox, SandboxWarning, allowed_environ, open_sandbox
 from bot.spec import Spec
 
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
@@ -151,6 +153,20 @@ def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, extra_
     cases = integrity.read_junit(junit)
     junit.unlink(missing_ok=True)
     return outcome, cases
+
+
+def open_test_sandbox(requested: str, option: str, warn: Callable[[str], None]) -> Sandbox:
+    """The sandbox the tests run in, with this interpreter's folders readable. A tier that can't
+    work here is the user's error, named by `option`; the `none` tier's warning goes to `warn`."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SandboxWarning)
+        try:
+            sandbox = open_sandbox(requested, readable=python_paths())
+        except ValueError as exc:
+            raise UserError(f"{option}: {exc}") from None
+    for warning in caught:
+        warn(str(warning.message))
+    return sandbox
 
 
 def python_paths() -> list[Path]:

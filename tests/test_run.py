@@ -158,3 +158,14 @@ def test_the_endpoint_and_key_come_from_the_environment(task, monkeypatch):
     request = fake.requests[0]
     assert request.headers["authorization"] == "Bearer sk-from-the-environment"
     assert request.json["model"] == "env-model"
+
+
+def test_sandbox_none_warns_once_in_one_line(task, capsys):
+    with ScriptedOpenAI([RIGHT]) as fake:
+        assert run(task, fake, "--sandbox", "none") == 0
+    out = capsys.readouterr()
+    assert out.err == (
+        "autofix: warning: sandbox 'none': the tests run with autofix's own uid, network and filesystem"
+        " (only env, rlimits, output and time are limited)\n"
+    )
+    assert "autofix: sandbox: none (NO isolation" in out.out
