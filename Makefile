@@ -16,8 +16,14 @@ $(CORE): pyproject.toml | $(PY)
 	$(PIP) -e .
 	touch $@
 
+# llama.cpp's default build targets the building CPU (-march=native): on a virtual CPU that
+# advertises AMX/AVX-512 it died with "Illegal instruction". A portable AVX2 build runs anywhere
+# CI does. (pip caches the wheel by version, so a cache filled by a native build must be cleared.)
+LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+  -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
+
 $(DEV): pyproject.toml | $(PY)
-	$(PIP) -e '.[test,lint,eval,local]'
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -e '.[test,lint,eval,local]'
 	touch $@ $(CORE)
 
 # bubblewrap gives the strongest sandbox tier; without it autofix falls back to the process tier.

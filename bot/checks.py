@@ -30,9 +30,12 @@ def prepare(code: str) -> list[dict]:
     statements = []
     for node in ast.parse(code).body:
         source = ast.get_source_segment(code, node)
-        statement = {"line": node.lineno, "kind": "exec", "source": source}
+        # `uses` and `binds` let the runner send a statement to the candidate's process when it
+        # needs a name that only exists there (see checks_runner.run_all).
+        names = {"uses": sorted(used_names(node)), "binds": sorted(bound_names(node))}
+        statement = {"line": node.lineno, "kind": "exec", "source": source, **names}
         if isinstance(node, ast.Assert):
-            statement = {"line": node.lineno}
+            statement = {"line": node.lineno, **names}
             if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
                 statement["name"] = node.msg.value
             elif node.msg is not None:
@@ -48,12 +51,26 @@ def prepare(code: str) -> list[dict]:
     return statements
 
 
+def used_names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def bound_names(node: ast.stmt) -> set[str]:
+    """The names a top-level statement binds in the checks' namespace."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+
+
 @dataclass
 class CheckResults:
     failures: list[str] = field(default_factory=list)  # "name: expected ..., got ..."
     names: list[str] = field(default_factory=list)  # the failing checks' names
     details: list[str] = field(default_factory=list)  # tracebacks, for the feedback's tail
     total: int = 0
+    inprocess: list[str] = field(default_factory=list)  # checks judged in the candidate's process
 
 
 def decode(value):
@@ -89,7 +106,7 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
     try:
         data = ast.literal_eval(payload)
         import_error, records = data["import_error"], data["records"]
-        verdicts = [judge_record(record) for record in records] if not import_error else []
+        lines = [record["line"] for record in records]
     except (ValueError, KeyError, TypeError, IndexError, SyntaxError, MemoryError, RecursionError):
         results.failures.append("the checks' report is malformed")
         results.names.append("(all checks)")
@@ -97,20 +114,36 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
     if import_error:
         results.failures.append("importing the target failed, so no check ran")
         results.names.append("(import)")
-        results.details.append(import_error)
+        results.details.append(str(import_error))
         return results
-    if [r["line"] for r in records] != [s["line"] for s in statements]:
+    if lines != [s["line"] for s in statements]:
         results.failures.append("the checks' report does not match the checks that were run")
         results.names.append("(all checks)")
         return results
-    for statement, record, failure in zip(statements, records, verdicts):
+    for statement, record in zip(statements, records):
+        name = statement.get("name") or f"line {statement['line']}"
+        if record.get("inprocess"):
+            results.inprocess.append(name)
+        try:
+            failure = judge_record(record) if fits(statement, record) else "its record is malformed"
+        except (ValueError, KeyError, TypeError, IndexError, MemoryError, RecursionError):
+            failure = "its record is malformed"
         if failure:
-            name = statement.get("name") or f"line {statement['line']}"
             results.names.append(name)
             results.failures.append(f"{name}: {failure}")
             if record.get("traceback"):
-                results.details.append(record["traceback"])
+                results.details.append(str(record["traceback"]))
     return results
+
+
+# The record kinds each statement kind may produce: a record from the candidate's process can't
+# turn an assertion into plain code that "ran fine".
+RECORD_KINDS = {"exec": {"ok", "error"}, "compare": {"compare", "error", "notplain"}, "truth": {"truth", "error", "notplain"}}
+
+
+def fits(statement: dict, record: dict) -> bool:
+    kind = record.get("kind")
+    return kind in RECORD_KINDS[statement["kind"]] and (kind != "compare" or record.get("op") == statement["op"])
 
 
 def judge_record(record: dict) -> str | None:

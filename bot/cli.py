@@ -64,7 +64,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
             raise UserError("--max-attempts: must be at least 1")
         spec.max_attempts = args.max_attempts
     model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api))
-    sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn)
+    sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)

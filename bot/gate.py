@@ -14,7 +14,8 @@ from pathlib import Path
 from bot import integrity
 from bot.integrity import DETAIL_CHARS, Case
 from bot.sandbox import Limits, Sandbox
-from bot.validate import keep_tail, run_tests, scratch_copy
+from bot.validate import keep_tail, scratch_copy
+from bot.verdict import run_tests
 
 
 
@@ -26,6 +27,8 @@ class SuiteRun:
     killed: str | None
     root: str  # the scratch folder the run saw, to turn the paths of its tracebacks relative
     tampered: list[tuple[str, str]] = field(default_factory=list)
+    machinery: list[str] = field(default_factory=list)  # what changed in the test runner's own code
+    sealed: bool = False  # the runner's hook reported the finished suite (pytest, unittest)
 
     def ids(self, *outcomes: str) -> set[str]:
         return {r.test_id for r in self.results.values() if r.outcome in outcomes}
@@ -47,14 +50,17 @@ class Suite:
     def run(self, folder: Path) -> SuiteRun:
         with scratch_copy(folder) as work:
             before = integrity.snapshot(work, self.protected)
-            outcome, cases = run_tests(self.sandbox, self.command, work, self.limits)
+            run = run_tests(self.sandbox, self.command, work, self.limits)
             tampered = integrity.tampering(before, integrity.snapshot(work, self.protected))
+        outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
-            passed = outcome.returncode == 0 and not outcome.killed
-            why = outcome.killed or f"exited with code {outcome.returncode}"
+            problems = run.unittest.failing() if run.unittest else []
+            passed = outcome.returncode == 0 and not outcome.killed and not problems
+            why = outcome.killed or "; ".join(problems) or f"exited with code {outcome.returncode}"
             cases = [Case(self.command, "passed" if passed else "failed", "" if passed else why, outcome.output[-DETAIL_CHARS:])]
         results = {case.test_id: case for case in cases}
-        return SuiteRun(results, outcome.returncode, outcome.output, outcome.killed, str(work), tampered)
+        sealed = run.cases is not None or run.unittest is not None
+        return SuiteRun(results, outcome.returncode, outcome.output, outcome.killed, str(work), tampered, run.tampered, sealed)
 
 
 @dataclass
@@ -103,6 +109,10 @@ def judge(baseline: Baseline, run: SuiteRun) -> Judgement:
     verdict = Judgement()
     if run.killed:
         verdict.other.append(("(suite)", run.killed))
+    for change in run.machinery:
+        verdict.other.append(("(pytest)", f"{change} during the test run; the tests' machinery may not change"))
+    if baseline.first.sealed and not run.sealed and not run.killed:
+        verdict.other.append(("(suite)", f"the test run ended before the test runner finished the suite (exit code {run.returncode})"))
     for path, change in run.tampered:
         if (path, change) in baseline.first.tampered:  # the suite itself does that, at baseline too
             continue

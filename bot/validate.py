@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import marshal
+import os
 import secrets
 import shutil
 import sys
@@ -14,16 +15,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from bot import checks, integrity
+from bot import checks, guard, integrity
 from bot.errors import UserError
-from bot.sandbox import Limits, Outcome, Sandbox, SandboxWarning, allowed_environ, open_sandbox
+from bot.sandbox import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox
 from bot.spec import Spec
+from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_shadows, run_tests, within
 
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message
 RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
 SKIPPED = shutil.ignore_patterns(*integrity.IGNORED_DIRS)
-DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
 
 
 @dataclass
@@ -32,6 +33,7 @@ class Verdict:
     failing: list[str] = field(default_factory=list)  # names of failing checks or test ids
     feedback: str = ""  # what the model is told
     seconds: float = 0.0
+    inprocess: list[str] = field(default_factory=list)  # checks judged inside the candidate's process
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Findings:
     names: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     details: list[str] = field(default_factory=list)
+    inprocess: list[str] = field(default_factory=list)
 
     def add(self, name: str, message: str, detail: str = "") -> None:
         self.names.append(name)
@@ -49,10 +52,17 @@ class Findings:
             self.details.append(detail)
 
 
+Screen = Callable[[str, "str | None"], list]  # (code, the target's current text) -> findings
+
+
 class Validator:
-    def __init__(self, spec: Spec, sandbox: Sandbox, limits: Limits | None = None):
+    def __init__(self, spec: Spec, sandbox: Sandbox, limits: Limits | None = None, screen: Screen | None = guard.findings):
         self.spec = spec
         self.sandbox = sandbox
+        # The static guard refuses code that reaches into the test machinery before it runs;
+        # for a file that exists, only the lines the candidate adds are judged.
+        self.screen = screen
+        self.original = current_text(spec.target_path)
         self.limits = limits or Limits(
             wall_seconds=spec.timeout,
             cpu_seconds=spec.limits.cpu_seconds,
@@ -63,13 +73,17 @@ class Validator:
         )
         self.protected = integrity.snapshot(spec.workdir, spec.protected)
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
-        # What the runner needs, once per task: the statements and this interpreter's import path.
-        self.runner_payload = marshal.dumps((self.statements, [p for p in sys.path if p])).hex()
-        self._baseline: integrity.Baseline | None | bool = False  # False: not measured yet
+        # The runner's import path: this interpreter's, never the original work folder's.
+        self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
+        self._baseline: integrity.Baseline | UnittestCounts | None | bool = False  # False: not measured yet
 
     def check(self, code: str) -> Verdict:
         """Run every test on `code` in a fresh scratch copy of the work folder."""
         started = time.monotonic()
+        refused = self.screen(code, self.original) if self.screen else []
+        if refused:
+            names = [f"(guard) line {finding.line}" for finding in refused]
+            return Verdict(False, names, guard.feedback(refused), time.monotonic() - started)
         found = Findings()
         with scratch_copy(self.spec.workdir) as work:
             target = work / self.spec.target
@@ -87,18 +101,29 @@ class Validator:
             failing=found.names,
             feedback=compose_feedback(found.messages, found.details),
             seconds=time.monotonic() - started,
+            inprocess=found.inprocess,
         )
 
     def run_checks(self, work: Path, found: Findings) -> None:
         # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already, and
         # -S skips site's .pth files: the runner gets autofix's sys.path instead.
-        nonce = f"@@autofix-{secrets.token_hex(8)}@@"
-        argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_SOURCE, nonce, str(work / self.spec.target), self.runner_payload]
-        outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits)
+        # The nonce travels in a memfd the checker reads and closes before the candidate exists:
+        # never in an argument, the environment or a file the candidate could read.
+        nonce = f"@@autofix-{secrets.token_hex(16)}@@"
+        payload = marshal.dumps((nonce, str(work / self.spec.target), self.statements, self.runner_paths, RUNNER_SOURCE))
+        fd = os.memfd_create("autofix-checks")
+        try:
+            os.write(fd, payload)
+            os.lseek(fd, 0, os.SEEK_SET)
+            argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_SOURCE, "check", str(fd)]
+            outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits, pass_fds=(fd,))
+        finally:
+            os.close(fd)
         if outcome.killed:
             found.add("checks", outcome.killed, outcome.output)
             return
         results = checks.judge(outcome.output, nonce, self.statements)
+        found.inprocess += results.inprocess
         found.names += results.names
         found.messages += results.failures
         if results.failures:
@@ -106,32 +131,58 @@ class Validator:
 
     def run_command(self, work: Path, found: Findings) -> None:
         baseline = self.baseline()
-        outcome, cases = run_tests(self.sandbox, self.spec.tests.command, work, self.limits)
+        command = self.spec.tests.command
+        run = run_tests(self.sandbox, command, work, self.limits, self.spec.target)
+        outcome = run.outcome
         if outcome.killed:
-            found.add(self.spec.tests.command, outcome.killed, outcome.output)
+            found.add(command, outcome.killed, outcome.output)
             return
-        if baseline is None:  # not pytest: the exit code decides
-            if outcome.returncode != 0:
-                found.add(self.spec.tests.command, f"exited with code {outcome.returncode}", outcome.output)
-            return
-        if cases is None:
-            found.add("(pytest)", f"the test run ended without a JUnit report (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails", outcome.output)
-            return
-        problems = baseline.violations(cases)
+        failed = outcome.returncode != 0
+        if isinstance(baseline, UnittestCounts):
+            if run.unittest is None:
+                found.add(command, f"the test run ended before unittest finished the suite (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails", outcome.output)
+                return
+            problems = [(command, problem) for problem in baseline.violations(run.unittest)]
+        elif baseline is not None:
+            if run.cases is None:
+                found.add("(pytest)", f"the test run ended before pytest finished its session (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails", outcome.output)
+                return
+            refuse_shadows(run, self.spec.workdir, work, self.spec.target)
+            problems = baseline.violations(run.cases)
+            failed = failed or run.exitstatus != 0
+        else:  # neither pytest nor unittest: the exit code decides
+            problems = []
+        for change in run.tampered:
+            found.add("(pytest)" if run.unittest is None else "(unittest)", f"{change} during the run; the tests' machinery may not change")
         for name, problem in problems:
             found.add(name, problem)
-        if outcome.returncode != 0 and not problems:
-            found.add(self.spec.tests.command, f"exited with code {outcome.returncode}")
-        if problems or outcome.returncode != 0:
+        if failed and not problems:
+            found.add(command, f"exited with code {outcome.returncode}")
+        if problems or failed or run.tampered:
             found.details.append(outcome.output)
 
-    def baseline(self) -> integrity.Baseline | None:
-        """The original suite's tests, measured once per task; None when the command isn't pytest."""
+    def baseline(self) -> integrity.Baseline | UnittestCounts | None:
+        """The original suite, measured once per task: its tests (pytest), its counts (unittest),
+        or None for any other command. A suite that imports the target from anywhere but the copy
+        is a configuration error."""
         if self._baseline is False:
             with scratch_copy(self.spec.workdir) as work:
-                _, cases = run_tests(self.sandbox, self.spec.tests.command, work, self.limits, "--continue-on-collection-errors")
-            self._baseline = None if cases is None else integrity.Baseline.from_cases(cases, self.spec.workdir)
+                run = run_tests(self.sandbox, self.spec.tests.command, work, self.limits, self.spec.target, "--continue-on-collection-errors")
+                if run.cases is not None:
+                    refuse_shadows(run, self.spec.workdir, work, self.spec.target)
+            if run.cases is not None:
+                self._baseline = integrity.Baseline.from_cases(run.cases, self.spec.workdir)
+            else:
+                self._baseline = run.unittest
         return self._baseline
+
+
+def current_text(path: Path) -> str | None:
+    """The target's text when it is a readable file of its own (never through a link)."""
+    try:
+        return None if path.is_symlink() else path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 @contextmanager
@@ -143,25 +194,14 @@ def scratch_copy(folder: Path) -> Iterator[Path]:
         yield work
 
 
-def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, extra_options: str = "") -> tuple[Outcome, list[integrity.Case] | None]:
-    """The test command in the sandbox, and its JUnit cases when it ran pytest (else None)."""
-    junit = work / f".autofix-junit-{secrets.token_hex(8)}.xml"  # the sandbox can write only here
-    # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
-    options = f"--junitxml={junit} -p no:cacheprovider {extra_options}".strip()
-    env = allowed_environ({**DETERMINISTIC, "PYTEST_ADDOPTS": options})
-    outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits)
-    cases = integrity.read_junit(junit)
-    junit.unlink(missing_ok=True)
-    return outcome, cases
-
-
-def open_test_sandbox(requested: str, option: str, warn: Callable[[str], None]) -> Sandbox:
-    """The sandbox the tests run in, with this interpreter's folders readable. A tier that can't
-    work here is the user's error, named by `option`; the `none` tier's warning goes to `warn`."""
+def open_test_sandbox(requested: str, option: str, warn: Callable[[str], None], original: Path | None = None) -> Sandbox:
+    """The sandbox the tests run in, with this interpreter's folders readable but nothing inside
+    the `original` work folder. A tier that can't work here is the user's error, named by
+    `option`; the `none` tier's warning goes to `warn`."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SandboxWarning)
         try:
-            sandbox = open_sandbox(requested, readable=python_paths())
+            sandbox = open_sandbox(requested, readable=python_paths(original))
         except ValueError as exc:
             raise UserError(f"{option}: {exc}") from None
     for warning in caught:
@@ -169,11 +209,18 @@ def open_test_sandbox(requested: str, option: str, warn: Callable[[str], None]) 
     return sandbox
 
 
-def python_paths() -> list[Path]:
-    """What the sandbox must show read-only so this interpreter and its packages work inside."""
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
-    paths |= {Path(entry) for entry in sys.path if entry and Path(entry).is_dir()}
-    return sorted(paths)
+def python_paths(original: Path | None = None) -> list[Path]:
+    """What the sandbox must show read-only so this interpreter and its packages work inside,
+    and autofix's plugin. Never a folder inside the `original` work folder (an editable install's
+    source would let the tests import the original instead of the candidate), except the
+    interpreter's own environment when that lives there."""
+    environment = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
+    paths = {Path(entry) for entry in sys.path if entry and Path(entry).is_dir()} | {PLUGIN_FOLDER}
+    if original is not None:
+        home = os.path.realpath(original)
+        paths = {p for p in paths if not within(os.path.realpath(p), home) or any(within(str(p), str(e)) for e in environment)}
+    return sorted(paths | environment)
+
 
 
 def without_result_line(output: str, nonce: str) -> str:

@@ -154,7 +154,7 @@ def test_network(inline_task, tier, listener, capsys):
         f"    socket.create_connection(('127.0.0.1', {port}), timeout=2).sendall(b'pwned')\n"
         "    print('NETWORK: connected')\n"
         "except OSError as exc:\n    print('NETWORK: blocked', type(exc).__name__)\n"
-        "raise SystemExit('show the output')"
+        "raise RuntimeError('show the output')"
     )
     code, report, _, _ = solve(inline_task, [caller], tier, capsys)
     assert code == 1
@@ -173,7 +173,7 @@ def test_writing_outside_the_scratch_copy_fails(inline_task, tier, tmp_path, cap
     escapee = candidate(
         f"try:\n    open({str(outside / 'pwned.txt')!r}, 'w').write('x')\n    print('WRITE: done')\n"
         "except OSError as exc:\n    print('WRITE: refused', type(exc).__name__)\n"
-        "raise SystemExit('show the output')"
+        "raise RuntimeError('show the output')"
     )
     code, report, _, _ = solve(inline_task, [escapee], tier, capsys)
     assert code == 1
@@ -192,32 +192,22 @@ def test_rewriting_the_test_file_fails(pytest_task, tier, capsys):
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_adding_a_conftest_fails(pytest_task, tier, capsys):
+def test_reaching_into_the_test_runner_is_refused_before_it_runs(pytest_task, inline_task, tier, capsys):
+    """The static guard names what it found; test_verdict.py shows each runtime guard without it."""
     plugin = "import pytest\\n@pytest.hookimpl(tryfirst=True)\\ndef pytest_runtest_call(item):\\n    pass\\n"
-    cheat = candidate(f"open('conftest.py', 'w').write({plugin!r})", "def unique_items(items):\n    return list(set(items))\n")
-    code, report, _, _ = solve(pytest_task, [cheat], tier, capsys)
-    assert code == 1
-    assert "conftest.py: created during the run; protected paths may not change" in first_feedback(report)
-
-
-@pytest.mark.parametrize("tier", TIERS)
-def test_exiting_with_status_0_at_import_fails(pytest_task, inline_task, tier, capsys):
-    exit_early = candidate("import os\nos._exit(0)")
-    code, report, _, _ = solve(pytest_task, [exit_early], tier, capsys)
-    assert code == 1
-    assert "(pytest): the test run ended without a JUnit report (exit code 0)" in first_feedback(report)
-    code, report, _, _ = solve(inline_task, [exit_early], tier, capsys)
-    assert code == 1
-    assert "the checks did not finish" in first_feedback(report)
-
-
-@pytest.mark.parametrize("tier", TIERS)
-def test_module_level_skip_fails(pytest_task, tier, capsys):
-    skipper = candidate("import pytest\npytest.skip('not today', allow_module_level=True)")
-    code, report, _, _ = solve(pytest_task, [skipper], tier, capsys)
-    assert code == 1
-    assert "tests.test_unique: skipped (" in first_feedback(report)
-    assert "but tests may not be skipped" in first_feedback(report)
+    attacks = {
+        "conftest": (candidate(f"open('conftest.py', 'w').write({plugin!r})"), "(test-runner)"),
+        "skip": (candidate("import pytest\npytest.skip('not today', allow_module_level=True)"), "line 1 (test-runner): `import pytest`"),
+        "exit": (candidate("import os\nos._exit(0)"), "line 2 (hard-exit): `os._exit(0)`"),
+    }
+    for task in (pytest_task, inline_task):
+        for reply, found in attacks.values():
+            code, report, _, _ = solve(task, [reply], tier, capsys)
+            assert code == 1
+            feedback = first_feedback(report)
+            assert feedback.startswith("Your code was refused: it reaches into the machinery that runs and judges the tests")
+            assert found in feedback
+            assert report["attempts"][0]["failing_tests"][0].startswith("(guard) line ")
 
 
 @pytest.mark.parametrize("tier", TIERS)

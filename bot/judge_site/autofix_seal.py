@@ -1,0 +1,66 @@
+"""What autofix's test-runner hooks share (the pytest plugin, and sitecustomize for unittest):
+the run's nonce, taken before any test code is imported, a snapshot of the runner's machinery,
+and the one nonce-marked line that carries the verdict back to autofix.
+
+The nonce sits in the file descriptor named by AUTOFIX_VERDICT_FD (a memfd autofix made): the
+first hook to load reads it and empties the file, so no later code can read it there. A forged
+line needs it; a run that ends before the hook writes its line has no verdict and fails.
+Written for every Python the test runners support (no annotations, no newer syntax).
+"""
+
+import os
+import sys
+
+FD_VARIABLE = "AUTOFIX_VERDICT_FD"
+
+
+def take_nonce():
+    fd = int(os.environ.pop(FD_VARIABLE, "-1") or "-1")
+    if fd < 0:
+        return None, None
+    try:
+        nonce = os.pread(fd, 200, 0).decode("ascii").strip()
+        os.ftruncate(fd, 0)
+        os.set_inheritable(fd, False)  # the tests' own subprocesses don't get it
+    except (OSError, UnicodeDecodeError):
+        return None, None
+    return fd, nonce if nonce.startswith("@@autofix-verdict-") else None
+
+
+def identities(modules):
+    """Every function and class of `modules`, and every attribute of their classes."""
+    found = {}
+    for name in modules:
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        found[("module", name)] = module
+        for attribute, value in list(vars(module).items()):
+            if isinstance(value, type) or callable(value):
+                found[(name, attribute)] = value
+            if isinstance(value, type) and value.__module__ == name:
+                for member, inner in list(vars(value).items()):
+                    found[(name, attribute, member)] = inner
+    return found
+
+
+def lookup(key):
+    if key[0] == "module":
+        return sys.modules.get(key[1])
+    value = vars(sys.modules[key[0]]).get(key[1], None)
+    if len(key) == 3:
+        value = vars(value).get(key[2], None) if isinstance(value, type) else None
+    return value
+
+
+def replaced(original, runner):
+    """One line for each function or class of the machinery that is not what it was."""
+    return [
+        runner + "'s " + ".".join(key[1:] if key[0] == "module" else key) + " was replaced"
+        for key, value in original.items() if lookup(key) is not value
+    ]
+
+
+def write_line(fd, nonce, result):
+    line = "\n" + nonce + repr(result) + "\n"
+    os.pwrite(fd, line.encode("utf-8", "backslashreplace"), os.fstat(fd).st_size)

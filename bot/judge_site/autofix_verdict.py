@@ -1,0 +1,196 @@
+"""autofix's pytest plugin: records every test's outcome for the verdict, and refuses a session
+whose test machinery changed while it ran.
+
+pytest loads it with `-p autofix_verdict` (through PYTEST_ADDOPTS, from a folder on PYTHONPATH that
+holds only autofix's hooks) while it parses its options: after its own modules and installed plugins,
+before any conftest, test module or candidate code is imported. At that moment it takes the
+run's nonce from the file descriptor named by AUTOFIX_VERDICT_FD (autofix wrote it there) and
+empties that file, and it notes the identity of the functions and classes that run tests and
+make reports. At the end of the session it checks they are what they were, that every hook
+implementation comes from outside the work folder or from one of its conftest.py files (which
+autofix protects), and that each test item still runs its own test function; then it writes one
+line, the nonce and a Python literal, to that descriptor. A run that ends before this line
+(os._exit, a kill, a crash) has no verdict and fails; a forged line needs the nonce, which was
+in no file, argument or environment variable the candidate could read.
+
+Code running inside this process could still search memory for the nonce; autofix's static
+guard refuses the means (gc, frames, sys.modules), and the sandbox contains the rest.
+Written for every Python that pytest supports (no annotations, no newer syntax).
+"""
+
+import os
+import sys
+
+import pytest
+from autofix_seal import identities, replaced, take_nonce, write_line
+
+WORK_VARIABLE = "AUTOFIX_WORKDIR"
+TARGET_VARIABLE = "AUTOFIX_TARGET"
+DETAIL_CHARS = 4000
+# The modules whose functions and classes run tests, make reports and call hooks.
+MACHINERY = (
+    "_pytest.python", "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.nodes",
+    "_pytest.skipping", "_pytest.outcomes", "_pytest.fixtures", "_pytest.unittest",
+    "_pytest.doctest", "_pytest.terminal", "_pytest.capture",
+    "pluggy", "pluggy._hooks", "pluggy._callers", "pluggy._manager", "pluggy._result",
+    "pluggy._caller", "pluggy._execution",
+)
+
+
+FD, NONCE = take_nonce()
+ORIGINAL = identities(MACHINERY) if NONCE else {}
+WORKDIR = os.path.realpath(os.environ.get(WORK_VARIABLE, os.getcwd()))
+TARGET = os.environ.get(TARGET_VARIABLE, "")
+
+
+def test_id(nodeid):
+    """The test's id as pytest's JUnit report names it: `tests.test_x::TestY::test_z[1]`."""
+    path, bracket, params = nodeid.partition("[")
+    names = path.split("::")
+    names[0] = names[0].replace("/", ".")
+    if names[0].endswith(".py"):
+        names[0] = names[0][:-3]
+    names[-1] += bracket + params
+    return "::".join(names)
+
+
+def message_of(report):
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+    text = report.longreprtext or ""
+    lines = [line for line in text.splitlines() if line.startswith("E ")]
+    first = (lines[0][1:].strip() if lines else text.strip().splitlines()[-1:] or [""])
+    return first if isinstance(first, str) else first[0]
+
+
+class Recorder:
+    def __init__(self):
+        self.cases = {}  # test id -> [outcome, message, details]
+        self.items = []
+
+    def note(self, report, outcome):
+        case = self.cases.setdefault(test_id(report.nodeid), ["passed", "", ""])
+        if case[0] in ("failed", "error") and outcome in ("passed", "skipped"):
+            return  # a teardown that passed doesn't undo a failed call
+        case[0] = outcome
+        if outcome != "passed":
+            case[1] = message_of(report)[:1000]
+            case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_logreport(self, report):
+        if report.when == "call":
+            if report.failed:
+                self.note(report, "failed")
+            elif report.skipped:
+                self.note(report, "skipped")
+            else:
+                self.note(report, "passed")
+        elif report.failed:
+            self.note(report, "error")
+        elif report.skipped:
+            self.note(report, "skipped")
+        elif report.when == "setup":
+            self.note(report, "passed")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.note(report, "error")
+        elif report.skipped:
+            self.note(report, "skipped")
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session):
+        self.items = list(session.items)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session, exitstatus):
+        config = session.config
+        result = {
+            "exitstatus": int(exitstatus),
+            "cases": [[name] + case for name, case in self.cases.items()],
+            "tampered": tampering(config, self.items),
+            "paths": import_paths(),
+            "loaded": loaded_as(TARGET),
+        }
+        write_line(FD, NONCE, result)
+
+
+def inside_workdir(path):
+    real = os.path.realpath(path)
+    return real == WORKDIR or real.startswith(WORKDIR + os.sep)
+
+
+def source_file(function):
+    seen = 0
+    while hasattr(function, "__wrapped__") and seen < 100:
+        function = function.__wrapped__
+        seen += 1
+    code = getattr(getattr(function, "__func__", function), "__code__", None)
+    return code.co_filename if code is not None else None
+
+
+def test_like(path):
+    """A file of the suite itself (autofix protects these): conftest.py, test_*.py, *_test.py,
+    anything under a `tests` folder."""
+    relative = os.path.relpath(os.path.realpath(path), WORKDIR).split(os.sep)
+    name = relative[-1]
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py") or "tests" in relative[:-1]
+
+
+def tampering(config, items):
+    """What changed in the test machinery during the session, one line each."""
+    found = replaced(ORIGINAL, "pytest")
+    manager = config.pluginmanager
+    for name in dir(manager.hook):
+        caller = getattr(manager.hook, name, None)
+        if not hasattr(caller, "get_hookimpls"):
+            continue
+        if getattr(getattr(caller, "_hookexec", None), "__self__", manager) is not manager:
+            found.append("the hook " + name + " calls through something else than pytest's plugin manager")
+        for impl in caller.get_hookimpls():
+            where = source_file(impl.function)
+            if where and inside_workdir(where) and not test_like(where):
+                found.append("the hook " + name + " was implemented by " + os.path.relpath(where, WORKDIR))
+    for item in items:
+        if "runtest" in vars(item):
+            found.append(item.nodeid + ": its runtest was replaced")
+        function = getattr(item, "obj", None) if hasattr(item, "function") else None
+        where = source_file(function) if function is not None else None
+        if where and inside_workdir(where) and not test_like(where):
+            found.append(item.nodeid + ": runs a function from " + os.path.relpath(where, WORKDIR) + " instead of its own")
+    return found[:50]
+
+
+def import_paths():
+    """Where this Python imports from: sys.path and editable installs' mappings."""
+    paths = [p for p in sys.path if isinstance(p, str)]
+    for finder in sys.meta_path:
+        mapping = getattr(sys.modules.get(getattr(finder, "__module__", ""), None), "MAPPING", None)
+        if isinstance(mapping, dict):
+            paths += [p for p in mapping.values() if isinstance(p, str)]
+    return paths[:500]
+
+
+def loaded_as(target):
+    """The files of loaded modules named as the target could be: `src/pkg/mod.py` is
+    `src.pkg.mod` or `pkg.mod` (a one-part name only for a target at the top of the folder)."""
+    if not target.endswith(".py"):
+        return []
+    parts = target[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts.pop()
+    names = {".".join(parts[i:]) for i in range(len(parts) - 1 if len(parts) > 1 else 1)}
+    found = []
+    for name in names:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(path, str):
+            found.append([name, path])
+    return sorted(found)
+
+
+def pytest_configure(config):
+    if NONCE:
+        config.pluginmanager.register(Recorder(), "autofix-verdict-recorder")

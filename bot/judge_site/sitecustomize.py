@@ -1,0 +1,65 @@
+"""autofix's hook for `python -m unittest`: the run's result, sealed like pytest's.
+
+Python imports this at start-up because autofix puts its folder first on PYTHONPATH. In a
+process started as `python -m unittest ...` under autofix, it takes the run's nonce before the
+tests are imported, notes unittest's machinery, and when the TestProgram has run the suite it
+writes the counts (and what changed in that machinery) as one nonce-marked line. A run that
+exits before that (os._exit at import) has no verdict. In every other process it only hands
+over to the sitecustomize it shadows, if there is one.
+"""
+
+import os
+import sys
+
+MACHINERY = ("unittest.case", "unittest.suite", "unittest.result", "unittest.runner", "unittest.loader", "unittest.main")
+
+
+def started_as_unittest():
+    argv = getattr(sys, "orig_argv", [])
+    return any(argv[i] == "-m" and argv[i + 1] == "unittest" for i in range(len(argv) - 1))
+
+
+def seal_unittest():
+    from autofix_seal import identities, replaced, take_nonce, write_line
+
+    fd, nonce = take_nonce()
+    if not nonce:
+        return
+    import unittest.main  # noqa: F401 - the module; the package's `main` attribute is the class
+
+    program = sys.modules["unittest.main"].TestProgram
+    run_suite = program.runTests
+
+    def run_tests(self, *args, **kwargs):
+        try:
+            return run_suite(self, *args, **kwargs)
+        finally:
+            result = getattr(self, "result", None)
+            if result is not None:
+                counts = {
+                    "run": result.testsRun, "failures": len(result.failures), "errors": len(result.errors),
+                    "skipped": len(result.skipped), "unexpected_successes": len(result.unexpectedSuccesses),
+                }
+                write_line(fd, nonce, {"unittest": counts, "tampered": replaced(original, "unittest")})
+
+    program.runTests = run_tests
+    original = identities(MACHINERY)
+
+
+def hand_over():
+    """Run the sitecustomize this one shadows (Debian's, a virtual environment's)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    saved = sys.path[:]
+    sys.path[:] = [p for p in saved if os.path.abspath(p or os.curdir) != here]
+    me = sys.modules.pop("sitecustomize")
+    try:
+        import sitecustomize  # noqa: F401 - the next one on the path, for its side effects
+    except ImportError:
+        sys.modules["sitecustomize"] = me  # the import system expects to find what it ran
+    finally:
+        sys.path[:] = saved
+
+
+if started_as_unittest():
+    seal_unittest()
+hand_over()

@@ -1,0 +1,140 @@
+"""One run of a test command in the sandbox, and what autofix can believe about it.
+
+pytest reports through autofix's plugin (bot/judge_site/autofix_verdict.py), `python -m unittest`
+through its sitecustomize.py, on a memfd that autofix keeps open: the hook takes the run's nonce
+from it before any test code is imported, and writes one nonce-marked line when the suite has
+run, with every test's outcome (unittest: the counts) and what it found changed in the runner's
+machinery. The line is read here, bounded; without it the run did not finish, whatever its exit
+code says. Other commands are judged by their exit code alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import secrets
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from bot.errors import UserError
+from bot.integrity import Case
+from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ
+
+PLUGIN_FOLDER = Path(__file__).parent / "judge_site"
+DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
+RECORD_BYTES = 64 * 2**20  # of the plugin's line, at most; a longer one is no verdict
+
+
+@dataclass
+class TestRun:
+    outcome: Outcome
+    cases: list[Case] | None  # None: no pytest session finished and reported
+    tampered: list[str] = field(default_factory=list)  # what changed in pytest's machinery
+    paths: list[str] = field(default_factory=list)  # where the tests' Python imported from
+    loaded: list[tuple[str, str]] = field(default_factory=list)  # (module, file) named like the target
+    exitstatus: int | None = None  # pytest's own
+    unittest: UnittestCounts | None = None  # `python -m unittest`'s result, when that ran
+
+
+@dataclass
+class UnittestCounts:
+    run: int
+    failures: int
+    errors: int
+    skipped: int
+    unexpected_successes: int
+
+    def failing(self) -> list[str]:
+        if self.failures or self.errors or self.unexpected_successes:
+            return [f"{self.failures} failed, {self.errors} errors, {self.unexpected_successes} unexpected successes of {self.run} tests"]
+        return []
+
+    def violations(self, now: UnittestCounts) -> list[str]:
+        """Why `now` doesn't count as the suite of this baseline passing."""
+        problems = now.failing()
+        if now.run < self.run:
+            problems.append(f"{now.run} tests ran, {self.run} ran before the change")
+        if now.skipped > self.skipped:
+            problems.append(f"{now.skipped} tests skipped, {self.skipped} before the change; tests may not be skipped")
+        return problems
+
+
+def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, target: str = "", extra_options: str = "") -> TestRun:
+    """The test command in the sandbox; with pytest, its verdict through autofix's plugin."""
+    nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
+    with channel(nonce) as fd:
+        # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
+        options = f"-p autofix_verdict -p no:cacheprovider {extra_options}".strip()
+        env = allowed_environ({
+            **DETERMINISTIC,
+            "PYTEST_ADDOPTS": options,
+            "PYTHONPATH": str(PLUGIN_FOLDER),
+            "AUTOFIX_VERDICT_FD": str(fd),
+            "AUTOFIX_WORKDIR": str(work),
+            "AUTOFIX_TARGET": target,
+        })
+        outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits, pass_fds=(fd,))
+        record = read_record(fd, nonce)
+    if record is None:
+        return TestRun(outcome, None)
+    try:
+        if "unittest" in record:
+            counts = {key: int(value) for key, value in record["unittest"].items()}
+            return TestRun(outcome, None, [str(t) for t in record["tampered"]], unittest=UnittestCounts(**counts))
+        cases = [Case(str(name), str(result), str(message), str(details)) for name, result, message, details in record["cases"]]
+        return TestRun(outcome, cases, [str(t) for t in record["tampered"]], [str(p) for p in record["paths"]],
+                       [(str(m), str(f)) for m, f in record["loaded"]], int(record["exitstatus"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return TestRun(outcome, None)
+
+
+@contextmanager
+def channel(nonce: str) -> Iterator[int]:
+    fd = os.memfd_create("autofix-verdict")
+    try:
+        os.write(fd, nonce.encode() + b"\n")
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def read_record(fd: int, nonce: str) -> dict | None:
+    """The plugin's line, if the session got that far; anything else in the file is ignored."""
+    data = os.pread(fd, RECORD_BYTES + len(nonce) + 2, 0)
+    start = data.rfind(b"\n" + nonce.encode())
+    if start < 0 or len(data) > RECORD_BYTES:
+        return None
+    line = data[start + 1 + len(nonce):].split(b"\n", 1)[0]
+    try:
+        record = ast.literal_eval(line.decode("utf-8", "replace"))
+    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> None:
+    """Stop (exit 2) when the tests did not import the target from the scratch copy: an
+    installed or editable copy, or an import path into the original folder, would make them
+    judge the original code instead of the candidate."""
+    home = os.path.realpath(original)
+    inside = [p for p in run.paths if p and within(os.path.realpath(p), home)]
+    if inside:
+        raise UserError(
+            f"the tests import from {inside[0]}, inside the work folder autofix copies: an editable install "
+            f"(pip install -e) or a PYTHONPATH entry would make them test the original, not the candidate; "
+            f"run the tests with an environment that doesn't install the project (pip install -e . elsewhere, "
+            f"or pytest's `pythonpath` setting in the project's config)"
+        )
+    mine = os.path.realpath(work / target)
+    for module, path in run.loaded:
+        if os.path.realpath(path) != mine:
+            raise UserError(
+                f"the tests imported {module} from {path}, not from the copy under test ({target}): an installed "
+                f"copy of the project shadows the candidate; uninstall it from the environment the tests run with"
+            )
+
+
+def within(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")

@@ -1,0 +1,283 @@
+"""The verdict's own guards, without the static guard in front: candidates that know autofix's
+source try to forge, skip or redirect the judgement, on both sandbox tiers. Each must fail with
+the reason its guard gives (the static guard would refuse most of them earlier: see
+test_adversarial.py for the whole path)."""
+
+import subprocess
+import sys
+
+import pytest
+
+from bot.errors import UserError
+from bot.sandbox import open_sandbox
+from bot.spec import Spec
+from bot.validate import Validator, python_paths
+from bot.verdict import PLUGIN_FOLDER
+
+TIERS = ["bwrap", "process"]
+WRONG = "def unique_items(items):\n    return list(set(items))\n"
+RIGHT = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+CHECKS = 'assert unique_items([3, 1, 3, 2, 1]) == [3, 1, 2], "order"\nassert unique_items([]) == [], "empty"\n'
+TEST_FILE = """\
+from unique import unique_items
+
+
+def test_order():
+    assert unique_items([3, 1, 3, 2, 1]) == [3, 1, 2]
+
+
+def test_empty():
+    assert unique_items([]) == []
+"""
+sandboxes = {}
+
+
+def sandbox(tier):
+    if tier not in sandboxes:
+        sandboxes[tier] = open_sandbox(tier, readable=python_paths())
+    return sandboxes[tier]
+
+
+def validator(folder, tier, tests: dict, target="unique.py"):
+    spec = Spec.model_validate({"task": "t", "target": target, "tests": tests, "timeout": 20})
+    spec.workdir = folder
+    return Validator(spec, sandbox(tier), screen=None)
+
+
+def inline(tmp_path, tier):
+    return validator(tmp_path, tier, {"code": CHECKS})
+
+
+def suite(tmp_path, tier, command=f"{sys.executable} -m pytest -q tests"):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_unique.py").write_text(TEST_FILE)
+    return validator(tmp_path, tier, {"command": command})
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_inline_checks_pass_and_fail_on_their_values(tmp_path, tier):
+    checker = inline(tmp_path, tier)
+    assert checker.check(RIGHT).passed
+    verdict = checker.check(WRONG)
+    assert verdict.failing == ["order"]
+    assert verdict.feedback.startswith("Failing checks:\n- order: expected [3, 1, 2], got [1, 2, 3]")
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_replacing_the_runners_function_changes_nothing(tmp_path, tier):
+    forger = "import sys\nsys.modules['__main__'].run_statement = lambda s, ns: {'line': s['line'], 'kind': 'ok'}\n" + WRONG
+    assert inline(tmp_path, tier).check(forger).failing == ["order"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_wrapping_the_runner_to_swap_operands_changes_nothing(tmp_path, tier):
+    forger = (
+        "import sys\nmain = sys.modules['__main__']\nreal = getattr(main, 'run_statement', None)\n"
+        "def swapped(statement, namespace):\n"
+        "    if statement.get('kind') == 'compare':\n        statement = dict(statement, left=statement['right'])\n"
+        "    return real(statement, namespace)\n"
+        "main.run_statement = swapped\n" + WRONG
+    )
+    assert inline(tmp_path, tier).check(forger).failing == ["order"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_result_line_forged_from_the_arguments_fails(tmp_path, tier):
+    forger = (
+        "import os, sys\n"
+        "for arg in open('/proc/%d/cmdline' % os.getppid(), 'rb').read().split(b'\\0') + [a.encode() for a in sys.argv]:\n"
+        "    if arg.startswith(b'@@'):\n"
+        "        print(arg.decode() + repr({'import_error': None, 'records': [{'line': 1, 'kind': 'ok'}, {'line': 2, 'kind': 'ok'}]}))\n"
+        "print('@@autofix-' + '0' * 32 + '@@' + repr({'import_error': None, 'records': []}))\n"
+        "sys.stdout.flush()\nos._exit(0)\n" + WRONG
+    )
+    verdict = inline(tmp_path, tier).check(forger)
+    assert verdict.failing == ["(import)"]
+    assert "the candidate's process ended or broke the protocol (exit code 0)" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_the_checker_cannot_be_read_or_killed_into_a_pass(tmp_path, tier):
+    snoop = (
+        "import os\nparent = os.getppid()\nfound = []\n"
+        "for name in ('mem', 'environ', 'fd/1'):\n"
+        "    try:\n        open(f'/proc/{parent}/{name}', 'rb').read(1)\n        found.append(name)\n"
+        "    except OSError as exc:\n        found.append(type(exc).__name__)\n"
+        "print('SNOOP', found)\nos.kill(parent, 9)\n" + WRONG
+    )
+    verdict = inline(tmp_path, tier).check(snoop)
+    assert verdict.failing == ["(all checks)"]
+    assert "SNOOP ['PermissionError', 'PermissionError', 'PermissionError']" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_objects_travel_by_reference_and_their_operators_are_theirs(tmp_path, tier):
+    code = (
+        "class Stack:\n    def __init__(self):\n        self.items = []\n    def push(self, x):\n        self.items.append(x)\n"
+        "    def pop(self):\n        return self.items.pop()\n    def __len__(self):\n        return len(self.items)\n"
+        "def apply(f, x):\n    return f(x)\ndef boom():\n    raise ValueError('bad')\ndef count(n):\n    yield from range(n)\n"
+    )
+    checks = (
+        "s = Stack()\ns.push(3)\nassert s.pop() == 3, 'pop'\nassert len(s) == 0, 'len'\n"
+        "assert apply(lambda x: x + 1, 2) == 3, 'lambda'\n"
+        "try:\n    boom()\nexcept ValueError as exc:\n    assert str(exc) == 'bad'\nelse:\n    raise AssertionError('no raise')\n"
+        "assert list(count(3)) == [0, 1, 2], 'generator'\nassert Stack() == [], 'object'\n"
+    )
+    verdict = validator(tmp_path, tier, {"code": checks}).check(code)
+    assert verdict.failing == ["object"]
+    assert "- object: the result is a Stack object; checks compare plain values" in verdict.feedback
+    assert verdict.inprocess == ["lambda"]  # a lambda can't cross: that check ran in the candidate's process
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_candidates_builtin_names_do_not_judge_its_results(tmp_path, tier):
+    liar = WRONG + "def len(x):\n    return 0\ndef isinstance(x, y):\n    return True\n"
+    checks = "assert len(unique_items([1, 1])) == 1, 'len'\nassert isinstance(unique_items([]), tuple), 'type'\n"
+    assert validator(tmp_path, tier, {"code": checks}).check(liar).failing == ["type"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_pytest_passes_and_fails_on_the_candidate(tmp_path, tier):
+    checker = suite(tmp_path, tier)
+    assert checker.check(RIGHT).passed
+    verdict = checker.check(WRONG)
+    assert verdict.failing == ["tests.test_unique::test_order"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_replacing_runtest_fails(tmp_path, tier):
+    forger = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n" + WRONG
+    verdict = suite(tmp_path, tier).check(forger)
+    assert verdict.failing == ["(pytest)"]
+    assert "(pytest): pytest's _pytest.python.Function.runtest was replaced during the run; the tests' machinery may not change" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_hookwrapper_registered_through_gc_fails(tmp_path, tier):
+    forger = (
+        "import gc, pytest\n"
+        "class Passing:\n"
+        "    @pytest.hookimpl(wrapper=True)\n"
+        "    def pytest_runtest_makereport(self, item, call):\n"
+        "        report = yield\n        report.outcome = 'passed'\n        return report\n"
+        "for found in gc.get_objects():\n"
+        "    if type(found).__name__ == 'Config' and hasattr(found, 'pluginmanager'):\n"
+        "        found.pluginmanager.register(Passing())\n        break\n" + WRONG
+    )
+    verdict = suite(tmp_path, tier).check(forger)
+    assert verdict.failing == ["(pytest)"]
+    assert "(pytest): the hook pytest_runtest_makereport was implemented by unique.py during the run" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_test_function_swapped_for_the_candidates_fails(tmp_path, tier):
+    # The first call swaps every test item's function for one that passes (no hook involved).
+    forger = (
+        "import gc\n"
+        "def unique_items(items):\n"
+        "    if not items:\n        raise ValueError('not solved')\n"
+        "    for found in gc.get_objects():\n"
+        "        if type(found).__name__ == 'Function' and hasattr(found, 'obj'):\n"
+        "            found.obj = lambda: None\n"
+        "    return list(dict.fromkeys(items))\n"
+    )
+    verdict = suite(tmp_path, tier).check(forger)
+    assert verdict.failing == ["(pytest)", "(pytest)"]
+    assert "tests/test_unique.py::test_empty: runs a function from unique.py instead of its own" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_forged_junit_report_and_early_exit_fail(tmp_path, tier):
+    forger = (
+        "import os, re\n"
+        "options = os.environ.get('PYTEST_ADDOPTS', '')\n"
+        "path = (re.findall(r'--junitxml=(\\S+)', options) or ['report.xml'])[0]\n"
+        "open(path, 'w').write('<testsuite><testcase classname=\"tests.test_unique\" name=\"test_order\"/>"
+        "<testcase classname=\"tests.test_unique\" name=\"test_empty\"/></testsuite>')\n"
+        "fd = int(os.environ.get('AUTOFIX_VERDICT_FD', '-1'))\n"
+        "if fd >= 0:\n"
+        "    os.write(fd, b'\\n@@autofix-verdict-' + b'0' * 32 + b'@@' + repr({'exitstatus': 0, 'cases': [], 'tampered': [], 'paths': [], 'loaded': []}).encode())\n"
+        "os._exit(0)\n" + WRONG
+    )
+    verdict = suite(tmp_path, tier).check(forger)
+    assert verdict.failing == ["(pytest)"]
+    assert "(pytest): the test run ended before pytest finished its session (exit code 0)" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_module_level_skip_fails(tmp_path, tier):
+    skipper = "import pytest\npytest.skip('not today', allow_module_level=True)\n" + WRONG
+    verdict = suite(tmp_path, tier).check(skipper)
+    assert verdict.failing == ["tests.test_unique", "tests.test_unique"]  # skipped, and its tests did not run
+    assert "tests.test_unique: skipped (not today), but tests may not be skipped" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_conftest_written_at_run_time_fails(tmp_path, tier):
+    plugin = "import pytest\n@pytest.hookimpl(tryfirst=True)\ndef pytest_runtest_call(item):\n    return True\n"
+    writer = f"open('conftest.py', 'w').write({plugin!r})\n" + WRONG
+    verdict = suite(tmp_path, tier).check(writer)
+    assert "conftest.py" in verdict.failing
+    assert "conftest.py: created during the run; protected paths may not change" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_unittest_exiting_at_import_fails(tmp_path, tier):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_unique.py").write_text(
+        "import unittest\nfrom unique import unique_items\n\n\nclass Unique(unittest.TestCase):\n"
+        "    def test_order(self):\n        self.assertEqual(unique_items([3, 1, 3]), [3, 1])\n"
+    )
+    checker = validator(tmp_path, tier, {"command": f"{sys.executable} -m unittest discover -s tests"})
+    assert checker.check(RIGHT).passed
+    assert checker.check(WRONG).feedback.startswith(f"Failing checks:\n- {sys.executable} -m unittest discover -s tests: 1 failed, 0 errors")
+    verdict = checker.check("import os\nos._exit(0)\n" + WRONG)
+    assert "the test run ended before unittest finished the suite (exit code 0)" in verdict.feedback
+    patched = "import unittest\nunittest.TestResult.wasSuccessful = lambda self: True\nunittest.TestCase.run = lambda self, result=None: None\n" + WRONG
+    verdict = checker.check(patched)
+    assert "(unittest): unittest's unittest.case.TestCase.run was replaced during the run" in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_an_import_path_into_the_original_folder_is_a_configuration_error(tmp_path, tier):
+    (tmp_path / "src").mkdir()
+    checker = suite(tmp_path, tier, f"PYTHONPATH={tmp_path}/src:$PYTHONPATH {sys.executable} -m pytest -q tests")
+    with pytest.raises(UserError, match=f"the tests import from {tmp_path}/src, inside the work folder autofix copies"):
+        checker.check(RIGHT)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_an_installed_copy_that_shadows_the_target_is_a_configuration_error(tmp_path, tier):
+    installed = tmp_path.parent / f"{tmp_path.name}-site"
+    installed.mkdir()
+    (installed / "unique.py").write_text(RIGHT)
+    installed.chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "tests").mkdir()
+    (work / "tests" / "test_unique.py").write_text(TEST_FILE)
+    # The copy comes first on the path, as an installed package does when the tests run from elsewhere.
+    checker = validator(work, tier, {"command": f"cd tests && PYTHONPATH={installed}:$PYTHONPATH {sys.executable} -m pytest -q -p no:cacheprovider ."})
+    checker.sandbox = open_sandbox(tier, readable=[*python_paths(), installed])
+    with pytest.raises(UserError, match=f"the tests imported unique from {installed}/unique.py, not from the copy under test"):
+        checker.check(WRONG)
+
+
+def test_the_original_folder_is_never_shown_to_the_sandbox(tmp_path):
+    inside = tmp_path / "src"
+    inside.mkdir()
+    sys.path.append(str(inside))
+    try:
+        assert inside in python_paths()
+        assert inside not in python_paths(tmp_path)
+    finally:
+        sys.path.remove(str(inside))
+
+
+def test_the_plugin_is_inert_outside_autofix(tmp_path):
+    (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
+    environ = {"PYTHONPATH": str(PLUGIN_FOLDER), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "autofix_verdict", "-p", "no:cacheprovider", str(tmp_path)],
+                          capture_output=True, text=True, env=environ, cwd=tmp_path)
+    assert done.returncode == 0
+    assert "1 passed" in done.stdout
