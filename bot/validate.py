@@ -19,7 +19,7 @@ from bot import checks, guard, integrity
 from bot.errors import UserError
 from bot.sandbox import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox
 from bot.spec import Spec
-from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_shadows, run_tests, within
+from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hidden_plugin, refuse_shadows, run_tests, within
 
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message
@@ -168,8 +168,8 @@ class Validator:
         if self._baseline is False:
             with scratch_copy(self.spec.workdir) as work:
                 run = run_tests(self.sandbox, self.spec.tests.command, work, self.limits, self.spec.target, "--continue-on-collection-errors")
-                if run.cases is not None:
-                    refuse_shadows(run, self.spec.workdir, work, self.spec.target)
+                refuse_hidden_plugin(run, self.spec.tests.command)
+                refuse_shadows(run, self.spec.workdir, work, self.spec.target)
             if run.cases is not None:
                 self._baseline = integrity.Baseline.from_cases(run.cases, self.spec.workdir)
             else:

@@ -80,11 +80,14 @@ def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, target
     if record is None:
         return TestRun(outcome, None)
     try:
+        paths = [str(p) for p in record.get("paths", [])]
         if "unittest" in record:
             counts = {key: int(value) for key, value in record["unittest"].items()}
             return TestRun(outcome, None, [str(t) for t in record["tampered"]], unittest=UnittestCounts(**counts))
+        if "cases" not in record:  # pytest started, and ended before its session did
+            return TestRun(outcome, None, paths=paths)
         cases = [Case(str(name), str(result), str(message), str(details)) for name, result, message, details in record["cases"]]
-        return TestRun(outcome, cases, [str(t) for t in record["tampered"]], [str(p) for p in record["paths"]],
+        return TestRun(outcome, cases, [str(t) for t in record["tampered"]], paths,
                        [(str(m), str(f)) for m, f in record["loaded"]], int(record["exitstatus"]))
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None)
@@ -114,6 +117,15 @@ def read_record(fd: int, nonce: str) -> dict | None:
     return record if isinstance(record, dict) else None
 
 
+def refuse_hidden_plugin(run: TestRun, command: str) -> None:
+    """pytest that can't load autofix's plugin has no verdict autofix could trust: say how to fix it."""
+    if 'Error importing plugin "autofix_verdict"' in run.outcome.output:
+        raise UserError(
+            f"tests.command `{command}` sets PYTHONPATH without autofix's entry, so pytest can't load the plugin "
+            f"that reports its verdict; extend it instead of replacing it: `PYTHONPATH=src:$PYTHONPATH ...`"
+        )
+
+
 def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> None:
     """Stop (exit 2) when the tests did not import the target from the scratch copy: an
     installed or editable copy, or an import path into the original folder, would make them
@@ -124,15 +136,16 @@ def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> Non
         raise UserError(
             f"the tests import from {inside[0]}, inside the work folder autofix copies: an editable install "
             f"(pip install -e) or a PYTHONPATH entry would make them test the original, not the candidate; "
-            f"run the tests with an environment that doesn't install the project (pip install -e . elsewhere, "
-            f"or pytest's `pythonpath` setting in the project's config)"
+            f"remove the install from the environment the tests run with (pip uninstall) and let them import "
+            f"the folder itself (`PYTHONPATH=src` in tests.command, or pytest's `pythonpath` setting)"
         )
     mine = os.path.realpath(work / target)
     for module, path in run.loaded:
         if os.path.realpath(path) != mine:
             raise UserError(
                 f"the tests imported {module} from {path}, not from the copy under test ({target}): an installed "
-                f"copy of the project shadows the candidate; uninstall it from the environment the tests run with"
+                f"copy of the project shadows the candidate; uninstall it from the environment the tests run with "
+                f"and let them import the folder itself (`PYTHONPATH=src` in tests.command, or pytest's `pythonpath` setting)"
             )
 
 

@@ -47,18 +47,57 @@ def identities(modules):
 def lookup(key):
     if key[0] == "module":
         return sys.modules.get(key[1])
-    value = vars(sys.modules[key[0]]).get(key[1], None)
+    value = vars(sys.modules.get(key[0]) or object).get(key[1], None)
     if len(key) == 3:
         value = vars(value).get(key[2], None) if isinstance(value, type) else None
     return value
 
 
+WORKDIR = os.path.realpath(os.environ.get("AUTOFIX_WORKDIR", os.getcwd()))
+
+
+def inside_workdir(path):
+    real = os.path.realpath(path)
+    return real == WORKDIR or real.startswith(WORKDIR + os.sep)
+
+
+def test_like(path):
+    """A file of the suite itself (autofix protects these): conftest.py, test_*.py, *_test.py,
+    anything under a `tests` folder."""
+    relative = os.path.relpath(os.path.realpath(path), WORKDIR).split(os.sep)
+    name = relative[-1]
+    return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py") or "tests" in relative[:-1]
+
+
+def source_file(value):
+    """The file that defined a function (through decorators, bound methods, partials), else None."""
+    for _ in range(100):
+        inner = getattr(value, "__wrapped__", None) or getattr(value, "__func__", None) or getattr(value, "func", None)
+        if inner is None or inner is value:
+            break
+        value = inner
+    code = getattr(value, "__code__", None)
+    if code is not None:
+        return code.co_filename
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    return getattr(module, "__file__", None)
+
+
+def foreign(value):
+    """Code from the work folder that isn't the suite's own: what a candidate would plant. (An
+    installed plugin may patch the runner, as hypothesis does at start-up.)"""
+    where = source_file(value)
+    return where is None or (inside_workdir(where) and not test_like(where))
+
+
 def replaced(original, runner):
-    """One line for each function or class of the machinery that is not what it was."""
-    return [
-        runner + "'s " + ".".join(key[1:] if key[0] == "module" else key) + " was replaced"
-        for key, value in original.items() if lookup(key) is not value
-    ]
+    """One line for each function or class of the machinery that the work folder's code replaced."""
+    found = []
+    for key, value in original.items():
+        now = lookup(key)
+        if now is not value and (now is None or foreign(now)):
+            found.append(runner + "'s " + ".".join(key[1:] if key[0] == "module" else key) + " was replaced")
+    return found
 
 
 def write_line(fd, nonce, result):
