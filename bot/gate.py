@@ -41,17 +41,18 @@ class SuiteRun:
 class Suite:
     """The repository's test command, run in the sandbox on a fresh copy of a folder."""
 
-    def __init__(self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float):
+    def __init__(self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float, exempt: tuple[str, ...] = ()):
         self.sandbox = sandbox
         self.command = command
         self.protected = protected
+        self.exempt = exempt
         self.limits = Limits(wall_seconds=timeout)
 
     def run(self, folder: Path) -> SuiteRun:
         with scratch_copy(folder) as work:
-            before = integrity.snapshot(work, self.protected)
+            before = integrity.snapshot(work, self.protected, self.exempt)
             run = run_tests(self.sandbox, self.command, work, self.limits)
-            tampered = integrity.tampering(before, integrity.snapshot(work, self.protected))
+            tampered = integrity.tampering(before, integrity.snapshot(work, self.protected, self.exempt))
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
             problems = run.unittest.failing() if run.unittest else []

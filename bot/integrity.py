@@ -10,51 +10,82 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import xml.etree.ElementTree as ET
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.spec import is_protected
+from bot import safefs
+from bot.spec import CACHES, compiled
 
-IGNORED_DIRS = {".git", "__pycache__", ".pytest_cache"}
+IGNORED_DIRS = {".git", "__pycache__", ".pytest_cache"}  # never copied into a scratch folder, never compared
 DETAIL_CHARS = 4000  # of one test's traceback, kept for evidence and feedback
+# A protected file larger than this is known by its size and mtime, not read: hashing what the
+# candidate can grow (a sparse file costs it nothing) would cost autofix what the candidate likes.
+# Not by its inode: a scratch copy has new ones, and copy_tree keeps the mtime.
+HASH_CAP = 64 * 2**20
+SOURCE_CAP = 16 * 2**20  # of a test module read for its test names
+CONTENT = "sha256 "  # how the digest of a regular file's content begins
+KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
 
 
-def snapshot(root: Path, patterns: tuple[str, ...]) -> dict[str, str]:
-    """Digest of every protected file, directory and symlink under root."""
+def snapshot(root: Path, protected: tuple[str, ...], exempt: tuple[str, ...] = ()) -> dict[str, str]:
+    """Digest of every protected entry under root, by its path. Caches (CACHES), the
+    IGNORED_DIRS and the `exempt` paths are left out, with everything in them. Never follows
+    a link, never opens what isn't a regular file, never reads one past HASH_CAP."""
+    guard = compiled(tuple(protected))
+    skip = compiled((*IGNORED_DIRS, *CACHES, *exempt))
     found: dict[str, str] = {}
-    for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if d not in IGNORED_DIRS]
-        for name in dirs + files:
-            path = Path(folder, name)
-            rel = path.relative_to(root).as_posix()
-            if is_protected(rel, patterns):
-                found[rel] = digest(path)
+    for folder in safefs.walk(root):
+        inherited = folder.rel in found  # a protected folder protects what it holds
+        kept = []
+        for entry in folder.entries:
+            rel = folder.rel_of(entry.name)
+            if skip.match(entry.name, rel):
+                continue
+            kept.append(entry)
+            if inherited or guard.match(entry.name, rel):
+                found[rel] = digest(folder.fd, entry)
+        folder.entries = kept  # the walk stays out of skipped folders
     return found
 
 
-def digest(path: Path) -> str:
-    if path.is_symlink():
-        return f"symlink to {os.readlink(path)}"
-    if path.is_dir():
-        return "folder"
+def digest(folder_fd: int, entry: os.DirEntry) -> str:
+    """The hash of a regular file's content; what anything else is."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        info = entry.stat(follow_symlinks=False)
+        if stat.S_ISLNK(info.st_mode):
+            return f"a symlink to {os.readlink(entry.name, dir_fd=folder_fd)}"
     except OSError as exc:
-        return f"unreadable: {exc.strerror}"
+        return f"unreadable ({exc.strerror})"
+    if not stat.S_ISREG(info.st_mode):
+        return KINDS[stat.S_IFMT(info.st_mode)]
+    if info.st_size > HASH_CAP:
+        return f"a file of {info.st_size} bytes, too large to hash (mtime {info.st_mtime_ns})"
+    content = safefs.read_regular((folder_fd, entry.name), HASH_CAP)
+    return "an unreadable file" if content is None else CONTENT + hashlib.sha256(content).hexdigest()
 
 
 def tampering(before: dict[str, str], after: dict[str, str]) -> list[tuple[str, str]]:
-    """(path, what happened) for each protected path the run changed, added or removed."""
+    """(path, what happened) for each protected path the run changed, added or removed; the
+    paths and what they are now are printable (names that aren't UTF-8 come escaped)."""
     changes = []
     for rel in sorted(before.keys() | after.keys()):
         if rel not in after:
-            changes.append((rel, "removed"))
+            change = "removed"
         elif rel not in before:
-            changes.append((rel, "created"))
-        elif before[rel] != after[rel]:
-            now = f" (now a {after[rel]})" if after[rel].startswith("symlink") else ""
-            changes.append((rel, f"modified{now}"))
+            change = "created"
+        elif before[rel] == after[rel]:
+            continue
+        else:
+            now = "" if after[rel].startswith(CONTENT) else f" (now {safefs.shown(after[rel])})"
+            change = f"modified{now}"
+        changes.append((safefs.shown(rel), change))
     return changes
 
 
@@ -64,27 +95,6 @@ class Case:
     outcome: str  # passed | failed | error | skipped
     message: str = ""  # the first line of what went wrong
     details: str = ""  # the traceback, or the output
-
-
-def read_junit(path: Path) -> list[Case] | None:
-    """Every test case of a JUnit report, or None when there is no readable report."""
-    try:
-        root = ET.parse(path).getroot()
-    except (OSError, ET.ParseError):
-        return None
-    cases = []
-    for case in root.iter("testcase"):
-        test_id = f"{case.get('classname', '')}::{case.get('name', '')}".lstrip(":")
-        found = Case(test_id, "passed")
-        for kind in ("failure", "error", "skipped"):
-            problem = case.find(kind)
-            if problem is not None:
-                lines = (problem.get("message") or problem.text or kind).strip().splitlines()
-                outcome = {"failure": "failed"}.get(kind, kind)
-                found = Case(test_id, outcome, lines[0] if lines else kind, (problem.text or "")[-DETAIL_CHARS:])
-                break
-        cases.append(found)
-    return cases
 
 
 @dataclass
@@ -141,9 +151,10 @@ def name_in(module: str, test_id: str) -> str | None:
 
 def defined_tests(path: Path) -> set[str]:
     """Test functions and methods a module defines, as pytest names them (without parameters)."""
+    source = safefs.read_regular(path, SOURCE_CAP)
     try:
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, UnicodeDecodeError):
+        tree = ast.parse((source or b"").decode("utf-8"))
+    except (SyntaxError, UnicodeDecodeError, MemoryError):  # MemoryError: the parser's stack, on deep nesting
         return set()
     names = set()
     for node in tree.body:

@@ -9,6 +9,8 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bot.safefs import shown
+
 
 @dataclass
 class Attempt:
@@ -59,7 +61,19 @@ class Report:
     def write(self, path: Path, redact=lambda text: text) -> None:
         """Atomically, so a crash never leaves half a report."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, redact(json.dumps(self.to_dict(), indent=2, ensure_ascii=False)) + "\n")
+        write_atomically(path, redact(json.dumps(printable(self.to_dict()), indent=2, ensure_ascii=False)) + "\n")
+
+
+def printable(value):
+    """`value` with every string shown as UTF-8 can hold it: a file name that isn't UTF-8
+    (os.fsdecode's surrogates) as backslash escapes."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, (list, tuple)):
+        return [printable(item) for item in value]
+    if isinstance(value, dict):
+        return {printable(key): printable(item) for key, item in value.items()}
+    return value
 
 
 def write_atomically(path: Path, text: str, mode: int | None = None) -> None:

@@ -4,28 +4,52 @@ from __future__ import annotations
 
 import ast
 import builtins
-from fnmatch import fnmatch
+import re
+from fnmatch import fnmatch, translate
+from functools import lru_cache
 from pathlib import Path
-from typing import Literal
+from typing import Iterable, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from bot.errors import UserError
 
-# Paths a candidate may never change, on top of the spec's own `protect` list.
-# Patterns work like .gitignore: one without a slash matches any path component.
-DEFAULT_PROTECT = (
+# Paths a candidate may never change, on top of the spec's own `protect` list. Patterns work
+# like .gitignore: one without a slash matches any path component; one with a slash matches the
+# path or a folder it lies in. The tests and what configures how they run:
+TEST_PROTECT = (
     "tests",
     "test_*.py",
     "*_test.py",
     "conftest.py",
     "pytest.ini",
+    ".pytest.ini",
+    "pytest.toml",
+    ".pytest.toml",
     "tox.ini",
+    "noxfile.py",
     "setup.cfg",
     "pyproject.toml",
-    ".github",
+    ".git",
 )
+# CI configuration, code owners and pinned dependencies: protected too, unless the repository's
+# `edit` globs name them (a fix may have to bump a pin). A broad `edit` glob never frees the
+# tests: those stay protected whatever `edit` says.
+OVERRIDABLE = (
+    ".github",
+    ".gitlab-ci.yml",
+    ".circleci",
+    "azure-pipelines.yml",
+    "Jenkinsfile",
+    "CODEOWNERS",
+    ".pre-commit-config.yaml",
+    "requirements*.txt",
+    "*.lock",
+)
+DEFAULT_PROTECT = TEST_PROTECT + OVERRIDABLE
+# What test tools write while the tests run, wherever it appears: never tampering.
+CACHES = ("__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".coverage", ".coverage.*", ".tox", ".nox")
 
 
 class Strict(BaseModel):
@@ -36,6 +60,7 @@ class Tests(Strict):
     code: str | None = None
     command: str | None = None
     protect: list[str] = []
+    exempt: list[str] = []  # paths the tests themselves may change (generated files): not compared
 
     @model_validator(mode="after")
     def _needs_one(self) -> Tests:
@@ -78,6 +103,11 @@ class Spec(Strict):
     @property
     def protected(self) -> tuple[str, ...]:
         return DEFAULT_PROTECT + tuple(self.tests.protect)
+
+    @property
+    def exempt(self) -> tuple[str, ...]:
+        """Paths the protected-path check leaves alone, besides CACHES."""
+        return tuple(self.tests.exempt)
 
     @property
     def required_name(self) -> str | None:
@@ -190,13 +220,52 @@ def check_target(spec: Spec) -> None:
         raise UserError(f"{spec.path}: target: {spec.target} is a protected path")
 
 
-def is_protected(relpath: str, patterns: tuple[str, ...]) -> bool:
-    parts = Path(relpath).parts
-    for pattern in patterns:
-        pattern = pattern.strip("/")
-        if "/" not in pattern:
-            if any(fnmatch(part, pattern) for part in parts):
-                return True
-        elif fnmatch(relpath, pattern) or relpath.startswith(pattern + "/"):
-            return True
-    return False
+def is_protected(relpath: str, patterns: tuple[str, ...], editable: tuple[str, ...] = ()) -> bool:
+    """Whether `patterns` protect relpath, normalised first (`./a`, `a//b`, `a/` are `a`, `a/b`,
+    `a`). A path that may lead out of the folder (absolute, or with `..`) always is. A path that
+    an `editable` glob (the repository's `edit`) matches is free of the OVERRIDABLE patterns."""
+    path = normalised(relpath)
+    if path is None:
+        return True
+    if any(fnmatch(path, glob) for glob in editable):
+        patterns = tuple(pattern for pattern in patterns if pattern not in OVERRIDABLE)
+    return compiled(patterns).covers(path)
+
+
+def normalised(relpath: str) -> str | None:
+    """relpath without `.` components, empty ones and trailing slashes (case kept); None when
+    it is absolute or has a `..`: it need not name anything inside the folder."""
+    parts = [part for part in relpath.split("/") if part not in ("", ".")]
+    if relpath.startswith("/") or ".." in parts:
+        return None
+    return "/".join(parts)
+
+
+class PathPatterns:
+    """Patterns compiled once, read as .gitignore reads them: one without a slash matches any
+    component of a path, one with a slash the path or any folder it lies in (fnmatch's `*`
+    crosses slashes). Patterns are normalised like paths."""
+
+    def __init__(self, patterns: tuple[str, ...]):
+        cleaned = ["/".join(part for part in pattern.split("/") if part not in ("", ".")) for pattern in patterns]
+        self.names = either(pattern for pattern in cleaned if "/" not in pattern)
+        self.paths = either(pattern for pattern in cleaned if "/" in pattern)
+
+    def match(self, name: str, path: str) -> bool:
+        """Whether the entry `name` at the normalised `path` matches, its folders left aside (a
+        walk has checked those already)."""
+        return bool(self.names.match(name) or self.paths.match(path))
+
+    def covers(self, path: str) -> bool:
+        """Whether the normalised `path` or a folder it lies in matches."""
+        parts = path.split("/")
+        return any(self.match(part, "/".join(parts[: depth + 1])) for depth, part in enumerate(parts))
+
+
+@lru_cache(maxsize=64)
+def compiled(patterns: tuple[str, ...]) -> PathPatterns:
+    return PathPatterns(patterns)
+
+
+def either(patterns: Iterable[str]) -> re.Pattern:
+    return re.compile("|".join(translate(pattern) for pattern in patterns) or "(?!)")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import marshal
 import os
 import secrets
-import shutil
 import sys
 import tempfile
 import time
@@ -15,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from bot import checks, guard, integrity
+from bot import checks, guard, integrity, safefs
 from bot.errors import UserError
 from bot.sandbox import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox
 from bot.spec import Spec
@@ -24,7 +23,6 @@ from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hid
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message
 RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
-SKIPPED = shutil.ignore_patterns(*integrity.IGNORED_DIRS)
 
 
 @dataclass
@@ -71,7 +69,6 @@ class Validator:
             file_size_mb=spec.limits.file_size_mb,
             output_bytes=spec.limits.output_mb * 2**20,
         )
-        self.protected = integrity.snapshot(spec.workdir, spec.protected)
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
@@ -86,6 +83,7 @@ class Validator:
             return Verdict(False, names, guard.feedback(refused), time.monotonic() - started)
         found = Findings()
         with scratch_copy(self.spec.workdir) as work:
+            before = integrity.snapshot(work, self.spec.protected, self.spec.exempt)
             target = work / self.spec.target
             if target.is_symlink() or target.exists():
                 target.unlink()  # never write through a link the repository planted
@@ -94,7 +92,7 @@ class Validator:
                 self.run_checks(work, found)
             if self.spec.tests.command:
                 self.run_command(work, found)
-            for path, change in integrity.tampering(self.protected, integrity.snapshot(work, self.spec.protected)):
+            for path, change in integrity.tampering(before, integrity.snapshot(work, self.spec.protected, self.spec.exempt)):
                 found.add(path, f"{change} during the run; protected paths may not change")
         return Verdict(
             passed=not found.messages,
@@ -187,11 +185,15 @@ def current_text(path: Path) -> str | None:
 
 @contextmanager
 def scratch_copy(folder: Path) -> Iterator[Path]:
-    """A fresh copy of `folder` (without .git and caches) that is gone afterwards."""
-    with tempfile.TemporaryDirectory(prefix="autofix-") as scratch:
-        work = Path(scratch) / "work"
-        shutil.copytree(folder, work, symlinks=True, ignore=SKIPPED)
+    """A fresh copy of `folder` (without .git and caches) that is gone afterwards, however the
+    run shaped it (any depth, any name)."""
+    scratch = Path(tempfile.mkdtemp(prefix="autofix-"))
+    try:
+        work = scratch / "work"
+        safefs.copy_tree(folder, work, integrity.IGNORED_DIRS)
         yield work
+    finally:
+        safefs.remove_tree(scratch)
 
 
 def open_test_sandbox(requested: str, option: str, warn: Callable[[str], None], original: Path | None = None) -> Sandbox:

@@ -101,6 +101,17 @@ def test_spec_protect_adds_patterns():
     assert is_protected("fixtures/a/b.txt", ("fixtures/",))
 
 
+def test_exempt_paths_load(tmp_path):
+    spec = load(write(tmp_path, GOOD + "  exempt: [tests/snapshots]\n"))
+    assert spec.exempt == ("tests/snapshots",)
+
+
+def test_a_target_is_refused_however_its_path_is_spelled(tmp_path):
+    (tmp_path / "data").mkdir()
+    text = GOOD.replace("unique.py", "./data//golden.py") + "  protect: [data/golden.py]\n"
+    assert error_of(write(tmp_path, text)).endswith("./data//golden.py is a protected path")
+
+
 def test_checks_that_are_not_python(tmp_path):
     path = write(tmp_path, GOOD.replace('"dups"', '"dups"\n    assert (('))
     assert error_of(path) == f"{path}:4: tests.code: invalid Python at line 2 of the checks: '(' was never closed"

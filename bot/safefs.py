@@ -1,0 +1,302 @@
+"""Reading, copying and removing a tree that a hostile process shaped, without hanging.
+
+A candidate runs in a scratch copy of the work folder, knowing autofix's source; afterwards
+autofix, as root and outside the sandbox, reads that copy. Whatever the candidate left there — a
+FIFO where a file was (opening it blocks forever), a device, a symlink to /proc/self/environ,
+1,500 nested folders (os.walk, shutil.rmtree and shutil.copytree recurse), 20 nested
+250-character names (a path past PATH_MAX), names that aren't UTF-8 — these functions finish:
+
+- folders are opened relative to their parent's descriptor, with O_NOFOLLOW | O_DIRECTORY, so
+  no path grows long and no symlink is followed;
+- only regular files are ever opened, with O_NOFOLLOW | O_NONBLOCK, and read up to a cap;
+- names stay the str os.fsdecode gives (bytes that aren't UTF-8 become surrogates, which
+  round-trip exactly); `shown` makes them printable for messages and reports.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+OPEN_FOLDERS = 64  # descriptors a walk keeps open below its root
+READ_CHUNK = 1 << 20
+
+
+def shown(name: str | bytes) -> str:
+    """`name` as printable text: bytes that aren't UTF-8 (surrogates, after os.fsdecode) become
+    backslash escapes (\\xff), which any message and any UTF-8 file can hold."""
+    if isinstance(name, str):
+        try:
+            name = name.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a surrogate that no file name produced
+            return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return name.decode("utf-8", "backslashreplace")
+
+
+class Descent:
+    """The folder a walk is in, as the names that lead there from the root.
+
+    Only the root and the deepest OPEN_FOLDERS folders keep a descriptor (1,500 nested folders
+    would run out of them). Going up into a folder whose descriptor was closed reopens it from
+    the root, name by name: a path could pass PATH_MAX, and '..' needs search permission on the
+    folder we leave, which a candidate may have taken away."""
+
+    def __init__(self, root: str | Path):
+        self.names: list[str] = [""]
+        self.fds: list[int | None] = [os.open(root, DIR_FLAGS)]
+
+    def __enter__(self) -> Descent:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for fd in self.fds:
+            if fd is not None:
+                os.close(fd)
+        self.fds.clear()
+
+    @property
+    def fd(self) -> int:
+        fd = self.fds[-1]
+        assert fd is not None  # up_to reopens the folder it arrives in
+        return fd
+
+    @property
+    def depth(self) -> int:
+        return len(self.names) - 1
+
+    def down(self, name: str) -> None:
+        self.fds.append(os.open(name, DIR_FLAGS, dir_fd=self.fd))
+        self.names.append(name)
+        oldest = len(self.fds) - 1 - OPEN_FOLDERS
+        fd = self.fds[oldest] if oldest > 0 else None  # None too when it closed on an earlier way down
+        if fd is not None:
+            os.close(fd)
+            self.fds[oldest] = None
+
+    def up_to(self, depth: int) -> None:
+        while self.depth > depth:
+            self.names.pop()
+            fd = self.fds.pop()
+            if fd is not None:
+                os.close(fd)
+        if self.fds[-1] is None:
+            self.reopen()
+
+    def reopen(self) -> None:
+        """Open every folder from the root down to here again, keeping the deepest open."""
+        keep = max(1, len(self.names) - OPEN_FOLDERS)
+        fd = self.fds[0]
+        for depth in range(1, len(self.names)):
+            try:
+                child = os.open(self.names[depth], DIR_FLAGS, dir_fd=fd)
+            finally:
+                if 1 <= depth - 1 < keep:  # a step on the way, not kept
+                    os.close(fd)
+            fd = child
+            if depth >= keep:
+                self.fds[depth] = fd
+
+
+@dataclass
+class Folder:
+    """A folder of a walk, open as `fd` while the walk is in it. Its `entries` (valid while it's
+    current) are listed once; the walk goes on into the subfolders left in `entries` when the
+    caller is done with it, so removing one keeps the walk out of it."""
+
+    depth: int  # 0: the root
+    name: str
+    rel: str  # from the root, '/'-separated; '' for the root
+    fd: int | None  # None when it couldn't be opened; `error` says why
+    entries: list[os.DirEntry]
+    error: OSError | None = None
+
+    def rel_of(self, name: str) -> str:
+        return f"{self.rel}/{name}" if self.rel else name
+
+
+def walk(root: str | Path) -> Iterator[Folder]:
+    """Every folder under root, root first, depth first, symlinks never followed. A folder that
+    can't be opened (a candidate's chmod 000, when not root) comes with `error` and no entries."""
+    try:
+        descent = Descent(root)
+    except OSError as exc:
+        yield Folder(0, "", "", None, [], exc)
+        return
+    with descent:
+        pending = [(0, "", "")]  # (depth, name, rel) of the folders still to visit
+        while pending:
+            depth, name, rel = pending.pop()
+            # Depth first: the parent is on the way back up. Reopening it fails only if the tree
+            # changes under the walk, which then stops with that error.
+            descent.up_to(max(depth - 1, 0))
+            try:
+                if depth:
+                    descent.down(name)
+                with os.scandir(descent.fd) as listing:
+                    entries = list(listing)
+            except OSError as exc:
+                yield Folder(depth, name, rel, None, [], exc)
+                continue
+            folder = Folder(depth, name, rel, descent.fd, entries)
+            yield folder
+            subfolders = [entry.name for entry in folder.entries if entry.is_dir(follow_symlinks=False)]
+            pending.extend((depth + 1, sub, folder.rel_of(sub)) for sub in reversed(subfolders))
+
+
+def read_regular(where: str | Path | tuple[int, str], cap: int) -> bytes | None:
+    """At most `cap` bytes of the regular file at a path or at (folder descriptor, name); None
+    when there is none there (a FIFO, socket, device, folder or symlink is never opened) or it
+    can't be read."""
+    folder_fd, name = where if isinstance(where, tuple) else (None, where)
+    try:
+        if not stat.S_ISREG(os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode):
+            return None
+        fd = os.open(name, READ_FLAGS, dir_fd=folder_fd)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):  # swapped since the look
+            return None
+        return read_at_most(fd, cap, min(READ_CHUNK, info.st_size + 1))
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_at_most(fd: int, cap: int, step: int) -> bytes:
+    """Up to `cap` bytes, `step` at a time (a small file's size: no megabyte buffer for it)."""
+    chunks = []
+    left = cap
+    while left > 0:
+        chunk = os.read(fd, min(left, step))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def copy_tree(src: str | Path, dst: str | Path, skip_names: frozenset[str] | set[str] = frozenset()) -> None:
+    """Copy the folder src to dst, which must not exist yet, at any depth: folders (made anew),
+    regular files (with their permissions, without set-uid bits, their times, and holes left
+    holes) and symlinks as symlinks. FIFOs, sockets and devices are left out, and so is every
+    entry named in skip_names. A folder or file that can't be read is an OSError."""
+    os.mkdir(dst)
+    with Descent(dst) as copy:
+        for folder in walk(src):
+            if folder.error:
+                raise folder.error
+            if folder.depth:
+                copy.up_to(folder.depth - 1)
+                copy.down(folder.name)
+            folder.entries = [entry for entry in folder.entries if entry.name not in skip_names]
+            for entry in folder.entries:
+                copy_entry(entry, folder.fd, copy.fd)
+
+
+def copy_entry(entry: os.DirEntry, src_fd: int, dst_fd: int) -> None:
+    if entry.is_dir(follow_symlinks=False):
+        os.mkdir(entry.name, dir_fd=dst_fd)
+    elif entry.is_symlink():
+        os.symlink(os.readlink(entry.name, dir_fd=src_fd), entry.name, dir_fd=dst_fd)
+    elif entry.is_file(follow_symlinks=False):
+        copy_file(entry.name, src_fd, dst_fd)
+    # else a FIFO, socket or device: never opened, never copied
+
+
+def copy_file(name: str, src_fd: int, dst_fd: int) -> None:
+    source = os.open(name, READ_FLAGS, dir_fd=src_fd)
+    try:
+        info = os.fstat(source)
+        target = os.open(name, WRITE_FLAGS, 0o600, dir_fd=dst_fd)
+        try:
+            if info.st_blocks * 512 < info.st_size:
+                copy_sparse(source, target, info.st_size)
+            else:
+                send(source, target, 0, info.st_size)
+            os.fchmod(target, stat.S_IMODE(info.st_mode) & 0o777)  # no set-uid file in a scratch copy
+            os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
+        finally:
+            os.close(target)
+    finally:
+        os.close(source)
+
+
+def copy_sparse(source: int, target: int, size: int) -> None:
+    """Copy only the data between the holes: a 2 GiB file of holes costs nothing."""
+    offset = 0
+    while offset < size:
+        try:
+            offset = os.lseek(source, offset, os.SEEK_DATA)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            break  # nothing but a hole up to the end
+        end = os.lseek(source, offset, os.SEEK_HOLE)
+        os.lseek(target, offset, os.SEEK_SET)
+        send(source, target, offset, end - offset)
+        offset = end
+    os.ftruncate(target, size)
+
+
+def send(source: int, target: int, offset: int, count: int) -> None:
+    """Copy `count` bytes from `offset` of source to target's position, in the kernel."""
+    end = offset + count
+    while offset < end:
+        sent = os.sendfile(target, source, offset, end - offset)
+        if not sent:  # the file is shorter than it said
+            return
+        offset += sent
+
+
+def remove_tree(path: str | Path) -> None:
+    """Make path be gone, whatever it is: a folder at any depth (shutil.rmtree recurses and dies
+    some 1,000 folders down), a file, a link, or nothing. Folders a candidate locked (no rwx for
+    their owner) are opened up first."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISDIR(info.st_mode):
+        os.unlink(path)
+        return
+    open_up(path, info, None)
+    with Descent(path) as here:
+        pending: list[tuple[int, str, bool]] = []  # (depth, name, emptied already)
+        empty(here, pending)
+        while pending:
+            depth, name, emptied = pending.pop()
+            here.up_to(depth - 1)
+            if emptied:
+                os.rmdir(name, dir_fd=here.fd)
+            else:
+                pending.append((depth, name, True))
+                here.down(name)
+                empty(here, pending)
+    os.rmdir(path)
+
+
+def empty(here: Descent, pending: list[tuple[int, str, bool]]) -> None:
+    """Unlink everything but the folders in the folder `here` is in; queue those, opened up."""
+    with os.scandir(here.fd) as listing:
+        entries = list(listing)  # listed whole before anything is unlinked
+    for entry in entries:
+        if entry.is_dir(follow_symlinks=False):
+            open_up(entry.name, entry.stat(follow_symlinks=False), here.fd)
+            pending.append((here.depth + 1, entry.name, False))
+        else:
+            os.unlink(entry.name, dir_fd=here.fd)
+
+
+def open_up(name: str | Path, info: os.stat_result, folder_fd: int | None) -> None:
+    if info.st_mode & 0o700 != 0o700:
+        os.chmod(name, stat.S_IMODE(info.st_mode) | 0o700, dir_fd=folder_fd)
