@@ -1,8 +1,9 @@
 """`autofix action`: the step a GitHub Actions job runs, driven by the event that started it.
 
 - `issues` / `labeled` with the configured label, by a user with write access: the issue is the
-  task; passing code becomes one pull request from `autofix/issue-<n>`; when every attempt fails,
-  one comment on the issue (edited in place on re-runs) and no branch.
+  task (the tests its yaml block names count only if its author has write access too); passing
+  code becomes one pull request from `autofix/issue-<n>`; when every attempt fails, one comment on
+  the issue (edited in place on re-runs) and no branch. Both name the tests that judged the code.
 - `schedule` / `workflow_dispatch`: each spec file whose target no longer passes its tests is
   regenerated into one pull request from `autofix/spec-<name>`.
 - `workflow_run` (a failed run of a pull request) / `workflow_dispatch` with input `pr`: red CI
@@ -16,6 +17,7 @@ Exit codes: 0 done (or nothing to do), 1 attempts failed, 2 bad input/configurat
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -28,9 +30,9 @@ from bot.config import Config, RepoConfig, load_repo_config
 from bot.errors import ModelUnavailable, UserError
 from bot.forge import MAY_TRIGGER, Forge, PullResult
 from bot.gitops import Git
-from bot.redact import Redactor
+from bot.redact import SECRET_NAME, Redactor
 from bot.report import Attempt, Report
-from bot.spec import Spec
+from bot.spec import Spec, Tests
 from bot.workflow import Workflow, append_summary, write_outputs
 
 SECRET_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OPENAI-API-KEY")
@@ -68,7 +70,7 @@ class Step:
     def forge(self) -> Forge:
         if self._forge is None:
             c = self.config
-            self._forge = Forge(c.api_url, c.token or "", c.repository, pacing=c.github_pacing)
+            self._forge = Forge(c.api_url, c.token or "", c.repository, log=self.flow.print)
         return self._forge
 
     @property
@@ -76,8 +78,11 @@ class Step:
         if self._git is None:
             c = self.config
             self._git = Git(c.workspace, c.server_url, c.basic_auth, self.redact)
-            self._git.trust_workspace()
         return self._git
+
+    def for_github(self, markdown: str) -> str:
+        """A body GitHub takes: secrets masked first, so a cut never leaves part of one."""
+        return render.capped(self.redact(markdown))
 
 
 def main(environ: Mapping[str, str], out: TextIO | None = None) -> int:
@@ -90,6 +95,7 @@ def main(environ: Mapping[str, str], out: TextIO | None = None) -> int:
     except UserError as exc:
         flow.annotate("error", str(exc))
         return exc.exit_code
+    forget_secrets()
     flow.mask(config.basic_auth)
     for secret in config.secrets:
         redact.add(secret)
@@ -110,6 +116,14 @@ def main(environ: Mapping[str, str], out: TextIO | None = None) -> int:
         return exc.exit_code
     finally:
         write_outputs(config.output, outputs(step.outcomes), redact)
+
+
+def forget_secrets() -> None:
+    """Once the config holds the inputs, every secret leaves the process's environment, so nothing
+    that inherits or reads it finds one. /proc/<pid>/environ keeps showing the environment the
+    process started with; only root and autofix's own uid may read it, never the sandbox's."""
+    for name in [name for name in os.environ if SECRET_NAME.search(name)]:
+        del os.environ[name]
 
 
 def read_event(config: Config) -> dict:
@@ -147,38 +161,56 @@ def on_issue(step: Step, event: dict) -> int:
     flow.print(f"autofix: issue #{number}, labeled {config.label!r} by @{login} ({permission})")
     outcome = Outcome()
     step.outcomes.append(outcome)
+    tests: Tests | None = None  # once known, the pull request and the comment name them
     try:
         # The payload's title and body are what the labeler saw; a later edit can't swap the task.
-        spec = tasks.from_issue(config, number, str(issue.get("title") or ""), str(issue.get("body") or ""))
+        task = tasks.Issue.read(number, str(issue.get("title") or ""), str(issue.get("body") or ""))
+        spec = tasks.from_issue(config, task, task.block.tests is None or author_may_write(step, issue, login, permission))
+        tests = spec.tests
         run_setup(step)
         sandbox = open_sandbox(step)
         report = solve(step, spec, sandbox, outcome, f"issue-{number}")
         if report.passed:
             summary = render.passed_summary(report) + f" Requested in #{number}."
-            body = render.pull_body(report, mark, summary, fixes=number)
+            body = render.pull_body(report, mark, summary, fixes=number, tests=tests)
             title = f"autofix: {' '.join(str(issue.get('title') or '').split())}"[:250]
             message = f"autofix: write {spec.target} for #{number}\n\nFixes #{number}\n"
             publish(step, spec, f"autofix/issue-{number}", title, body, message, outcome)
             retire_failure_comment(step, number, mark, outcome)
             return 0
         headline = f"autofix tried {len(report.attempts)} times to write {render.code_span(spec.target)}; the tests failed every time ({report.stop_reason})."
-        operation = step.forge.upsert_comment(number, mark, step.redact(render.failure_comment(outcome.report, mark, headline)))
+        comment = render.failure_comment(outcome.report, mark, headline, tests)
+        operation = step.forge.upsert_comment(number, mark, step.for_github(comment))
         flow.print(f"autofix: every attempt failed; comment on #{number} {operation}; no branch pushed")
         return 1
     except (UserError, ModelUnavailable) as exc:
         headline = f"autofix stopped with an error:\n\n{render.fence(str(exc))}"
         try:
-            step.forge.upsert_comment(number, mark, step.redact(render.failure_comment(outcome.report, mark, headline)))
+            step.forge.upsert_comment(number, mark, step.for_github(render.failure_comment(outcome.report, mark, headline, tests)))
         except UserError as unreported:  # the job's error annotation still tells
             annotate_error(step, unreported)
         raise
 
 
+def author_may_write(step: Step, issue: dict, labeler: str, labeler_permission: str) -> bool:
+    """Whether the issue's author, who may be anyone, not only the labeler, may set the tests that
+    judge the code: write access, asked of the API. If not, the log says their tests were ignored."""
+    author = str((issue.get("user") or {}).get("login", ""))
+    permission = labeler_permission if author.lower() == labeler.lower() else step.forge.permission(author)
+    if permission in MAY_TRIGGER:
+        return True
+    step.flow.print(
+        f"autofix: issue #{issue['number']}: the yaml block's tests were ignored: its author @{author} has {permission} "
+        f"permission on {step.config.repository}; the tests of {step.config.config_path} judge the code"
+    )
+    return False
+
+
 def retire_failure_comment(step: Step, number: int, mark: str, outcome: Outcome) -> None:
     """A comment a failed run left would now mislead: it is edited to point at the pull request."""
-    _, comment = step.forge.find_comment(number, mark)
+    comment = step.forge.find_comment(number, mark)
     if comment is not None and outcome.pull is not None:
-        step.forge.call("edit comment", comment.edit, f"{mark}\n\nautofix succeeded on a later run: see #{outcome.pull.number}.")
+        step.forge.edit_comment(comment.id, f"{mark}\n\nautofix succeeded on a later run: see #{outcome.pull.number}.")
 
 
 # ----------------------------------------------------------------------------- spec files
@@ -223,7 +255,7 @@ def regenerate(step: Step, relpath: str, sandbox, outcome: Outcome) -> int:
         return 1
     mark = render.marker("spec", name)
     summary = render.passed_summary(report) + f" Regenerated from {render.code_span(relpath)}."
-    body = render.pull_body(report, mark, summary, fixes=None)
+    body = render.pull_body(report, mark, summary, fixes=None, tests=spec.tests)
     message = f"autofix: regenerate {spec.target} from {relpath}\n"
     try:
         publish(step, spec, f"autofix/spec-{name}", f"autofix: regenerate {spec.target}", body, message, outcome)
@@ -311,11 +343,11 @@ def publish(step: Step, spec: Spec, branch: str, title: str, body: str, message:
     base = git.current_branch() or forge.default_branch()
     commit, tree = git.commit([spec.target], message)
     remote = git.remote_branch(branch)
-    body = step.redact(body)
+    body = step.for_github(body)
     if remote is not None and remote[1] == tree:
         existing = forge.open_pull(branch, base)
         if existing is not None:
-            outcome.pull = PullResult("none", existing.number, existing.html_url)
+            outcome.pull = PullResult("none", existing.number, existing.url)
             flow.print(f"autofix: {branch} already holds this code; pull request #{existing.number} left as it is")
             return
     else:

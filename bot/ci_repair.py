@@ -2,9 +2,10 @@
 it with the whole suite, and propose the fix.
 
 Started by a failed `workflow_run` of a pull request, or by `workflow_dispatch` with input `pr`.
-The pull request's head is checked out in a worktree of its own; the suite runs there twice (the
-baseline: what fails both times is the target, what flips is flaky); the model answers with
-search/replace edits; each candidate is judged by the whole suite in a fresh copy (gate.py).
+The pull request's head is checked out in a folder of its own, without `.git`; the suite runs
+there twice (the baseline: what fails both times is the target, what flips is flaky); the model
+answers with search/replace edits; each candidate is judged by the whole suite in a fresh copy
+(gate.py).
 
 Trust: the test command, `setup`, the protected paths and `edit` come from the workspace — the
 default branch actions/checkout gave the job — never from the pull request, whose code only ever
@@ -16,7 +17,7 @@ from __future__ import annotations
 import re
 import time
 
-from bot import evidence, gate, render
+from bot import evidence, gate, guard, render
 from bot.action import Outcome, Skip, Step, open_model, open_sandbox, run_setup, write_report
 from bot.edits import FORMAT_HELP, EditError, Workspace
 from bot.errors import ModelUnavailable, UserError
@@ -48,7 +49,8 @@ def on_workflow_run(step: Step, event: dict) -> int:
     repository = step.config.repository.lower()
     # GitHub lists a run's pull requests only when they are in this repository; a fork's are looked up.
     listed = [p["number"] for p in run.get("pull_requests") or [] if str(p["base"]["repo"].get("url", "")).lower().endswith("/repos/" + repository)]
-    number = listed[0] if listed else step.forge.pull_of_commit(info.head_sha)
+    head_owner = ((run.get("head_repository") or {}).get("owner") or {}).get("login")
+    number = listed[0] if listed else step.forge.pull_of_commit(info.head_sha, f"{head_owner}:{run.get('head_branch')}")
     if number is None:
         raise Skip(f"ignored: run {info.id} ({run.get('head_branch')} at {info.head_sha[:12]}) belongs to no open pull request")
     return repair(step, int(number), info)
@@ -80,8 +82,9 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
         diff = step.git.pull_diff(number)
         run_setup(step)
         sandbox = open_sandbox(step)
-        with step.git.worktree(head, config.temp / f"autofix-pr-{number}-head") as folder:
-            return Repair(step, pull, run, fork, mark, outcome).run(command, Workspace(folder, protected_paths(step), tuple(config.repo.edit)), diff, sandbox)
+        with step.git.checkout(head, config.temp, f"autofix-pr-{number}-") as tree:
+            work = Workspace(tree.workdir, protected_paths(step), tuple(config.repo.edit))
+            return Repair(step, pull, run, fork, mark, outcome, tree).run(command, work, diff, sandbox)
     except (UserError, ModelUnavailable) as exc:
         headline = f"autofix stopped with an error while repairing this pull request's tests:\n\n{render.fence(str(exc))}"
         log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
@@ -97,13 +100,14 @@ def protected_paths(step: Step) -> tuple[str, ...]:
 
 
 class Repair:
-    def __init__(self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: Outcome):
+    def __init__(self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: Outcome, tree: Git):
         self.step, self.pull, self.run_info, self.fork, self.mark, self.outcome = step, pull, run, fork, mark, outcome
+        self.tree = tree  # git on the folder holding the pull request's head, which the model edits
         self.verdict: gate.Judgement | None = None  # the last judged candidate's
 
     def run(self, command: str, work: Workspace, diff: str | None, sandbox) -> int:
         step, config, number = self.step, self.step.config, self.pull.number
-        suite = gate.Suite(sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT)
+        suite = gate.Suite(sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt))
         with step.flow.group("baseline: the whole suite at the pull request's head, twice"):
             baseline = gate.Baseline.measure(suite, work.root)
             step.flow.untrusted(baseline.first.output)
@@ -157,7 +161,11 @@ class Repair:
                 failing = ["(edits refused)"]
                 feedback = "Your edits were refused, so no file was changed:\n" + "\n".join(f"- {p}" for p in exc.problems)
             else:
-                failing, feedback = self.check(suite, baseline, work)
+                refused = screened(work)
+                if refused:
+                    failing, feedback = [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused)
+                else:
+                    failing, feedback = self.check(suite, baseline, work)
             passed = not failing
             attempt = Attempt(
                 number=number, passed=passed, failing_tests=failing, feedback=feedback,
@@ -172,6 +180,10 @@ class Repair:
                 report.stop_reason = f"passed on attempt {number}"
                 return
             last = (reply.text, feedback)
+            spent = sum(report.tokens.values())
+            if self.step.config.max_tokens and spent >= self.step.config.max_tokens:
+                report.stop_reason = f"token budget spent ({spent} of {self.step.config.max_tokens})"
+                return
         report.stop_reason = f"all {report.max_attempts} attempts failed"
 
     def check(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace) -> tuple[list[str], str]:
@@ -235,21 +247,20 @@ class Repair:
             return
         branch = f"autofix/pr-{pull.number}"
         body = "\n\n".join([render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)])
-        self.push(work, branch, f"autofix: fix the failing tests of #{pull.number}", step.redact(body))
+        self.push(work, branch, f"autofix: fix the failing tests of #{pull.number}", step.for_github(body))
         opened = self.outcome.pull
         link = f"autofix proposes #{opened.number} into this branch: {summary}"
         post(step, pull.number, "\n\n".join([self.mark, link, proof, render.log(report)]), self.outcome)
 
     def push(self, work: Workspace, branch: str, title: str, body: str) -> None:
         """One commit on the pull request's head, pushed only when it changes the branch; one pull request into the head branch."""
-        step, config, pull = self.step, self.step.config, self.pull
-        git = Git(work.root, config.server_url, config.basic_auth, step.redact)
+        step, config, pull, git = self.step, self.step.config, self.pull, self.tree
         commit, tree = git.commit(work.changed, f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n")
         remote = git.remote_branch(branch)
         if remote is not None and remote[1] == tree:
             existing = step.forge.open_pull(branch, pull.head_ref)
             if existing is not None:
-                self.outcome.pull = PullResult("none", existing.number, existing.html_url)
+                self.outcome.pull = PullResult("none", existing.number, existing.url)
                 step.flow.print(f"autofix: {branch} already holds this fix; pull request #{existing.number} left as it is")
                 return
         else:
@@ -263,7 +274,7 @@ class Repair:
 def post(step: Step, number: int, body: str, outcome: Outcome) -> None:
     """The one autofix comment on the pull request (edited in place on re-runs), also kept as a
     file; with `publish: false` only the file, for a later job with write permission to post."""
-    body = step.redact(body)
+    body = step.for_github(body)
     path = step.config.temp / f"autofix-pr-{number}.md"
     path.write_text(body + "\n", encoding="utf-8")
     outcome.comment_path = path
@@ -272,3 +283,13 @@ def post(step: Step, number: int, body: str, outcome: Outcome) -> None:
         return
     operation = step.forge.upsert_comment(number, render.marker("pr", number), body)
     step.flow.print(f"autofix: comment on #{number} {operation}")
+
+
+def screened(work: Workspace) -> list[guard.Finding]:
+    """The static guard over every Python file the edits changed so far, judging only the lines
+    they added (a refused edit stays applied, so a pass needs a reply that takes it out)."""
+    found = []
+    for path, original in sorted(work.originals.items()):
+        if path.endswith(".py"):
+            found += guard.findings(work.look(path).text or "", original, path)
+    return found

@@ -18,7 +18,7 @@ DEFAULT_LABEL = "autofix"
 DEFAULT_SPECS = ".autofix/*.yml"
 # The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.
 INPUTS = (
-    "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "label",
+    "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "max-tokens", "label",
     "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
@@ -27,6 +27,7 @@ RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB
 class RepoTests(Strict):
     command: str | None = None
     protect: list[str] = []
+    exempt: list[str] = []  # paths the tests themselves may change: the protected-path check skips them
 
 
 class RepoConfig(Strict):
@@ -38,7 +39,9 @@ class RepoConfig(Strict):
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
     setup: str | None = None  # installs the project's dependencies; the only step with network
-    edit: list[str] = []  # globs of the paths the model may change; empty: any unprotected path
+    # Globs of the paths the model may change; empty: any unprotected path. A path they match is
+    # free of the overridable default protections (CI files, dependency pins: spec.OVERRIDABLE).
+    edit: list[str] = []
     label: str | None = None
     specs: str | None = None
 
@@ -60,7 +63,7 @@ def load_repo_config(workspace: Path, relpath: str) -> RepoConfig:
 
 @dataclass(frozen=True)
 class Config:
-    inputs: dict[str, str]  # the inputs that were given a non-empty value
+    inputs: dict[str, str] = field(repr=False)  # the inputs given a non-empty value (the token and key among them)
     event_name: str
     event_path: Path
     repository: str
@@ -70,9 +73,6 @@ class Config:
     output: Path | None
     summary: Path | None
     temp: Path
-    # Client-side pacing and retries of PyGithub stay on in production; a local fake server
-    # (the tests) turns them off with AUTOFIX_GITHUB_PACING=off.
-    github_pacing: bool = True
     repo: RepoConfig = field(default_factory=RepoConfig)
 
     @classmethod
@@ -96,7 +96,6 @@ class Config:
             output=Path(environ["GITHUB_OUTPUT"]) if environ.get("GITHUB_OUTPUT") else None,
             summary=Path(environ["GITHUB_STEP_SUMMARY"]) if environ.get("GITHUB_STEP_SUMMARY") else None,
             temp=Path(environ.get("RUNNER_TEMP") or "/tmp"),
-            github_pacing=environ.get("AUTOFIX_GITHUB_PACING", "on") != "off",
         )
         config.check_inputs()
         return config
@@ -112,6 +111,8 @@ class Config:
             value = self.inputs["max-attempts"]
             if not value.isdigit() or not 1 <= int(value) <= 50:
                 raise UserError(f"input max-attempts: must be a whole number from 1 to 50, got {value!r}")
+        if "max-tokens" in self.inputs and not (self.inputs["max-tokens"].isdigit() and int(self.inputs["max-tokens"]) >= 1):
+            raise UserError(f"input max-tokens: must be a whole number of tokens, at least 1, got {self.inputs['max-tokens']!r}")
         if "pr" in self.inputs and not self.inputs["pr"].isdigit():
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
         for name in ("draft", "plan", "publish"):
@@ -185,6 +186,12 @@ class Config:
     def max_attempts(self) -> int | None:
         """The input's value; the file's is applied as a default in each task (see tasks.py)."""
         value = self.inputs.get("max-attempts")
+        return int(value) if value else None
+
+    @property
+    def max_tokens(self) -> int | None:
+        """The input's cap on one task's tokens: it lowers a spec's `max_tokens`, never raises it."""
+        value = self.inputs.get("max-tokens")
         return int(value) if value else None
 
     @property

@@ -19,16 +19,23 @@ asked to change.
 from __future__ import annotations
 
 import difflib
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from fnmatch import fnmatch
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Literal
 
+from bot import safefs
+from bot.gitops import is_git_path
 from bot.spec import is_protected
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 FENCE = re.compile(r"^\s*(```|~~~)")
 PATH_DECORATION = "`*#: \t"  # what models wrap a path line in: `x.py`, **x.py**, # x.py, x.py:
+NAME_MAX = 255  # bytes in one file name, on Linux's file systems
+TEXT_CAP = 2 << 20  # bytes of one file autofix reads, shows or edits
 
 FORMAT_HELP = f"""\
 Answer with one or more edit blocks. Each block is: a line holding the file's path relative to \
@@ -119,6 +126,53 @@ def joined(lines: list[str]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
+@dataclass(frozen=True)
+class Entry:
+    """What a path of a work tree is, found without following a symbolic link."""
+
+    kind: Literal["missing", "text", "binary", "large", "link", "other"]
+    text: str | None = None  # a text file's content
+    link: str | None = None  # the link met on the way, as `ls -l` shows it: "notes.txt -> /proc/self/environ"
+
+
+def look(root: Path, relpath: str) -> Entry:
+    """`relpath` inside `root`, each folder opened relative to the one before it and never
+    through a link: what a pull request or a model put there can't make autofix read elsewhere
+    (`notes.txt -> /proc/self/environ` is shown as that link). A file that is not UTF-8 text, or
+    holds a NUL byte, is "binary"; one over TEXT_CAP is "large"; neither is returned."""
+    parts = PurePosixPath(relpath).parts
+    if not parts or PurePosixPath(relpath).is_absolute() or ".." in parts:
+        return Entry("missing")
+    folder = os.open(root, safefs.DIR_FLAGS)
+    try:
+        for depth, name in enumerate(parts, 1):
+            try:
+                mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+            except (OSError, ValueError):  # nothing there, or a name no file can have (too long, a NUL in it)
+                return Entry("missing")
+            if stat.S_ISLNK(mode):
+                return Entry("link", link=f"{'/'.join(parts[:depth])} -> {os.readlink(name, dir_fd=folder)}")
+            if depth == len(parts):
+                break
+            if not stat.S_ISDIR(mode):  # a file stands where a folder of the path would be
+                return Entry("other")
+            inner = os.open(name, safefs.DIR_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        data = safefs.read_regular((folder, name), TEXT_CAP + 1)
+    finally:
+        os.close(folder)
+    if data is None:  # a folder, FIFO, socket or device: never opened
+        return Entry("other")
+    if len(data) > TEXT_CAP:
+        return Entry("large")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return Entry("binary")
+    return Entry("binary") if "\0" in text else Entry("text", text=text)
+
+
 @dataclass
 class Workspace:
     """A folder the model edits, with the original content of every file it changed, so the
@@ -135,15 +189,20 @@ class Workspace:
         current: dict[str, str | None] = {}
         problems = []
         for number, block in enumerate(blocks, 1):
-            problem = self.refusal(block.path)
+            path = str(PurePosixPath(block.path))  # one spelling: "./a//b.py" is "a/b.py"
+            problem = self.refusal(path)
             if problem is None:
-                if block.path not in current:
-                    current[block.path] = self.read(block.path)
-                text, problem = substitute(current[block.path], block)
+                if path not in current:
+                    current[path] = self.read(path)
+                text, problem = substitute(current[path], block)
                 if problem is None:
-                    current[block.path] = text
+                    current[path] = text
             if problem:
                 problems.append(f"block {number} ({block.path}): {problem}")
+        for path in current:  # else one write would find a file where it needs a folder
+            clash = next((str(folder) for folder in PurePosixPath(path).parents if str(folder) in current), None)
+            if clash is not None:
+                problems.append(f"{path}: its folder {clash} is a file this reply writes")
         if problems:
             raise EditError(problems)
         for path, text in current.items():
@@ -154,26 +213,34 @@ class Workspace:
         return sorted(current)
 
     def refusal(self, path: str) -> str | None:
-        relative = Path(path)
+        relative = PurePosixPath(path)
         if relative.is_absolute() or ".." in relative.parts or not relative.parts:
             return "the path must be relative to the repository's root, without '..'"
-        if is_protected(path, self.protected):
+        if "\0" in path or any(len(os.fsencode(part)) > NAME_MAX for part in relative.parts):
+            return "not a name a file can have (a NUL in it, or a name longer than 255 bytes)"
+        if is_git_path(path):
+            return "a path in .git, git's own folder, which autofix never edits; fix the code under test instead"
+        if is_protected(path, self.protected, self.allowed):
             return "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
         if self.allowed and not any(fnmatch(path, pattern) for pattern in self.allowed):
             return f"not among the paths the repository lets autofix edit ({', '.join(self.allowed)})"
-        target = self.root / path
-        for part in [target, *target.parents]:
-            if part == self.root:
-                break
-            if part.is_symlink():
-                return "the path goes through a symbolic link; edit the file it points to"
-        if target.exists() and not target.is_file():
-            return "not a regular file"
+        kind = self.look(path).kind
+        if kind == "link":
+            return "the path goes through a symbolic link; edit the file it points to"
+        if kind == "binary":
+            return "a binary file (not UTF-8 text); autofix edits text files only"
+        if kind == "large":
+            return f"a file over {TEXT_CAP >> 20} MiB; autofix edits smaller files only"
+        if kind == "other":
+            return "not a regular file, or a folder on its way is not a folder"
         return None
 
+    def look(self, path: str) -> Entry:
+        return look(self.root, path)
+
     def read(self, path: str) -> str | None:
-        target = self.root / path
-        return target.read_text(encoding="utf-8") if target.is_file() else None
+        """The text of the file at `path`; None for anything else (missing, a link, binary, huge)."""
+        return self.look(path).text
 
     @property
     def changed(self) -> list[str]:

@@ -4,14 +4,16 @@ In order: the failing tests with their tracebacks; the files that matter with nu
 (those edited so far in full, those the pull request changed in full, and windows around the
 lines the tracebacks point at); the pull request's diff against its base; the tail of the failed
 jobs' logs. Each section has a share of the budget, so a huge log can't crowd out the tracebacks.
+
+Files are read inside the work tree only and never through a symbolic link: a pull request's
+`notes.txt -> /proc/self/environ` is shown as that link. A binary or huge file is named, not read.
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-from bot.edits import Workspace
+from bot.edits import TEXT_CAP, Entry, Workspace
 from bot.gate import Baseline
 from bot.render import fence
 from bot.spec import is_protected
@@ -54,40 +56,49 @@ def failures(baseline: Baseline) -> str:
     return "\n\n".join(parts)
 
 
-def referenced_lines(baseline: Baseline, root: Path) -> dict[str, set[int]]:
-    """path -> the line numbers the target tests' tracebacks point at, for files of the repository."""
+def referenced_lines(baseline: Baseline, work: Workspace) -> dict[str, set[int]]:
+    """path -> the line numbers the target tests' tracebacks point at, for paths of the work tree."""
     found: dict[str, set[int]] = {}
     run = baseline.first
     for test_id in baseline.target:
         details = run.results[test_id].details
         for pattern in LOCATIONS:
             for match in pattern.finditer(details):
-                path = match["path"].removeprefix(run.root + "/")
-                if not Path(path).is_absolute() and ".." not in Path(path).parts and (root / path).is_file():
-                    found.setdefault(path, set()).add(int(match["line"]))
-    return found
+                found.setdefault(match["path"].removeprefix(run.root + "/"), set()).add(int(match["line"]))
+    return {path: lines for path, lines in found.items() if work.look(path).kind != "missing"}
 
 
 def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
-    whole = list(dict.fromkeys([*work.originals, *(p for p in pr_paths if (work.root / p).is_file())]))
+    whole = list(dict.fromkeys([*work.originals, *pr_paths]))
     parts = []
     for path in whole:
-        text = work.read(path)
-        if text is None:
+        entry = work.look(path)
+        if entry.kind == "missing":  # removed by the pull request
             continue
         note = " (edited by you so far: its current content)" if path in work.originals else " (changed by the pull request)"
-        parts.append(f"### {path}{note}{protection(work, path)}\n{fence(numbered(text.splitlines()))}")
-    for path, wanted in sorted(referenced_lines(baseline, work.root).items()):
-        if path in whole:
-            continue
-        lines = (work.read(path) or "").splitlines()
-        shown = sorted({n for line in wanted for n in range(line - CONTEXT, line + CONTEXT + 1) if 1 <= n <= len(lines)})
-        parts.append(f"### {path} (lines the tracebacks point at){protection(work, path)}\n{fence(numbered(lines, shown))}")
+        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry)}")
+    for path, wanted in sorted(referenced_lines(baseline, work).items()):
+        if path not in whole:
+            parts.append(f"### {path} (lines the tracebacks point at){protection(work, path)}\n{content(work.look(path), wanted)}")
     return "\n\n".join(parts) or "(no repository file is named in the tracebacks)"
 
 
+def content(entry: Entry, wanted: set[int] | None = None) -> str:
+    """A text file with numbered lines (only those around `wanted` when given); a link or a
+    binary file is named, never read."""
+    if entry.kind == "link":
+        return f"A symbolic link, not followed:\n{fence(entry.link or '')}"
+    if entry.text is None:
+        what = {"binary": "a binary file", "large": f"a file over {TEXT_CAP >> 20} MiB"}.get(entry.kind, "not a regular file")
+        return f"({what}: not shown)"
+    lines = entry.text.splitlines()
+    if wanted is None:
+        return fence(numbered(lines))
+    return fence(numbered(lines, sorted({n for line in wanted for n in range(line - CONTEXT, line + CONTEXT + 1) if 1 <= n <= len(lines)})))
+
+
 def protection(work: Workspace, path: str) -> str:
-    return " — protected: you may not edit it" if is_protected(path, work.protected) else ""
+    return " — protected: you may not edit it" if is_protected(path, work.protected, work.allowed) else ""
 
 
 def numbered(lines: list[str], shown: list[int] | None = None) -> str:

@@ -1,17 +1,31 @@
-"""Git in the workspace: one commit with the fix on top of HEAD, pushed to `origin` with the token
-as an HTTP auth header passed through the environment — never in a URL or on a command line.
+"""Git in the workspace: one commit with the fix on top of a base commit, pushed to `origin` with
+the token as an HTTP auth header passed through the environment — never in a URL or on a command
+line.
 
 The commit is built in a throw-away index (`GIT_INDEX_FILE`), so the workspace's branch, index
-and other files are never touched and several fixes can be published from one checkout.
+and other files are never touched and several fixes can be published from one checkout. A pull
+request's code is checked out into a plain folder, with no `.git` in it, and committed from there.
+
+git trusts nothing it would find by itself, because the trees it works on hold what a pull request
+or a model wrote, and an earlier step of the job may have written the checkout's config:
+- its environment is built from scratch (an empty private HOME, no system or global config), and
+  the token is in it only for the calls that talk to origin; nothing else of autofix's reaches it;
+- the git dir and the work tree are named explicitly, so a `.git` file or folder in a tree is
+  never followed;
+- no program a setting names runs, whatever the repository's config says: hooks, fsmonitor,
+  filter, diff and merge drivers, signing, credential helpers and transports other than http(s)
+  and local paths are forced off; external diffs and the upload/receive-pack commands are
+  overridden by flags.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import tempfile
 from contextlib import contextmanager
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator
 
 from bot.errors import UserError
@@ -19,54 +33,109 @@ from bot.errors import UserError
 BOT_NAME = "github-actions[bot]"
 BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 GIT_TIMEOUT = 300
+# For a local or ssh origin git runs these commands; the config's `remote.origin.uploadpack` (which
+# a later value can't override: the first one wins) would name any other. Flags do override it.
+UPLOAD_PACK, RECEIVE_PACK = "--upload-pack=git-upload-pack", "--receive-pack=git-receive-pack"
+FORCED = {
+    "core.fsmonitor": "false",
+    "core.untrackedCache": "false",
+    "core.askPass": "",
+    "credential.helper": "",  # the empty value clears the list the config files gave
+    "commit.gpgSign": "false",
+    "protocol.allow": "never",  # ext:: and ssh would run commands the config names
+    "protocol.https.allow": "always",
+    "protocol.http.allow": "always",
+    "protocol.file.allow": "always",
+    "submodule.recurse": "false",
+    "fetch.recurseSubmodules": "false",
+    "push.recurseSubmodules": "no",
+    "gc.auto": "0",
+    "maintenance.auto": "false",
+}
+# The drivers an attribute (a `.gitattributes` a pull request wrote) would make git run.
+DRIVERS = r"^(filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|driver)$"
 
 
 class GitError(UserError):
     """A git command failed; the message carries its (redacted) stderr."""
 
 
+def is_git_path(relpath: str) -> bool:
+    """A path through a `.git` (any case, any depth): git's own files, never the repository's."""
+    return any(part.casefold() == ".git" for part in PurePosixPath(relpath).parts)
+
+
+def checkout_git_dir(workdir: Path) -> Path:
+    """The `.git` folder of a checkout; a `.git` file (a pointer to elsewhere) is not followed."""
+    git_dir = workdir / ".git"
+    try:
+        is_folder = stat.S_ISDIR(os.lstat(git_dir).st_mode)
+    except OSError:
+        is_folder = False
+    if not is_folder:
+        raise GitError(f"{workdir}: .git is not a folder; autofix works in a checkout of its own (actions/checkout)")
+    return git_dir
+
+
 class Git:
-    def __init__(self, workdir: Path, server_url: str, basic_auth: str | None, redact: Callable[[str], str]):
-        self.workdir = workdir
-        self.redact = redact
-        self.env = dict(os.environ)
-        self.env.update(
-            GIT_TERMINAL_PROMPT="0",
-            GIT_AUTHOR_NAME=BOT_NAME, GIT_AUTHOR_EMAIL=BOT_EMAIL,
-            GIT_COMMITTER_NAME=BOT_NAME, GIT_COMMITTER_EMAIL=BOT_EMAIL,
-        )  # fmt: skip
-        self.auth_env: dict[str, str] = {}
+    """git on one work tree: the workspace, or a folder holding a pull request's code (`base`
+    is then its head commit, and `git_dir` the workspace's)."""
+
+    def __init__(self, workdir: Path, server_url: str, basic_auth: str | None, redact: Callable[[str], str],
+                 git_dir: Path | None = None, base: str = "HEAD"):  # fmt: skip
+        self.workdir, self.server_url, self.basic_auth, self.redact = workdir, server_url, basic_auth, redact
+        self.git_dir = git_dir or checkout_git_dir(workdir)
+        self.base = base
+        self._private = tempfile.TemporaryDirectory(prefix="autofix-git-")  # removed with this object
+        home, hooks = Path(self._private.name, "home"), Path(self._private.name, "hooks")
+        home.mkdir()
+        hooks.mkdir()
+        self.env = {
+            "PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+            "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_ATTR_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0",
+            "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL, "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+        }  # fmt: skip
+        self.settings = [("core.hooksPath", str(hooks)), *FORCED.items()]
+        self.settings += [(key, "") for key in self.configured_drivers()]  # an empty command runs nothing
+        self.auth: list[tuple[str, str]] = []
         if basic_auth:
             # The empty value first resets any extraheader actions/checkout persisted for the
             # same URL: two Authorization headers make GitHub answer 400.
             key = f"http.{server_url}/.extraheader"
-            self.auth_env = {
-                "GIT_CONFIG_COUNT": "2",
-                "GIT_CONFIG_KEY_0": key, "GIT_CONFIG_VALUE_0": "",
-                "GIT_CONFIG_KEY_1": key, "GIT_CONFIG_VALUE_1": f"AUTHORIZATION: basic {basic_auth}",
-            }  # fmt: skip
+            self.auth = [(key, ""), (key, f"AUTHORIZATION: basic {basic_auth}")]
+
+    def configured_drivers(self) -> list[str]:
+        try:
+            listed = self.run("config", "--null", "--get-regexp", DRIVERS, strip=False)
+        except GitError:  # exit 1: none is configured
+            return []
+        return [entry.split("\n", 1)[0] for entry in listed.split("\0") if entry]
 
     def run(self, *args: str, auth: bool = False, env: dict[str, str] | None = None, stdin: str | None = None, strip: bool = True) -> str:
-        full_env = {**self.env, **(self.auth_env if auth else {}), **(env or {})}
+        # Settings go through GIT_CONFIG_* rather than -c: a key is never parsed out of a value.
+        settings = self.settings + (self.auth if auth else [])
+        config = {"GIT_CONFIG_COUNT": str(len(settings))}
+        for i, (key, value) in enumerate(settings):
+            config[f"GIT_CONFIG_KEY_{i}"], config[f"GIT_CONFIG_VALUE_{i}"] = key, value
+        argv = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.workdir}", *args]
         try:
             done = subprocess.run(
-                ["git", *args], cwd=self.workdir, env=full_env, input=stdin, capture_output=True, text=True, timeout=GIT_TIMEOUT
-            )
+                argv, cwd=self.workdir, env={**self.env, **config, **(env or {})}, input=stdin, capture_output=True,
+                encoding="utf-8", errors="replace", timeout=GIT_TIMEOUT,
+            )  # fmt: skip
         except subprocess.TimeoutExpired:
             raise GitError(f"git {args[0]}: no answer within {GIT_TIMEOUT} s") from None
+        except OSError as exc:
+            raise GitError(f"git {args[0]}: cannot run git: {exc.strerror}") from None
         if done.returncode != 0:
             detail = " ".join((done.stderr or done.stdout).split())[:400]
             raise GitError(self.redact(f"git {args[0]} failed (exit {done.returncode}): {detail}"))
         return done.stdout.strip() if strip else done.stdout
 
-    def trust_workspace(self) -> None:
-        """The workspace belongs to the runner's user, not the container's root: tell git it is safe."""
-        try:
-            known = self.run("config", "--global", "--get-all", "safe.directory").splitlines()
-        except GitError:  # exit 1: the key is not set yet
-            known = []
-        if str(self.workdir) not in known and "*" not in known:
-            self.run("config", "--global", "--add", "safe.directory", str(self.workdir))
+    @contextmanager
+    def scratch_index(self) -> Iterator[dict[str, str]]:
+        with tempfile.TemporaryDirectory(prefix="autofix-index-") as scratch:
+            yield {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
 
     def current_branch(self) -> str | None:
         try:
@@ -76,28 +145,27 @@ class Git:
 
     def remote_branch(self, branch: str) -> tuple[str, str] | None:
         """(commit, tree) of the branch on origin, or None when it does not exist there."""
-        listed = self.run("ls-remote", "origin", f"refs/heads/{branch}", auth=True)
+        listed = self.run("ls-remote", UPLOAD_PACK, "origin", f"refs/heads/{branch}", auth=True)
         if not listed:
             return None
         sha = listed.split()[0]
         shallow = self.run("rev-parse", "--is-shallow-repository") == "true"
-        self.run("fetch", "--no-tags", *(["--depth=1"] if shallow else []), "origin", f"refs/heads/{branch}", auth=True)
+        self.run("fetch", "--no-tags", UPLOAD_PACK, *(["--depth=1"] if shallow else []), "origin", f"refs/heads/{branch}", auth=True)
         return sha, self.run("rev-parse", "FETCH_HEAD^{tree}")
 
     def commit(self, paths: list[str], message: str) -> tuple[str, str]:
-        """A commit of HEAD plus the working copies of `paths`: (commit, tree)."""
-        with tempfile.TemporaryDirectory(prefix="autofix-index-") as scratch:
-            index = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
-            self.run("read-tree", "HEAD", env=index)
+        """A commit of `base` plus the working copies of `paths`: (commit, tree)."""
+        with self.scratch_index() as index:
+            self.run("read-tree", self.base, env=index)
             self.run("add", "--", *paths, env=index)
             tree = self.run("write-tree", env=index)
-        commit = self.run("commit-tree", tree, "-p", "HEAD", "-F", "-", stdin=message)
+        commit = self.run("commit-tree", tree, "-p", self.base, "-F", "-", stdin=message)
         return commit, tree
 
     def push(self, commit: str, branch: str, expected: str | None) -> None:
         """Force the branch to `commit` only if origin still has what we saw (`expected`, None: absent)."""
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
-        self.run("push", "--porcelain", lease, "origin", f"{commit}:refs/heads/{branch}", auth=True)
+        self.run("push", "--porcelain", RECEIVE_PACK, lease, "origin", f"{commit}:refs/heads/{branch}", auth=True)
 
     def restore(self, paths: list[str]) -> None:
         """Put `paths` back as HEAD has them (removing those HEAD lacks)."""
@@ -111,7 +179,7 @@ class Git:
         """The pull request's head commit as origin has it (`refs/pull/<n>/head` exists for forks
         too), and its base branch beside it for the diff."""
         ref = f"refs/autofix/pull-{number}"
-        self.run("fetch", "--no-tags", "origin", f"+refs/pull/{number}/head:{ref}/head", f"+refs/heads/{base}:{ref}/base", auth=True)
+        self.run("fetch", "--no-tags", UPLOAD_PACK, "origin", f"+refs/pull/{number}/head:{ref}/head", f"+refs/heads/{base}:{ref}/base", auth=True)
         return self.run("rev-parse", f"{ref}/head^{{commit}}")
 
     def pull_diff(self, number: int) -> str | None:
@@ -119,16 +187,18 @@ class Git:
         clone lacks that point (check out with `fetch-depth: 0`)."""
         ref = f"refs/autofix/pull-{number}"
         try:
-            return self.run("diff", "--no-color", "--no-ext-diff", f"{ref}/base...{ref}/head", strip=False)
+            return self.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f"{ref}/base...{ref}/head", strip=False)
         except GitError:
             return None
 
     @contextmanager
-    def worktree(self, commit: str, path: Path) -> Iterator[Path]:
-        """`commit` checked out in a folder of its own, removed afterwards: the workspace's own
-        checkout (the trusted default branch) is never touched."""
-        self.run("worktree", "add", "--quiet", "--detach", str(path), commit)
-        try:
-            yield path
-        finally:
-            self.run("worktree", "remove", "--force", str(path))
+    def checkout(self, commit: str, parent: Path, prefix: str) -> Iterator[Git]:
+        """`commit`'s files in a new folder under `parent`, removed afterwards, and the Git that
+        commits on top of `commit` from there. The workspace's own checkout (the trusted default
+        branch) is never touched, and the folder holds no `.git` that could point git elsewhere."""
+        with tempfile.TemporaryDirectory(prefix=prefix, dir=parent) as folder:
+            tree = Git(Path(folder), self.server_url, self.basic_auth, self.redact, git_dir=self.git_dir, base=commit)
+            with tree.scratch_index() as index:
+                tree.run("read-tree", commit, env=index)
+                tree.run("checkout-index", "--all", env=index)
+            yield tree

@@ -1,16 +1,21 @@
 """The Markdown autofix writes to GitHub: pull request bodies, the issue comment, the job summary.
 
-Untrusted text (feedback, test names, error messages) only appears inside code spans and fences
-long enough that it cannot close them, so it can't inject Markdown, HTML or @-mentions.
+Untrusted text (feedback, test and file names, model text, error messages) only appears inside
+code spans and fences long enough that it cannot close them, so it can't inject Markdown, HTML or
+@-mentions: GitHub renders neither inside code. In a table cell `|` is escaped too, because
+GitHub splits the row into cells before it finds the code spans.
 """
 
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from bot.report import Report
+from bot.spec import Tests
 
-BODY_CHARS = 60_000  # GitHub refuses bodies over 65,536 characters
+BODY_LIMIT = 65_536  # characters: GitHub refuses a longer comment or pull request body
+BODY_CHARS = 60_000  # what the attempts' log aims at, leaving room for the rest of a body
 FEEDBACK_CHARS = 6_000  # of one attempt, at most
 
 
@@ -26,10 +31,16 @@ def fence(text: str, info: str = "text") -> str:
 
 
 def code_span(text: str) -> str:
-    text = " ".join(text.split())
+    """`text` as inline code, exactly but on one line: a line break would end a table row."""
+    text = re.sub(r"\s", " ", text)
     ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""  # GitHub strips one space each side
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def cell(markdown: str) -> str:
+    """A table cell: `\\|` stays in the cell, and in a code span GitHub shows it as `|`."""
+    return markdown.replace("|", "\\|")
 
 
 def tokens(report: Report) -> int:
@@ -44,7 +55,7 @@ def attempts_table(report: Report) -> str:
             failing += f" and {len(attempt.failing_tests) - 10} more"
         used = attempt.tokens["input"] + attempt.tokens["output"]
         outcome = "✅ pass" if attempt.passed else "❌ fail"
-        rows.append(f"| {attempt.number} | {outcome} | {failing or '—'} | {attempt.seconds:.2f} | {used} |")
+        rows.append(f"| {attempt.number} | {outcome} | {cell(failing) or '—'} | {attempt.seconds:.2f} | {used} |")
     return "\n".join(rows)
 
 
@@ -77,18 +88,68 @@ def log(report: Report) -> str:
     return "\n\n".join(part for part in parts if part)
 
 
-def pull_body(report: Report, mark: str, summary: str, fixes: int | None) -> str:
+def judged_by(tests: Tests) -> str:
+    """The tests that judged the code, exactly: a reviewer sees what "passed" means."""
+    named = ["the inline checks (`tests.code`)"] if tests.code else []
+    command = (tests.command or "").strip()
+    if "\n" in command:
+        return f"**Judged by:** {' and '.join([*named, 'this command'])}:\n\n{fence(command, 'sh')}"
+    return f"**Judged by:** {' and '.join([code_span(command), *named] if command else named)}."
+
+
+def pull_body(report: Report, mark: str, summary: str, fixes: int | None, tests: Tests) -> str:
     parts = [mark, summary]
     if fixes is not None:
         parts.append(f"Fixes #{fixes}")
-    parts.append(log(report))
+    parts += [log(report), judged_by(tests)]
     return "\n\n".join(parts)
 
 
-def failure_comment(report: Report | None, mark: str, headline: str) -> str:
+def failure_comment(report: Report | None, mark: str, headline: str, tests: Tests | None) -> str:
     attempts = log(report) if report is not None and report.attempts else ""
-    parts = [mark, headline, attempts, "_No branch was pushed. Remove and add the label again to re-run autofix._"]
+    judged = judged_by(tests) if tests is not None else ""
+    parts = [mark, headline, attempts, judged, "_No branch was pushed. Remove and add the label again to re-run autofix._"]
     return "\n\n".join(part for part in parts if part)
+
+
+def capped(markdown: str, limit: int = BODY_LIMIT, size: Callable[[str], int] = len) -> str:
+    """`markdown` within `limit` (as `size` measures it): cut after a whole line, with a visible
+    mark; a fence or `<details>` the cut leaves open is closed first, so the mark shows."""
+    if size(markdown) <= limit:
+        return markdown
+    room = limit
+    while room > 0:
+        kept = prefix(markdown, room, size)
+        kept = kept[: kept.rfind("\n") + 1]
+        text = f"{kept}{closing(kept)}\n**[... {len(markdown) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+        if size(text) <= limit:
+            return text
+        room -= size(text) - limit
+    return ""  # not even the mark fits
+
+
+def prefix(text: str, room: int, size: Callable[[str], int]) -> str:
+    """The longest start of `text` that `size` measures within `room`."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if size(text[:middle]) <= room else (low, middle - 1)
+    return text[:low]
+
+
+def closing(markdown: str) -> str:
+    """What closes the fence and the `<details>` that `markdown` (autofix's own, cut) leaves open."""
+    fence_open, details = None, 0
+    for line in markdown.split("\n"):
+        if fence_open is not None:
+            fence_open = None if line == fence_open else fence_open
+        elif run := re.match(r"`{3,}", line):
+            fence_open = run[0]
+        elif line.startswith("<details>"):
+            details += 1
+        elif line == "</details>":
+            details -= 1
+    return (f"{fence_open}\n" if fence_open else "") + "\n</details>\n" * details
 
 
 def passed_summary(report: Report) -> str:

@@ -1,13 +1,16 @@
 """The action's tasks as specs: from a labeled issue, or from the repository's spec files.
 
 Precedence: the action's inputs, then the task's own keys (issue block or spec file), then
-`.github/autofix.yml`, then the spec's defaults.
+`.github/autofix.yml`, then the spec's defaults. Two exceptions for issues, whose author may be
+anyone: the block's `tests` count only when its author may write to the repository, and its
+`max_attempts` can only lower the repository's.
 """
 
 from __future__ import annotations
 
 import glob
 import re
+from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
 
@@ -18,38 +21,97 @@ from bot.config import Config
 from bot.errors import UserError
 from bot.spec import Spec, Strict, Tests
 
-# The first fenced ```yaml block of an issue body configures the task.
-YAML_BLOCK = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*ya?ml[ \t]*\n(?P<body>.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+DEFAULT_ATTEMPTS = 3
+FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 
 
 class IssueBlock(Strict):
     target: str | None = None
-    tests: dict | None = None
-    max_attempts: int | None = Field(None, ge=1, le=50)
+    tests: dict | None = None  # counts only from an author with write access
+    max_attempts: int | None = Field(None, ge=1, le=50)  # can only lower the repository's
 
 
-def from_issue(config: Config, number: int, title: str, body: str) -> Spec:
-    where = Path(f"issue #{number}, yaml block")
-    body = body.replace("\r\n", "\n")  # what GitHub's web editor sends
-    block, lines = IssueBlock(), {(): 1}
-    found = YAML_BLOCK.search(body)
-    if found:
-        data, lines = specs.parse_yaml(found["body"], where)
-        block = specs.validate(IssueBlock, data, lines, where)
+@dataclass(frozen=True)
+class Issue:
+    """A labeled issue: its title and body are the task, its visible yaml block the task's keys."""
+
+    number: int
+    title: str
+    body: str
+    block: IssueBlock
+    lines: dict[tuple, int]  # of each key in the block, for error messages
+
+    @classmethod
+    def read(cls, number: int, title: str, body: str) -> Issue:
+        body = body.replace("\r\n", "\n")  # what GitHub's web editor sends
+        text = visible_yaml_block(body)
+        if text is None:
+            return cls(number, title, body, IssueBlock(), {(): 1})
+        data, lines = specs.parse_yaml(text, cls.where(number))
+        return cls(number, title, body, specs.validate(IssueBlock, data, lines, cls.where(number)), lines)
+
+    @staticmethod
+    def where(number: int) -> Path:
+        return Path(f"issue #{number}, yaml block")
+
+
+def visible_yaml_block(body: str) -> str | None:
+    """The first fenced yaml block a reader of the issue sees. What an HTML comment hides is
+    shown to nobody, so the maintainer who labels never saw it: it doesn't count. An opened
+    `<!--` hides the rest of its line and what follows up to `-->`, as a browser reads it; inside
+    a fenced block it is only text."""
+    fence, yaml, content, hidden = None, False, [], False
+    for line in body.split("\n"):
+        if hidden:
+            hidden = "-->" not in line or opens_comment(line[line.index("-->") + 3 :])
+        elif fence is not None:
+            closing = FENCE.match(line)
+            if closing and not closing["info"] and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence):
+                if yaml:
+                    return "".join(content)
+                fence = None
+            else:
+                content.append(line + "\n")
+        elif opening := FENCE.match(line):
+            fence, yaml, content = opening["fence"], opening["info"] in ("yaml", "yml"), []
+        else:
+            hidden = opens_comment(line)
+    return None
+
+
+def opens_comment(line: str) -> bool:
+    return line.rfind("<!--") > line.rfind("-->")
+
+
+def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
+    """The issue's task. `tests_from_block`: the issue's author may write to the repository, so
+    the block's `tests` count; otherwise the repository's configuration alone says what judges."""
+    block, where = issue.block, Issue.where(issue.number)
     if not block.target:
-        raise UserError(f"issue #{number}: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`")
+        raise UserError(f"issue #{issue.number}: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`")
+    block_tests = (block.tests or {}) if tests_from_block else {}
     tests = {k: v for k, v in config.repo.tests.model_dump().items() if v}
-    tests.update(block.tests or {})
+    tests.update(block_tests)
     if isinstance(tests.get("protect"), list):  # anything else is left for validation to name
-        tests["protect"] = [*config.repo.tests.protect, *(block.tests or {}).get("protect", [])]
+        tests["protect"] = [*config.repo.tests.protect, *block_tests.get("protect", [])]
+    if isinstance(tests.get("exempt"), list):
+        tests["exempt"] = [*config.repo.tests.exempt, *block_tests.get("exempt", [])]
+    if block.tests and not tests_from_block and not tests.get("command"):
+        raise UserError(
+            f"issue #{issue.number}: no tests: a yaml block's tests count only when the issue's author may write to "
+            f"the repository, and {config.config_path} sets no tests.command"
+        )
+    most = config.max_attempts or config.repo.max_attempts or DEFAULT_ATTEMPTS
     data = {
-        "task": f"{title}\n\n{body}".strip(),
+        "task": f"{issue.title}\n\n{issue.body}".strip(),
         "target": block.target,
         "tests": tests,
-        "max_attempts": config.max_attempts or block.max_attempts or config.repo.max_attempts or 3,
+        "max_attempts": min(block.max_attempts or most, most),
     }
     data.update({k: v for k, v in (("timeout", config.repo.timeout), ("model", config.repo.model), ("api", config.repo.api)) if v})
-    spec = specs.validate(Spec, data, lines, where)
+    if config.max_tokens:
+        data["max_tokens"] = config.max_tokens
+    spec = specs.validate(Spec, data, issue.lines, where)
     return placed(spec, config, where)
 
 
@@ -63,7 +125,10 @@ def from_file(config: Config, relpath: str) -> Spec:
             setattr(spec, key, default)
     if config.max_attempts:
         spec.max_attempts = config.max_attempts
-    spec.tests = Tests(code=spec.tests.code, command=spec.tests.command, protect=[*config.repo.tests.protect, *spec.tests.protect])
+    if config.max_tokens:
+        spec.max_tokens = min(spec.max_tokens or config.max_tokens, config.max_tokens)
+    spec.tests = Tests(code=spec.tests.code, command=spec.tests.command, protect=[*config.repo.tests.protect, *spec.tests.protect],
+                       exempt=[*config.repo.tests.exempt, *spec.tests.exempt])
     return placed(spec, config, Path(relpath))
 
 

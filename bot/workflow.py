@@ -1,17 +1,31 @@
 """GitHub Actions workflow commands, step outputs and the job summary.
 
-Untrusted text (model replies, test output, issue text) is printed only between
-`::stop-commands::<random token>` and `::<token>::`, so a line in it that looks like a workflow
-command (`::add-mask::`, `::set-output`, `::error`...) is shown, not obeyed.
+The runner obeys a line of the log that starts with `::` as a workflow command (`::add-mask::`,
+`::set-output`, `::error`...). Untrusted text (model replies, test output and names, file names,
+issue text) reaches the log only two ways: whole, between `::stop-commands::<random token>` and
+`::<token>::`, where a command is shown, not obeyed; or inside one of autofix's own lines, whose
+control characters are printed escaped (`\\n`), so it never starts a line of its own.
 """
 
 from __future__ import annotations
 
+import re
 import secrets
 import sys
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TextIO
+
+from bot import render
+
+# What ends a line for the runner or a log viewer, or steers a terminal; tabs are harmless.
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+SUMMARY_BYTES = 1_000_000  # GitHub drops a step's summary over 1 MiB entirely
+
+
+def one_line(text: str) -> str:
+    """`text` with its control characters shown as escapes: `\\n`, `\\r`, `\\x1b`."""
+    return CONTROL.sub(lambda char: repr(char[0])[1:-1], text)
 
 
 def escape_data(text: str) -> str:
@@ -28,8 +42,9 @@ class Workflow:
         self.redact = redact
 
     def print(self, line: str) -> None:
-        """Trusted text of autofix's own making (secrets still masked)."""
-        print(self.redact(line), file=self.out, flush=True)
+        """One line of autofix's own making; what is interpolated into it may be untrusted, so it
+        stays on that line (secrets still masked)."""
+        print(one_line(self.redact(line)), file=self.out, flush=True)
 
     def mask(self, value: str | None) -> None:
         # Multi-line secrets are masked line by line, as the runner expects.
@@ -74,7 +89,14 @@ def write_outputs(path: Path | None, outputs: dict[str, str], redact: Callable[[
 
 
 def append_summary(path: Path | None, markdown: str, redact: Callable[[str], str]) -> None:
+    """Within SUMMARY_BYTES for the whole step, the part that doesn't fit cut visibly."""
     if path is None:
         return
+    used = path.stat().st_size if path.exists() else 0
+    text = render.capped(redact(markdown).rstrip("\n") + "\n\n", SUMMARY_BYTES - used, utf8_size)
     with path.open("a", encoding="utf-8") as out:
-        out.write(redact(markdown).rstrip("\n") + "\n\n")
+        out.write(text)
+
+
+def utf8_size(text: str) -> int:
+    return len(text.encode("utf-8"))

@@ -13,11 +13,14 @@ from fake_github import FIXTURES_DIR, FakeGitHub
 from fake_openai import ScriptedOpenAI
 
 from bot.cli import main
+from bot.forge import Pacing
 
 EVENTS = FIXTURES_DIR / "events"
 REPO = "Codertocat/Hello-World"  # the repository of the recorded payloads
 TOKEN = "ghs_plantedGitHubToken0123456789"
 API_KEY = "sk-planted-openai-key-0123456789"
+# GitHub calls against the local fake: no pacing, and retries after hundredths of a second.
+FAST = Pacing(between_requests=None, between_writes=None, timeout=5, retries=3, first_wait=0.01, budget=1.0)
 CHECKS = """\
 assert unique_items([3, 1, 3, 2, 1]) == [3, 1, 2], "order"
 assert unique_items([]) == [], "empty"
@@ -49,6 +52,7 @@ def labeled(label: str = "autofix", sender: str = "Codertocat", sender_type: str
 class World:
     def __init__(self, tmp: Path, monkeypatch, github: FakeGitHub, openai_url: str | None = None):
         self.tmp, self.monkeypatch, self.github = tmp, monkeypatch, github
+        self.inputs: dict[str, str] = {}
         self.origin = tmp / "origin.git"
         self.workspace = tmp / "workspace"
         self.temp = tmp / "runner-temp"
@@ -57,7 +61,7 @@ class World:
         self.summary = self.temp / "summary.md"
         github.add_repo(REPO, default_branch="master")
         github.add_issue(REPO, "unique_items loses the order", ISSUE_BODY, user="Codertocat")
-        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp / "gitconfig"))  # `safe.directory` lands here
+        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp / "gitconfig"))  # the world's own git: not the developer's config
         monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
         self.git("init", "--quiet", "--bare", "--initial-branch=master", str(self.origin), cwd=tmp)
         seed = tmp / "seed"
@@ -83,9 +87,9 @@ class World:
             "GITHUB_OUTPUT": str(self.output),
             "GITHUB_STEP_SUMMARY": str(self.summary),
             "RUNNER_TEMP": str(self.temp),
-            "AUTOFIX_GITHUB_PACING": "off",
         }.items():
             monkeypatch.setenv(name, value)
+        monkeypatch.setattr("bot.forge.PACING", FAST)
 
     def git(self, *args: str, cwd: Path | None = None) -> str:
         done = subprocess.run(["git", *args], cwd=cwd or self.workspace, env={**_base_env(), **GIT_IDENTITY},
@@ -109,6 +113,7 @@ class World:
         self.git("clone", "--quiet", "--branch", "master", str(self.origin), str(self.workspace), cwd=self.tmp)
 
     def input(self, name: str, value: str) -> None:
+        self.inputs[name] = value
         self.monkeypatch.setenv(f"INPUT_{name.upper()}", value)
 
     def event(self, name: str, body: dict) -> None:
@@ -157,5 +162,7 @@ def act(capsys, world: World, replies=()) -> tuple[int, list[str], ScriptedOpenA
     """One `autofix action` step with a model server playing `replies`: (exit code, stdout lines, server)."""
     with ScriptedOpenAI(list(replies)) as openai:
         world.input("base-url", openai.base_url)
+        for name, value in world.inputs.items():  # the runner gives every step its inputs; autofix removes the secret ones
+            world.input(name, value)
         code = main(["action"])
     return code, capsys.readouterr().out.splitlines(), openai

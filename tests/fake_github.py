@@ -35,7 +35,20 @@ Real-API behaviour reproduced on purpose (tests can rely on it):
   ``none`` on a private one;
 * job logs answer 302 with a ``Location`` to a plain-text URL (served here, no
   auth needed), like the real signed log URL;
-* error bodies are ``{"message", ["errors"], "documentation_url", "status"}``.
+* error bodies are ``{"message", ["errors"], "documentation_url", "status"}``;
+* a repository created with ``drafts=False`` (a private one on GitHub Free) refuses a
+  draft pull request with 422 "Draft pull requests are not supported in this repository.";
+* with ``permissions`` (a workflow's ``permissions:``, e.g. from
+  ``workflow_permissions(path, job)``) the token is a ``GITHUB_TOKEN``: a call that needs more
+  gets 403 "Resource not accessible by integration", ``GET /user`` too (installation tokens
+  have no user); reads of a public repository need no permission; comments need the
+  ``issues`` or the ``pull-requests`` permission, after what they are on.
+
+Faults, per route: ``fail_next`` answers with any status, body and headers (5xx, 429 with or
+without ``Retry-After``); ``reset_next`` drops the connection without an answer (a TCP
+reset); ``truncate_next`` sends the real answer but only half its body, with the full
+``Content-Length``.  A job's ``log`` may be a function returning chunks of bytes: it is
+streamed, never held whole, so tests can serve logs of any size.
 
 PyGithub's defaults matter in tests: ``Github()`` waits 0.25 s between requests and
 1 s between writes, and retries 5xx (GET and POST) and rate-limit 403s up to 10
@@ -45,7 +58,8 @@ times, so one injected 500 is invisible to it.  ``fake.client()`` builds a
 
 Deliberate simplifications: every request needs an ``Authorization`` header
 (the real API serves public data anonymously); no ETags/conditional requests;
-no rate limiting (the rate-limit headers are constant).
+no rate limiting of its own (the rate-limit headers are constant; inject 403/429 answers);
+``contents`` (git) is not served, so that permission is never checked.
 """
 
 from __future__ import annotations
@@ -61,6 +75,7 @@ import os
 import re
 import selectors
 import socket
+import struct
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -83,6 +98,7 @@ __all__ = [
     "RecordedRequest",
     "PERMISSIONS",
     "FIXTURES_DIR",
+    "workflow_permissions",
 ]
 
 # --------------------------------------------------------------------------------------
@@ -137,6 +153,7 @@ _LEGACY_PERMISSION = {
     "none": "none",
 }
 _RANK = {p: i for i, p in enumerate(reversed(PERMISSIONS))}  # none=0 ... admin=5
+_ACCESS = {"none": 0, "read": 1, "write": 2}  # a GITHUB_TOKEN's level for one permission
 
 _DOCS = "https://docs.github.com/rest"
 
@@ -276,7 +293,7 @@ class Job:
     status: str = "completed"
     conclusion: str | None = "failure"
     steps: list[dict] = field(default_factory=list)
-    log: str | None = ""
+    log: str | Callable[[], Iterable[bytes]] | None = ""  # a function: its chunks are streamed
     labels: list[str] = field(default_factory=lambda: ["ubuntu-latest"])
     started_at: str = ""
     completed_at: str | None = None
@@ -313,6 +330,7 @@ class Repo:
     owner_type: str = "User"  # "User" | "Organization"
     description: str | None = None
     fork: bool = False
+    drafts: bool = True  # False: draft pull requests are refused (private repositories on GitHub Free)
     created_at: str = ""
     branches: dict[str, str] = field(default_factory=dict)  # name -> sha
     labels: dict[str, Label] = field(default_factory=dict)  # lower(name) -> Label
@@ -363,6 +381,7 @@ class _Failure:
     body: Any
     headers: dict[str, str]
     times: int
+    kind: str = "answer"  # "answer" (status, body, headers) | "reset" | "truncate"
 
 
 class _HTTPError(Exception):
@@ -376,8 +395,15 @@ class _HTTPError(Exception):
 @dataclass
 class _Resp:
     status: int = 200
-    body: Any = None  # JSON-able, str (sent as text/plain) or None (empty)
+    body: Any = None  # JSON-able, str (sent as text/plain), _Stream or None (empty)
     headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class _Stream:
+    """A text/plain body sent chunk by chunk, its end marked by closing the connection."""
+
+    chunks: Iterable[bytes]
 
 
 @dataclass
@@ -409,6 +435,26 @@ def _error_body(message: str, doc: str, status: int, errors: list | None = None)
     body["documentation_url"] = doc
     body["status"] = str(status)
     return body
+
+
+def _log_body(job: "Job") -> Any:
+    return _Stream(job.log()) if callable(job.log) else job.log
+
+
+def workflow_permissions(path: str | os.PathLike, job: str | None = None) -> dict[str, str] | str:
+    """The ``permissions:`` a workflow file gives ``job`` (its own, else the workflow's), for
+    ``FakeGitHub(permissions=...)``.  A file that states none is an error: the default depends
+    on a repository setting, and tests should not."""
+    import yaml  # local import: the server itself is stdlib only
+
+    workflow = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    jobs = workflow.get("jobs") or {}
+    if job is not None and job not in jobs:
+        raise KeyError(f"{path}: no job {job!r}")
+    for level in ([jobs[job]] if job is not None else []) + [workflow]:
+        if "permissions" in level:
+            return level["permissions"] or {}
+    raise ValueError(f"{path}: no `permissions:` for job {job!r}")
 
 
 def _not_found(doc: str = _DOCS) -> _HTTPError:
@@ -447,7 +493,15 @@ class _Server(http.server.ThreadingHTTPServer):
 
     def __init__(self, fake: "FakeGitHub"):
         self.fake = fake
+        self.resets: set[int] = set()  # file numbers of connections to drop with a reset
         super().__init__(("127.0.0.1", 0), _Handler)
+
+    def shutdown_request(self, request: socket.socket) -> None:
+        if request.fileno() in self.resets:  # no FIN first: closing with SO_LINGER 0 sends the reset
+            self.resets.discard(request.fileno())
+            self.close_request(request)
+            return
+        super().shutdown_request(request)
 
 
 # --------------------------------------------------------------------------------------
@@ -468,6 +522,9 @@ class FakeGitHub:
         by default an unknown head branch is simply created.
     :param log_redirect: job logs answer 302 to a local text URL (real behaviour); when
         False they answer 200 ``text/plain`` directly.
+    :param permissions: the token's permissions as a workflow's ``permissions:`` states them
+        (``{"pull-requests": "write", ...}``, ``"read-all"``, ``"write-all"``, ``{}``): the token
+        acts as a ``GITHUB_TOKEN`` holding just those.  Default None: every call is allowed.
     """
 
     def __init__(
@@ -477,11 +534,13 @@ class FakeGitHub:
         tokens: dict[str, str] | None = None,
         strict_branches: bool = False,
         log_redirect: bool = True,
+        permissions: dict[str, str] | str | None = None,
     ):
         self.login = login
         self.tokens = tokens
         self.strict_branches = strict_branches
         self.log_redirect = log_redirect
+        self.permissions = permissions
 
         self.repos: dict[str, Repo] = {}  # lower(full_name) -> Repo
         self.users: dict[str, User] = {}  # lower(login) -> User
@@ -628,10 +687,21 @@ class FakeGitHub:
             except ValueError:
                 reason = "Error"
             body = _error_body(reason, _DOCS, status)
+        self._add_failure(_Failure(method.upper(), re.compile(path_regex), status, body, dict(headers or {}), times))
+
+    def reset_next(self, method: str, path_regex: str, *, times: int = 1) -> None:
+        """Drop the connection of the next ``times`` matching requests without an answer (a TCP
+        reset, as a proxy or a load balancer does); state is not touched."""
+        self._add_failure(_Failure(method.upper(), re.compile(path_regex), 0, None, {}, times, "reset"))
+
+    def truncate_next(self, method: str, path_regex: str, *, times: int = 1) -> None:
+        """Answer the next ``times`` matching requests for real (state changes happen), but send
+        only the first half of the body under the full ``Content-Length``, then close."""
+        self._add_failure(_Failure(method.upper(), re.compile(path_regex), 0, None, {}, times, "truncate"))
+
+    def _add_failure(self, failure: _Failure) -> None:
         with self._lock:
-            self._failures.append(
-                _Failure(method.upper(), re.compile(path_regex), status, body, dict(headers or {}), times)
-            )
+            self._failures.append(failure)
 
     # ---------------------------------------------------------------- clock / ids / users
 
@@ -682,6 +752,7 @@ class FakeGitHub:
         description: str | None = None,
         fork: bool = False,
         branches: Iterable[str] = (),
+        drafts: bool = True,
     ) -> Repo:
         with self._lock:
             if "/" not in full_name:
@@ -696,6 +767,7 @@ class FakeGitHub:
                 owner_type=owner_type,
                 description=description,
                 fork=fork,
+                drafts=drafts,
                 created_at=self._tick(),
             )
             self.repos[full_name.lower()] = r
@@ -1443,8 +1515,15 @@ class FakeGitHub:
         )
         with self._lock:
             self.requests.append(rec)
+            fault = self._take_failure(rec)
+            if fault is not None and fault.kind == "reset":
+                self._reset(h)  # rec.status stays 0: no answer
+                return
             try:
-                resp = self._respond(h, rec, prefix, qpath, query_items, parsed_json, bad_json)
+                if fault is not None and fault.kind == "answer":
+                    resp = _Resp(fault.status, fault.body, dict(fault.headers))
+                else:
+                    resp = self._respond(h, rec, prefix, qpath, query_items, parsed_json, bad_json)
             except _HTTPError as e:
                 resp = _Resp(e.status, e.body, e.headers)
             except Exception:  # a bug in the fake: answer 500 and keep the traceback
@@ -1452,7 +1531,22 @@ class FakeGitHub:
                 self.errors.append(tb)
                 resp = _Resp(500, {"message": "fake_github internal error", "traceback": tb})
             rec.status = resp.status
-        self._write(h, resp)
+        self._write(h, resp, truncate=fault is not None and fault.kind == "truncate")
+
+    def _take_failure(self, rec: RecordedRequest) -> _Failure | None:
+        """The injected fault for this request, if any (checked before authentication and routing)."""
+        for f in self._failures:
+            if f.method in ("*", rec.method) and f.pattern.search(rec.path):
+                f.times -= 1
+                if f.times <= 0:
+                    self._failures.remove(f)
+                return f
+        return None
+
+    def _reset(self, h: _Handler) -> None:
+        h.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        h.server.resets.add(h.connection.fileno())  # type: ignore[attr-defined]
+        h.close_connection = True
 
     def _respond(
         self,
@@ -1464,24 +1558,16 @@ class FakeGitHub:
         parsed_json: Any,
         bad_json: bool,
     ) -> _Resp:
-        # 1. injected failures
-        for f in self._failures:
-            if f.method in ("*", rec.method) and f.pattern.search(rec.path):
-                f.times -= 1
-                if f.times <= 0:
-                    self._failures.remove(f)
-                return _Resp(f.status, f.body, dict(f.headers))
-
         root = self.root_url
-        # 2. the local "signed" log URLs (no auth, like the real blob storage URLs)
+        # 1. the local "signed" log URLs (no auth, like the real blob storage URLs)
         m = re.fullmatch(r"/_fake/logs/jobs/(\d+)", qpath)
         if m and rec.method in ("GET", "HEAD") and not prefix:
             job = self.jobs.get(int(m.group(1)))
             if job is None or job.log is None:
                 return _Resp(404, "Not Found", {})
-            return _Resp(200, job.log)
+            return _Resp(200, _log_body(job))
 
-        # 3. authentication
+        # 2. authentication
         auth = rec.authorization
         login = self.login
         if not auth:
@@ -1505,14 +1591,14 @@ class FakeGitHub:
             json=parsed_json,
         )
 
-        # 4. routing
+        # 3. routing and the token's permissions
         m2 = re.fullmatch(r"/repositories/(\d+)(/.*)?", qpath)
         if m2:  # /repositories/{id}/... is the same as /repos/{owner}/{name}/...
             by_id = next((r for r in self.repos.values() if r.id == int(m2.group(1))), None)
             if by_id is None:
                 raise _not_found()
             qpath = f"/repos/{by_id.full_name}{m2.group(2) or ''}"
-        for method, pattern, handler, doc in _ROUTES:
+        for method, pattern, handler, doc, scope in _ROUTES:
             mm = pattern.fullmatch(qpath)
             if mm is None or method != ("GET" if rec.method == "HEAD" else rec.method):
                 continue
@@ -1520,10 +1606,11 @@ class FakeGitHub:
             if bad_json:
                 raise _HTTPError(400, _error_body("Problems parsing JSON", doc, 400))
             args = {k: unquote(v) for k, v in mm.groupdict().items()}
+            self._authorize(ctx, scope, args)
             return handler(self, ctx, **args)
         raise _not_found()
 
-    def _write(self, h: _Handler, resp: _Resp) -> None:
+    def _write(self, h: _Handler, resp: _Resp, truncate: bool = False) -> None:
         headers = {
             "Content-Type": "application/json; charset=utf-8",
             "X-GitHub-Media-Type": "github.v3; format=json",
@@ -1536,6 +1623,11 @@ class FakeGitHub:
             "X-GitHub-Request-Id": f"FAKE:{self._next('request'):08X}",
             "Connection": "close",
         }
+        if isinstance(resp.body, _Stream):
+            headers["Content-Type"] = "text/plain; charset=utf-8"
+            headers.update(resp.headers)
+            self._send(h, resp.status, headers, resp.body.chunks)
+            return
         if resp.body is None:
             payload = b""
             headers.pop("Content-Type")
@@ -1546,16 +1638,51 @@ class FakeGitHub:
             payload = json.dumps(resp.body, separators=(",", ":")).encode()
         headers.update(resp.headers)
         headers["Content-Length"] = str(len(payload))
+        self._send(h, resp.status, headers, [payload[: len(payload) // 2] if truncate else payload])
+
+    @staticmethod
+    def _send(h: _Handler, status: int, headers: dict[str, str], chunks: Iterable[bytes]) -> None:
         try:
-            h.send_response(resp.status)
+            h.send_response(status)
             for k, v in headers.items():
                 h.send_header(k, v)
             h.end_headers()
-            if h.command != "HEAD" and payload:
-                h.wfile.write(payload)
+            if h.command != "HEAD":
+                for chunk in chunks:
+                    h.wfile.write(chunk)
         except (BrokenPipeError, ConnectionResetError):
             pass
         h.close_connection = True
+
+    # ---------------------------------------------------------------- the token's permissions
+
+    def _authorize(self, ctx: _Ctx, scope: str, args: dict[str, str]) -> None:
+        """403 "Resource not accessible by integration" when a GITHUB_TOKEN with ``permissions``
+        lacks what the route needs: reads need `read` (none on a public repository), writes `write`."""
+        if self.permissions is None or scope == "metadata":  # metadata: read comes with every token
+            return
+        refused = _HTTPError(403, _error_body("Resource not accessible by integration", ctx.doc, 403))
+        if scope == "user":
+            raise refused  # an installation token acts as no user
+        r = self._route_repo(ctx, args["owner"], args["repo"])
+        reading = ctx.method in ("GET", "HEAD")
+        if reading and not r.private:
+            return
+        if scope == "comments":
+            scope = self._comment_scope(r, args)
+        granted = self.permissions if isinstance(self.permissions, str) else self.permissions.get(scope, "none")
+        level = {"read-all": "read", "write-all": "write"}.get(granted, granted)
+        if _ACCESS[level] < _ACCESS["read" if reading else "write"]:
+            raise refused
+
+    def _comment_scope(self, r: Repo, args: dict[str, str]) -> str:
+        """A comment's permission is its issue's or its pull request's."""
+        number = int(args["number"]) if "number" in args else None
+        if "comment_id" in args:
+            c = self.comments_by_id.get(int(args["comment_id"]))
+            number = c.issue_number if c is not None else None
+        target = self._find_issue(r, number) if number is not None else None
+        return "pull-requests" if target is not None and target.is_pull else "issues"
 
     # ---------------------------------------------------------------- helpers for handlers
 
@@ -1929,6 +2056,11 @@ class FakeGitHub:
             raise _validation_failed(
                 ctx.doc, {"resource": "PullRequest", "code": "custom", "message": f"No commits between {base} and {head_ref}"}
             )
+        if b.get("draft") and not r.drafts:
+            raise _validation_failed(
+                ctx.doc,
+                {"resource": "PullRequest", "code": "custom", "message": "Draft pull requests are not supported in this repository."},
+            )
         for p in r.pulls.values():
             if (
                 p.state == "open"
@@ -2085,12 +2217,24 @@ class FakeGitHub:
         if job.log is None:
             raise _not_found(ctx.doc)
         if not self.log_redirect:
-            return _Resp(200, job.log)
+            return _Resp(200, _log_body(job))
         location = f"{ctx.root}/_fake/logs/jobs/{job.id}?sig={_fake_sha('log', job.id)[:16]}"
         return _Resp(302, None, {"Location": location})
 
 
-def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str]]:
+def _scope(pattern: str) -> str:
+    """The GITHUB_TOKEN permission a route needs, as a workflow's ``permissions:`` names it
+    (GitHub's "permissions required for GitHub Apps"); "metadata" comes with every token."""
+    rules = [
+        (r"/user", "user"), (r"/users/.*", "metadata"), (r"/repos/[^/]+/[^/]+", "metadata"),
+        (r".*/collaborators/.*", "metadata"), (r".*/comments.*", "comments"), (r".*/(issues|labels)\b.*", "issues"),
+        (r".*/pulls\b.*", "pull-requests"), (r".*/actions/.*", "actions"),
+    ]  # fmt: skip
+    plain = re.sub(r"\(\?P<\w+>[^)]*\)", "x", pattern)  # the route with its groups filled in
+    return next(scope for rule, scope in rules if re.fullmatch(rule, plain))
+
+
+def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str, str]]:
     d = "https://docs.github.com/rest"
     repo = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
     table = [
@@ -2145,7 +2289,7 @@ def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str]]:
         ("GET", repo + r"/actions/jobs/(?P<job_id>\d+)/logs", FakeGitHub._h_job_logs,
          f"{d}/actions/workflow-jobs#download-job-logs-for-a-workflow-run"),
     ]
-    return [(m, re.compile(p), h, doc) for m, p, h, doc in table]
+    return [(m, re.compile(p), h, doc, _scope(p)) for m, p, h, doc in table]
 
 
 _ROUTES = _routes()

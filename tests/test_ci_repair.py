@@ -55,14 +55,25 @@ def world(tmp_path, monkeypatch, github):
     return world
 
 
+class Link(str):
+    """A symbolic link to the path it holds, as a pull request can commit one."""
+
+
 def open_pull(world, github, files, fork=False):
-    """A pull request changing `files` on top of master: its branch (same repository) or its
-    fork's branch, `refs/pull/<n>/head` on origin as GitHub keeps it, and a failed CI run of it."""
+    """A pull request changing or adding `files` (text, bytes or a Link) on top of master: its
+    branch (same repository) or its fork's branch, `refs/pull/<n>/head` on origin as GitHub keeps
+    it, and a failed CI run of it."""
     seed = world.seed
     world.git("checkout", "--quiet", "-B", "feature", "origin/master", cwd=seed)
-    for relpath, text in files.items():
-        (seed / relpath).write_text(text)
-    world.git("commit", "--quiet", "-am", "a change that breaks things", cwd=seed)
+    for relpath, content in files.items():
+        if isinstance(content, Link):
+            (seed / relpath).symlink_to(content)
+        elif isinstance(content, bytes):
+            (seed / relpath).write_bytes(content)
+        else:
+            (seed / relpath).write_text(content)
+    world.git("add", "--all", cwd=seed)
+    world.git("commit", "--quiet", "-m", "a change that breaks things", cwd=seed)
     sha = world.git("rev-parse", "HEAD", cwd=seed)
     if fork:
         github.add_repo("contributor/Hello-World", default_branch="master", fork=True)
@@ -90,6 +101,9 @@ def run_event(github, pull, run, fork=False):
         id=run.id, head_sha=run.head_sha, head_branch=run.head_branch, event="pull_request", conclusion="failure",
         html_url=f"{github.web_url}/{REPO}/actions/runs/{run.id}", pull_requests=[] if fork else [listed],
     )  # fmt: skip
+    head = event["workflow_run"]["head_repository"]
+    head.update(full_name=pull.head_repo, name=pull.head_repo.split("/")[1])
+    head["owner"]["login"] = pull.head_owner
     return event
 
 

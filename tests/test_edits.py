@@ -1,13 +1,15 @@
 """Search/replace edits: parsed in the forms models write them, applied exactly or not at all."""
 
+import os
 import subprocess
 
 import pytest
 
-from bot.edits import EditError, Workspace, parse
+from bot.edits import TEXT_CAP, EditError, Entry, Workspace, parse
 from bot.spec import DEFAULT_PROTECT
 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"
+GIT_REFUSAL = "a path in .git, git's own folder, which autofix never edits; fix the code under test instead"
 
 
 @pytest.fixture
@@ -89,6 +91,14 @@ def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
         (block(".github/workflows/ci.yml", "", "on: push\n"),
          "block 1 (.github/workflows/ci.yml): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
         (block("../outside.py", "", "x = 1\n"), "block 1 (../outside.py): the path must be relative to the repository's root, without '..'"),
+        (block(".git/config", "", "[core]\n\tfsmonitor = touch /tmp/pwned\n"), "block 1 (.git/config): " + GIT_REFUSAL),
+        (block(".git", "gitdir: /work/.git/worktrees/head\n", "gitdir: build/cache\n"), "block 1 (.git): " + GIT_REFUSAL),
+        (block("./vendor/.GIT/hooks/pre-commit", "", "touch /tmp/pwned\n"), "block 1 (./vendor/.GIT/hooks/pre-commit): " + GIT_REFUSAL),
+        (block("./tests//test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
+         "block 1 (./tests//test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
+        (block("calc.py/inner.py", "", "x = 1\n"), "block 1 (calc.py/inner.py): not a regular file, or a folder on its way is not a folder"),
+        (block("tests", "", "x = 1\n"), "block 1 (tests): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
+        (block("x" * 256 + ".py", "", "x = 1\n"), f"block 1 ({'x' * 256}.py): not a name a file can have (a NUL in it, or a name longer than 255 bytes)"),
         (block("calc.py", "", "x = 1\n"), "block 1 (calc.py): an empty SEARCH creates a new file, but the file exists: quote the lines to replace"),
         (block("missing.py", "x\n", "y\n"), "block 1 (missing.py): no such file (an empty SEARCH creates one)"),
     ],
@@ -131,3 +141,55 @@ def test_a_file_without_a_final_newline_keeps_it_that_way(tmp_path):
     work.apply(block("a.py", "y = 2\n", "y = 3\n"))
     assert (tmp_path / "a.py").read_text() == "x = 1\ny = 3"
     assert work.patch().endswith("-y = 2\n\\ No newline at end of file\n+y = 3\n\\ No newline at end of file\n")
+
+
+def test_a_spelling_of_a_path_is_the_path(tmp_path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "golden.json").write_text("[1]\n")
+    work = Workspace(tmp_path, ("data/golden.json",))
+    with pytest.raises(EditError) as caught:
+        work.apply(block("./data//golden.json", "[1]\n", "[2]\n"))
+    assert caught.value.problems == ["block 1 (./data//golden.json): a protected path (tests and CI configuration can't be edited); fix the code under test instead"]
+    assert work.apply(block("./lib//new.py", "", "X = 1\n") + block("lib/new.py", "X = 1\n", "X = 2\n")) == ["lib/new.py"]
+    assert (tmp_path / "lib" / "new.py").read_text() == "X = 2\n"
+
+
+def test_a_reply_that_writes_a_file_where_it_needs_a_folder_is_refused(work, tmp_path):
+    with pytest.raises(EditError) as caught:
+        work.apply(block("lib", "", "x = 1\n") + block("lib/util.py", "", "y = 2\n"))
+    assert caught.value.problems == ["lib/util.py: its folder lib is a file this reply writes"]
+    assert not (tmp_path / "lib").exists()
+
+
+def test_links_and_binary_files_are_named_never_read_nor_edited(work, tmp_path):
+    (tmp_path / "notes.txt").symlink_to("/proc/self/environ")
+    (tmp_path / "docs").symlink_to("/proc/self")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+    (tmp_path / "legacy.txt").write_bytes(b"caf\xe9\n")
+    (tmp_path / "nul.txt").write_text("a\0b\n")
+    (tmp_path / "big.py").write_text("x = 1\n" * (TEXT_CAP // 6 + 1))
+    os.mkfifo(tmp_path / "pipe")
+    assert [work.look(path) for path in ("notes.txt", "docs/environ", "logo.png", "legacy.txt", "nul.txt", "pipe", "tests", "../calc.py")] == [
+        Entry("link", link="notes.txt -> /proc/self/environ"), Entry("link", link="docs -> /proc/self"),
+        Entry("binary"), Entry("binary"), Entry("binary"), Entry("other"), Entry("other"), Entry("missing"),
+    ]  # fmt: skip
+    assert work.look("calc.py") == Entry("text", text=CALC)
+    assert work.look("big.py") == Entry("large")
+    refusals = {path: work.refusal(path) for path in ("notes.txt", "docs/environ", "logo.png", "legacy.txt", "big.py", "pipe")}
+    assert refusals == {
+        "notes.txt": "the path goes through a symbolic link; edit the file it points to",
+        "docs/environ": "the path goes through a symbolic link; edit the file it points to",
+        "logo.png": "a binary file (not UTF-8 text); autofix edits text files only",
+        "legacy.txt": "a binary file (not UTF-8 text); autofix edits text files only",
+        "big.py": "a file over 2 MiB; autofix edits smaller files only",
+        "pipe": "not a regular file, or a folder on its way is not a folder",
+    }
+
+
+def test_edit_globs_free_pins_and_ci_files_but_never_the_tests_nor_git(tmp_path):
+    (tmp_path / "requirements.txt").write_text("numpy==1.0\n")
+    work = Workspace(tmp_path, DEFAULT_PROTECT, allowed=("requirements*.txt", "tests/*", ".git/*"))
+    assert work.refusal("requirements.txt") is None
+    assert work.refusal("tests/test_calc.py") == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+    assert work.refusal(".git/config") == GIT_REFUSAL
+    assert Workspace(tmp_path, DEFAULT_PROTECT).refusal("requirements.txt") == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"

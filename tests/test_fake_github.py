@@ -10,9 +10,10 @@ import urllib.request
 
 import github
 import pytest
+import requests
 from github import BadCredentialsException, GithubException, UnknownObjectException
 
-from fake_github import FIXTURES_DIR, FakeGitHub
+from fake_github import FIXTURES_DIR, FakeGitHub, workflow_permissions
 
 REPO = "octo-org/widgets"
 
@@ -430,3 +431,95 @@ def test_close_is_clean():
     assert set(threading.enumerate()) <= before  # server and handler threads are gone
     with pytest.raises(ConnectionRefusedError):
         socket.create_connection(("127.0.0.1", port), timeout=1)
+
+
+# ------------------------------------------------------------------------------- a GITHUB_TOKEN's permissions
+
+
+def test_permissions_refuse_what_the_token_was_not_given_with_github_s_body():
+    with FakeGitHub(permissions={"pull-requests": "write", "actions": "read"}) as fake:
+        fake.add_repo(REPO, private=True)
+        fake.add_issue(REPO, "a bug")
+        fake.add_pull(REPO, head="fix")  # #2
+        status, _, body = raw(fake, "GET", f"/repos/{REPO}/issues/2")
+        assert (status, body) == (403, {
+            "message": "Resource not accessible by integration",
+            "documentation_url": "https://docs.github.com/rest/issues/issues#get-an-issue",
+            "status": "403",
+        })  # fmt: skip
+        # A pull request's comments go with `pull-requests`; an issue's with `issues`.
+        assert raw(fake, "POST", f"/repos/{REPO}/issues/2/comments", {"body": "hi"})[0] == 201
+        assert raw(fake, "POST", f"/repos/{REPO}/issues/1/comments", {"body": "hi"})[0] == 403
+        comment = fake.comments(REPO, 2)[0]
+        assert raw(fake, "PATCH", f"/repos/{REPO}/issues/comments/{comment.id}", {"body": "edited"})[0] == 200
+        assert raw(fake, "GET", f"/repos/{REPO}/pulls")[0] == 200
+        assert raw(fake, "GET", f"/repos/{REPO}")[0] == 200  # metadata comes with every token
+        assert raw(fake, "GET", f"/repos/{REPO}/collaborators/octocat/permission")[0] == 200
+        assert raw(fake, "GET", "/user")[0] == 403  # an installation token is no user
+        fake.permissions = {"pull-requests": "read"}
+        assert raw(fake, "POST", f"/repos/{REPO}/pulls", {"head": "x", "base": "main", "title": "t"})[0] == 403
+        fake.permissions = "read-all"
+        assert [raw(fake, "GET", f"/repos/{REPO}/issues/1")[0], raw(fake, "PATCH", f"/repos/{REPO}/issues/1", {"title": "t"})[0]] == [200, 403]
+
+
+def test_reads_of_a_public_repository_need_no_permission():
+    with FakeGitHub(permissions={}) as fake:
+        fake.add_repo(REPO)
+        fake.add_issue(REPO, "a bug")
+        assert raw(fake, "GET", f"/repos/{REPO}/issues/1")[0] == 200
+        assert raw(fake, "POST", f"/repos/{REPO}/issues/1/comments", {"body": "hi"})[0] == 403
+
+
+def test_workflow_permissions_reads_a_job_s_or_the_workflow_s(tmp_path):
+    path = tmp_path / "w.yml"
+    path.write_text("on: push\npermissions:\n  issues: write\njobs:\n  a:\n    runs-on: x\n    permissions: {}\n  b:\n    runs-on: x\n")
+    assert workflow_permissions(path, "a") == {} and workflow_permissions(path, "b") == {"issues": "write"}
+    path.write_text("on: push\njobs:\n  a:\n    runs-on: x\n")
+    with pytest.raises(ValueError, match="no `permissions:`"):
+        workflow_permissions(path, "a")
+
+
+# ------------------------------------------------------------------------------- faults
+
+
+def test_reset_next_drops_the_connection_without_an_answer(fake, gh):
+    fake.reset_next("GET", rf"^/repos/{REPO}$")
+    with pytest.raises(requests.exceptions.ConnectionError):
+        gh.get_repo(REPO)
+    assert gh.get_repo(REPO).full_name == REPO
+    assert [r.status for r in fake.requests] == [0, 200]
+
+
+def test_truncate_next_makes_the_change_but_cuts_the_answer(fake, gh):
+    repo = gh.get_repo(REPO)
+    fake.truncate_next("POST", r"/issues$")
+    with pytest.raises(requests.exceptions.ChunkedEncodingError):
+        repo.create_issue("made anyway")
+    assert [i.title for i in fake.issues(REPO)] == ["made anyway"]
+
+
+def test_429_with_and_without_retry_after(fake, gh):
+    fake.fail_next("GET", rf"^/repos/{REPO}$", 429, headers={"Retry-After": "7"})
+    fake.fail_next("GET", rf"^/repos/{REPO}$", 429)
+    for retry_after in ("7", None):
+        with pytest.raises(GithubException) as exc:
+            gh.get_repo(REPO)
+        assert (exc.value.status, exc.value.headers.get("retry-after")) == (429, retry_after)
+
+
+def test_a_repository_without_drafts_refuses_a_draft(fake, gh):
+    fake.repo(REPO).drafts = False
+    with pytest.raises(GithubException) as exc:
+        gh.get_repo(REPO).create_pull(base="main", head="fix", title="t", draft=True)
+    assert exc.value.data["errors"] == [
+        {"resource": "PullRequest", "code": "custom", "message": "Draft pull requests are not supported in this repository."}
+    ]
+    assert gh.get_repo(REPO).create_pull(base="main", head="fix", title="t").draft is False
+
+
+def test_a_log_given_as_chunks_is_streamed(fake, gh):
+    run = fake.add_workflow_run(REPO)
+    fake.add_job(run, "test", log=lambda: (f"line {n}\n".encode() for n in range(3)))
+    [job] = gh.get_repo(REPO).get_workflow_run(run.id).jobs()
+    with urllib.request.urlopen(job.logs_url()) as resp:
+        assert resp.headers["Content-Length"] is None and resp.read() == b"line 0\nline 1\nline 2\n"

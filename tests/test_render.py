@@ -1,0 +1,88 @@
+"""The Markdown autofix writes to GitHub: untrusted text renders as text, and bodies fit GitHub.
+
+Exact strings: each was checked with cmark-gfm, GitHub's renderer, for what it shows."""
+
+import pytest
+
+from bot import render, spec
+from bot.report import Attempt, Report
+
+LIVE = "a|**APPROVED**|<img src=x>@team"
+
+
+def report(*failing: list[str], feedback: str = "- order: expected [3, 1, 2]") -> Report:
+    done = Report("m", "bwrap", "unique.py", 3)
+    for number, names in enumerate(failing, 1):
+        done.attempts.append(Attempt(number, False, names, feedback, 0.5, {"input": 20, "output": 10}, "", ""))
+    return done
+
+
+def test_a_check_name_stays_in_its_cell_with_nothing_live():
+    # `|` unescaped splits the row before the code span is found: bold, an image and a mention rendered.
+    rows = render.attempts_table(report([LIVE, "x`y\n|z", "[link](https://e.x) <details>"])).splitlines()
+    assert rows[2] == (
+        "| 1 | ❌ fail | `a\\|**APPROVED**\\|<img src=x>@team`, ``x`y \\|z``, `[link](https://e.x) <details>` | 0.50 | 30 |"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, span",
+    [
+        ("tests.test_calc::test_add[a  b]", "`tests.test_calc::test_add[a  b]`"),  # spaces kept: what ran, exactly
+        ("line\nbreak\r", "` line break  `"),  # one line: a line break would end a table row
+        ("`tick` ", "`` `tick`  ``"),  # GitHub strips the one space padding each side
+        (" x", "`  x `"),
+    ],
+)
+def test_code_spans_are_exact_and_on_one_line(text, span):
+    assert render.code_span(text) == span
+
+
+@pytest.mark.parametrize(
+    "tests, line",
+    [
+        (spec.Tests(command="python -m pytest -q tests"), "**Judged by:** `python -m pytest -q tests`."),
+        (spec.Tests(command="true"), "**Judged by:** `true`."),
+        (spec.Tests(code="assert f() == 1"), "**Judged by:** the inline checks (`tests.code`)."),
+        (spec.Tests(code="assert f() == 1", command="make `x`"), "**Judged by:** `` make `x` `` and the inline checks (`tests.code`)."),
+        (spec.Tests(command="make deps\nmake test\n"), "**Judged by:** this command:\n\n```sh\nmake deps\nmake test\n```"),
+    ],
+)
+def test_the_tests_that_judged_are_named_exactly(tests, line):
+    assert render.judged_by(tests) == line
+
+
+def test_the_pull_request_and_the_comment_end_with_the_tests_that_judged():
+    done = report(["order"])
+    tests = spec.Tests(command="pytest -q")
+    assert render.pull_body(done, "<!-- m -->", "Summary.", 4, tests).endswith(" s\n\n**Judged by:** `pytest -q`.")
+    comment = render.failure_comment(done, "<!-- m -->", "Failed.", tests)
+    assert comment.endswith("**Judged by:** `pytest -q`.\n\n_No branch was pushed. Remove and add the label again to re-run autofix._")
+    assert "Judged by" not in render.failure_comment(None, "<!-- m -->", "No target.", None)
+
+
+def test_a_body_over_github_s_limit_is_cut_visibly_and_still_renders():
+    mark = render.marker("pr", 2)
+    patch = "".join(f"+line {i} @team <img src=x>\n" for i in range(10_000))
+    body = "\n\n".join([mark, "Summary.", render.fence(patch, "diff"), render.log(report(["t"] * 12))])
+    assert len(body) > render.BODY_LIMIT
+    cut = render.capped(body)
+    assert len(cut) <= render.BODY_LIMIT
+    assert cut.startswith(f"{mark}\n\nSummary.\n\n```diff\n+line 0 @team")
+    kept = cut[: cut.rindex("```\n\n**[")]
+    assert kept.endswith(" @team <img src=x>\n")  # a whole line, then the fence is closed and the mark shows
+    assert cut == kept + f"```\n\n**[... {len(body) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+
+
+def test_a_cut_inside_folded_feedback_closes_the_fence_and_the_fold():
+    body = render.log(report(["t"], feedback="y\n" * 2_000))
+    cut = render.capped(body, 3_000)
+    assert len(cut) <= 3_000 and "<details><summary>Attempt 1: feedback</summary>\n\n```text\ny\n" in cut
+    kept = cut[: cut.rindex("```\n\n</details>")]
+    assert kept.endswith("y\n")
+    assert cut == kept + f"```\n\n</details>\n\n**[... {len(body) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+
+
+def test_a_body_within_the_limit_is_left_as_it_is():
+    body = render.log(report(["order"]))
+    assert render.capped(body) == body

@@ -1,0 +1,86 @@
+"""An issue's yaml block: which one counts, and what its author may set."""
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config, RepoConfig
+from bot.errors import UserError
+from bot.tasks import Issue, from_issue, visible_yaml_block
+
+BLOCK = "```yaml\ntarget: unique.py\n```\n"
+GATE = "```yaml\ntarget: evil.py\ntests:\n  command: 'true'\n```\n"
+
+
+def indented(text: str, prefix: str) -> str:
+    return "".join(prefix + line + "\n" for line in text.splitlines())
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"<!--\n{GATE}-->\n{BLOCK}",
+        f"<!-- a template's note -->\nSteps:\n<!-- a hidden block:\n{GATE}\n-->\n{BLOCK}",
+        f"- <!--\n{indented(GATE, '  ')}  -->\n\n{BLOCK}",  # in a list item
+        f"> <!--\n{indented(GATE, '> ')}> -->\n\n{BLOCK}",  # in a quote
+        f"<div><!--\n{GATE}-->\n</div>\n\n{BLOCK}",  # in raw HTML
+        f"~~~markdown\n{GATE}~~~\n{BLOCK}",  # shown as text in another fence: no block
+        f"```html\n<!-- a comment in code is only text\n```\n{BLOCK}",
+    ],
+)
+def test_what_an_html_comment_hides_does_not_count(body):
+    """GitHub shows none of the blocks setting `tests` in these bodies (checked with cmark-gfm)."""
+    assert visible_yaml_block(body) == "target: unique.py\n"
+
+
+def test_an_opened_comment_hides_what_follows_when_in_doubt():
+    # GitHub shows this block, as the text `<!--` and a block; no block at all would be shown if
+    # `<!--` opened a raw HTML line. The line isn't parsed that far: whatever follows counts as hidden.
+    assert visible_yaml_block(f"Fix it. <!--\n{GATE}-->\n{BLOCK}") == "target: unique.py\n"
+    assert visible_yaml_block(f"Fix it.\n<!--\n{GATE}{BLOCK}") is None  # never closed
+
+
+def config(tmp_path: Path, inputs: dict | None = None, **repo) -> Config:
+    base = Config(
+        inputs=inputs or {}, event_name="issues", event_path=tmp_path / "event.json", repository="o/r", workspace=tmp_path,
+        api_url="", server_url="", output=None, summary=None, temp=tmp_path,
+    )  # fmt: skip
+    return base.with_repo(RepoConfig.model_validate(repo))
+
+
+def spec(config: Config, body: str, tests_from_block: bool):
+    return from_issue(config, Issue.read(7, "Fix unique_items", body), tests_from_block)
+
+
+BLOCK_WITH_GATE = "```yaml\ntarget: unique.py\ntests:\n  command: 'true'\n  protect: [data]\nmax_attempts: 50\n```\n"
+
+
+def test_the_tests_of_an_author_without_write_access_are_ignored(tmp_path):
+    repo = config(tmp_path, tests={"command": "make test", "protect": ["golden.json"]}, max_attempts=2)
+    ignored = spec(repo, BLOCK_WITH_GATE, tests_from_block=False)
+    assert (ignored.tests.command, ignored.tests.protect, ignored.max_attempts) == ("make test", ["golden.json"], 2)
+    honoured = spec(repo, BLOCK_WITH_GATE, tests_from_block=True)
+    assert (honoured.tests.command, honoured.tests.protect, honoured.max_attempts) == ("true", ["golden.json", "data"], 2)
+
+
+@pytest.mark.parametrize(
+    "repo, inputs, block, attempts",
+    [
+        ({}, {}, "max_attempts: 50", 3),
+        ({"max_attempts": 5}, {}, "max_attempts: 2", 2),
+        ({"max_attempts": 5}, {"max-attempts": "4"}, "max_attempts: 9", 4),
+        ({"max_attempts": 5}, {}, "", 5),
+    ],
+)
+def test_an_issue_can_only_lower_the_attempts(tmp_path, repo, inputs, block, attempts):
+    body = f"```yaml\ntarget: unique.py\n{block}\n```\n"
+    assert spec(config(tmp_path, inputs, tests={"command": "make test"}, **repo), body, tests_from_block=True).max_attempts == attempts
+
+
+def test_ignored_tests_and_none_in_the_repository_say_so(tmp_path):
+    with pytest.raises(UserError) as error:
+        spec(config(tmp_path), BLOCK_WITH_GATE, tests_from_block=False)
+    assert str(error.value) == (
+        "issue #7: no tests: a yaml block's tests count only when the issue's author may write to the repository, "
+        "and .github/autofix.yml sets no tests.command"
+    )
