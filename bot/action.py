@@ -23,7 +23,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, TextIO
+from typing import Callable, Mapping, TextIO
 
 from bot import render, tasks
 from bot.config import Config, RepoConfig, load_repo_config
@@ -295,8 +295,9 @@ def open_sandbox(step: Step):
     return sandbox
 
 
-def open_model(config: Config, spec: Spec | RepoConfig):
-    from bot.model import PROVIDERS, ModelSettings
+def open_model(config: Config, spec: Spec | RepoConfig, redact: Callable[[str], str]):
+    """The configured model; every prompt it is sent is masked by `redact` first."""
+    from bot.model import PROVIDERS, Masked, ModelSettings
     from bot.model import open_model as open_named
 
     name = config.model or spec.model
@@ -304,7 +305,8 @@ def open_model(config: Config, spec: Spec | RepoConfig):
         raise UserError(f"no model configured: set the `model` input, or `model:` in {config.config_path} or the spec")
     if name.partition(":")[0] not in PROVIDERS and not (config.api_key or config.base_url):
         raise UserError("no API key: set the `openai-api-key` input (or `base-url` for a server that needs none)")
-    return open_named(ModelSettings(name=name, api=config.api or spec.api or "responses", base_url=config.base_url, api_key=config.api_key))
+    settings = ModelSettings(name=name, api=config.api or spec.api or "responses", base_url=config.base_url, api_key=config.api_key)
+    return Masked(open_named(settings), redact)
 
 
 def solve(step: Step, spec: Spec, sandbox, outcome: Outcome, name: str) -> Report:
@@ -312,7 +314,7 @@ def solve(step: Step, spec: Spec, sandbox, outcome: Outcome, name: str) -> Repor
     from bot.loop import solve as repair_loop
     from bot.validate import Validator
 
-    model = open_model(step.config, spec)
+    model = open_model(step.config, spec, step.redact)
     step.flow.print(f"autofix: {model.banner}")
     report = outcome.report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
 

@@ -127,7 +127,7 @@ class Repair:
         def context() -> str:  # built afresh for each attempt: it shows the files as they are now
             return evidence.build(baseline, work, pr_paths, diff, logs)
 
-        model = open_model(config, config.repo)
+        model = open_model(config, config.repo, step.redact)
         step.flow.print(f"autofix: {model.banner}")
         attempts = config.max_attempts or config.repo.max_attempts or 3
         report = self.outcome.report = Report(model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts)

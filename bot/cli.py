@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace, redact: Redactor) -> int:
     from bot import spec as specs
     from bot.loop import solve
-    from bot.model import open_model, settings_from
+    from bot.model import Masked, open_model, settings_from
     from bot.report import Report
     from bot.validate import Validator, open_test_sandbox
 
@@ -63,7 +63,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         if args.max_attempts < 1:
             raise UserError("--max-attempts: must be at least 1")
         spec.max_attempts = args.max_attempts
-    model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api))
+    model = Masked(open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api)), redact)
     sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")

@@ -60,7 +60,7 @@ def main(args: argparse.Namespace, redact) -> int:
 def evaluate(args: argparse.Namespace, redact) -> int:
     # The loop, the sandbox and pydantic load only when an eval runs: `autofix --help` stays quick.
     from bot.eval_tasks import load_taskset, select
-    from bot.model import open_model, settings_from
+    from bot.model import Masked, open_model, settings_from
     from bot.cli import warn
     from bot.validate import open_test_sandbox
 
@@ -75,7 +75,7 @@ def evaluate(args: argparse.Namespace, redact) -> int:
     out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="autofix-eval-") as scratch:
         tasks = select(load_taskset(args.taskset, Path(scratch)), args.limit, args.sample, args.seed, shard)
-        model = open_model(settings_from(args.model, args.base_url, args.api, None, None))
+        model = Masked(open_model(settings_from(args.model, args.base_url, args.api, None, None)), redact)
         meta = {"taskset": args.taskset, "model": model.name, "attempts": args.attempts, "shard": args.shard}
         start_run(out, meta)
         wanted = [(task, strategy) for task in tasks for strategy in strategies]

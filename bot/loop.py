@@ -51,6 +51,7 @@ def solve(
             tokens={"input": reply.input_tokens, "output": reply.output_tokens},
             code=code,
             diff=code_diff(previous, code, spec.target),
+            inprocess_checks=verdict.inprocess,
         )
         report.attempts.append(attempt)
         on_attempt(attempt)
@@ -76,7 +77,7 @@ def confirmed(validator: Validator, code: str) -> Verdict:
         return verdict
     again = validator.check(code)
     if again.passed:
-        return Verdict(True, seconds=verdict.seconds + again.seconds)
+        return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess)
     again.feedback = "The tests passed once, then failed when repeated in a fresh copy:\n" + again.feedback
     return again
 

@@ -26,6 +26,18 @@ class Model(Protocol):
     def complete(self, messages: list[dict[str, str]]) -> Reply: ...
 
 
+class Masked:
+    """A model whose prompts pass through `redact` first: test output, files and issue text can
+    carry a secret, and a prompt leaves the machine."""
+
+    def __init__(self, model: Model, redact: Callable[[str], str]):
+        self.model, self.redact = model, redact
+        self.name, self.banner = model.name, model.banner
+
+    def complete(self, messages: list[dict[str, str]]) -> Reply:
+        return self.model.complete([{**message, "content": self.redact(message["content"])} for message in messages])
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     name: str | None

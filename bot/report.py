@@ -22,12 +22,17 @@ class Attempt:
     tokens: dict[str, int]  # {"input": n, "output": n}
     code: str
     diff: str  # against the previous attempt's code ("" for the first)
+    # Inline checks whose values couldn't cross to the checker (a lambda argument): judged in the
+    # candidate's own process, so no stronger than the candidate's honesty.
+    inprocess_checks: list[str] = field(default_factory=list)
 
     def headline(self, max_attempts: int) -> str:
         """The attempt's one log line, the same in the CLI and the Action."""
         verdict = "PASS" if self.passed else "FAIL"
         used = self.tokens["input"] + self.tokens["output"]
-        return f"attempt {self.number}/{max_attempts}  {verdict}  {self.seconds:.2f} s  {used} tokens"
+        count = len(self.inprocess_checks)
+        trust = f"  ({count} check{'s' * (count != 1)} judged in the candidate's process)" if count else ""
+        return f"attempt {self.number}/{max_attempts}  {verdict}  {self.seconds:.2f} s  {used} tokens{trust}"
 
 
 @dataclass

@@ -307,3 +307,45 @@ def test_swapping_a_test_for_a_symlink_fails(pytest_task, tier, capsys):
     code, report, _, _ = solve(pytest_task, [swap], tier, capsys)
     assert code == 1
     assert "tests/test_unique.py: modified (now a symlink to ../empty_test.py) during the run" in first_feedback(report)
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_hostile_shapes_in_the_scratch_copy_neither_hang_nor_crash_the_judgement(pytest_task, tier, capsys):
+    """What the candidate leaves behind is read after the sandbox returned, where no timeout
+    applies: FIFOs named like tests, 1,500 nested folders, paths beyond PATH_MAX, names that aren't
+    UTF-8. Each attempt fails with a reason, quickly, and the next run of the machine is fine."""
+    shapes = candidate(
+        "import os\n"
+        "os.mkfifo('tests/test_fifo.py')\n"
+        "os.mkfifo('report.xml')\n"
+        "fd = os.open('.', os.O_RDONLY)\n"
+        "for _ in range(1500):\n"
+        "    os.mkdir('d', dir_fd=fd)\n"
+        "    fd = os.open('d', os.O_RDONLY, dir_fd=fd)\n"
+        "fd = os.open('.', os.O_RDONLY)\n"
+        "for _ in range(20):\n"
+        "    os.mkdir('n' * 250, dir_fd=fd)\n"
+        "    fd = os.open('n' * 250, os.O_RDONLY, dir_fd=fd)\n"
+        "open(b'tests/test_\\xff.py', 'w').close()",
+        "def unique_items(items):\n    return list(set(items))\n",
+    )
+    started = time.monotonic()
+    code, report, _, _ = solve(pytest_task, [shapes, RIGHT], tier, capsys)
+    assert time.monotonic() - started < 60
+    assert code == 0  # attempt 1 failed, attempt 2 passed: nothing was left to trip the next run
+    feedback = first_feedback(report)
+    assert "tests/test_fifo.py: created during the run; protected paths may not change" in feedback
+    assert "tests/test_\\xff.py: created during the run" in feedback
+    assert report["attempts"][1]["passed"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_secrets_by_shape_never_reach_the_model_or_the_report(inline_task, tier, capsys):
+    """Values autofix doesn't know are masked by their shape: a token the tests print goes to
+    the next prompt as ***."""
+    shaped = "ghp_" + "Z9" * 18
+    leaky = candidate(f"raise RuntimeError('found ' + {shaped[:10]!r} + {shaped[10:]!r})")
+    code, report, prompts, out = solve(inline_task, [leaky, RIGHT], tier, capsys)
+    assert code == 0
+    assert "RuntimeError: found ***" in prompts[1]
+    assert shaped not in "\n".join([*prompts, json.dumps(report), out])

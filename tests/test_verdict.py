@@ -239,6 +239,18 @@ def test_unittest_exiting_at_import_fails(tmp_path, tier):
 
 
 @pytest.mark.parametrize("tier", TIERS)
+def test_a_cache_the_suite_writes_under_tests_is_not_tampering(tmp_path, tier):
+    checker = suite(tmp_path, tier)
+    (tmp_path / "tests" / "test_cache.py").write_text(
+        "import os\n\n\ndef test_cache():\n"
+        "    os.makedirs('tests/.hypothesis/examples', exist_ok=True)\n"
+        "    open('tests/.hypothesis/examples/x', 'w').write('saved')\n"
+        "    open('tests/.coverage.host.1', 'w').write('data')\n"
+    )
+    assert checker.check(RIGHT).passed
+
+
+@pytest.mark.parametrize("tier", TIERS)
 def test_an_import_path_into_the_original_folder_is_a_configuration_error(tmp_path, tier):
     (tmp_path / "src").mkdir()
     checker = suite(tmp_path, tier, f"PYTHONPATH={tmp_path}/src:$PYTHONPATH {sys.executable} -m pytest -q tests")
@@ -281,3 +293,22 @@ def test_the_plugin_is_inert_outside_autofix(tmp_path):
                           capture_output=True, text=True, env=environ, cwd=tmp_path)
     assert done.returncode == 0
     assert "1 passed" in done.stdout
+
+
+def test_a_check_judged_in_the_candidates_process_is_said_so(tmp_path, capsys):
+    import json
+
+    from fake_openai import ScriptedOpenAI
+
+    from bot.cli import main
+
+    spec = tmp_path / "task.yml"
+    spec.write_text("task: t\ntarget: apply.py\ntests:\n  code: |\n    assert apply(lambda x: x + 1, 2) == 3, 'lambda'\n"
+                    "    assert apply(abs, -2) == 2, 'builtin'\n")
+    reply = "```python\ndef apply(f, x):\n    return f(x)\n```"
+    with ScriptedOpenAI([reply]) as fake:
+        code = main(["run", str(spec), "--model", "m", "--base-url", fake.base_url, "--report", str(tmp_path / "r.json")])
+    assert code == 0
+    headline = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("attempt 1/3  PASS"))
+    assert headline.endswith("tokens  (2 checks judged in the candidate's process)")  # a lambda and a built-in can't cross
+    assert json.loads((tmp_path / "r.json").read_text())["attempts"][0]["inprocess_checks"] == ["lambda", "builtin"]
