@@ -1,8 +1,10 @@
 """Run an untrusted test command with limits: the sandbox of autofix.
 
 This module holds the tiers and their API; bot/sandbox_procs.py finds, kills and reaps a
-run's processes and captures its output; bot/sandbox_state.py keeps what a run borrows from
-the host (its uid, its workdir, path grants) journaled so a crash is undone.
+run's processes, limits them as a whole (a cgroup), meters the disk they fill and captures
+their output; bot/sandbox_state.py keeps what a run borrows from the host (its uid, its
+workdir, path grants) journaled so a crash is undone, and removes what the uid left in
+shared places.
 
 autofix runs code a model wrote, and the repository's tests.  Both are
 untrusted, so the test command runs in one of three tiers:
@@ -51,7 +53,10 @@ written before its command starts and removed only once no process of the
 uid is left and the workdir is handed back.  So a uid without a journal has
 no process and its next run skips the pre-run sweep.  A journal whose lock
 is free belongs to a crashed autofix: the next run that sees it kills what
-that uid left, hands the workdir back and cleans the shared temp dirs.
+that uid left, removes its cgroup, hands the workdir back and cleans what it
+left in shared places.  Recovery never raises: whatever shape a candidate
+left, a step that fails is a warning and the others still run, and only a
+uid whose processes survive SIGKILL is kept out of use (its journal stays).
 
 *bwrap as root.*  When root runs bwrap with ``--unshare-user``, the
 sandboxed process is still host uid 0: every root-owned file that is bound
@@ -67,12 +72,21 @@ own non-dumpable child may not do.  So it binds by path, as the uid.)
 
 *Access to the workdir and the readable paths* (root only; every change is
 journaled in /run before it is made and a crashed run is undone by the
-next).  The workdir is chowned to the run's uid for the run (entries on
-other filesystems and files hard-linked from outside the workdir are left
-alone, so a local clone that hardlinks .git/objects does not give the source
-repository away) and chowned back afterwards, restoring any owner that
-differed; for the run its top loses its "other" bits, so a concurrent run of
-another uid cannot look into it.  The uid must be able to walk to the
+next).  The workdir is chowned to the run's uid for the run and chowned back
+afterwards, restoring any owner that differed (journaled by inode, appended
+before that entry changes); for the run its top loses its "other" bits, so a
+concurrent run of another uid cannot look into it.  The candidate shapes the
+tree that is handed back, so that walk assumes nothing: it is iterative and
+fd-relative (openat with O_NOFOLLOW|O_DIRECTORY, a bounded number of
+directories open, ".." checked on the way back up), so any depth, name
+length or encoding works; only directories are opened (never a FIFO or a
+device); symlinks are chowned themselves, never followed; entries on other
+filesystems are left alone; and a file with several hard links is chowned
+only when all its links are inside the workdir.  So a local clone that
+hardlinks .git/objects does not give the source repository away, and a file
+the run made outside (in /tmp) and linked into the workdir is not handed to
+root (it stays the uid's, and its outside name is removed with the uid's
+other files).  The uid must be able to walk to the
 workdir and to the readable paths (bwrap binds them by path as that uid; the
 process tier opens them by path).  A directory on that walk that others
 cannot search (e.g. /root, mode 700, above /root/.pyenv) gets o+x, and all
@@ -112,9 +126,43 @@ a sweep; one already in the kernel's exit path (bwrap's pid 1 tearing down
 its namespaces, just after bwrap itself exited) is waited for; zombies that
 are ours are reaped; then /proc is scanned again.  bwrap adds
 ``--die-with-parent`` and a pid namespace: when its init dies the kernel
-kills the whole namespace.  Nothing of the run outlives ``run()``.  With the process tier,
-what the run's uid owns at the top of /tmp, /var/tmp and /dev/shm is
-deleted after the run too.
+kills the whole namespace.  Nothing of the run outlives ``run()``.
+
+*Leftovers.*  On the process tier the run shares the host's temp dirs and
+IPC namespace, so after it (and by recovery) everything its uid owns there
+is removed: in /tmp, /var/tmp, /dev/shm and /run/lock (/var/lock) its files
+and folders at any depth (the walk looks into every folder anyone may write
+to, with the same fd-relative walk, and removes a folder of the uid whole),
+its POSIX message queues (listed in an mqueue filesystem: /dev/mqueue, else
+one autofix mounts once in its state dir; where neither is possible
+RLIMIT_MSGQUEUE is 0, so there is none to leave, and ``limitations`` says
+so), and its SysV shared memory, semaphores and message queues (from
+/proc/sysvipc, by owner or creator: an owner can give one away, not its
+creator).  POSIX shared memory and named semaphores are files in /dev/shm.
+bwrap needs none of this: its /tmp, /dev/shm and IPC namespace die with it.
+
+*Whole-run limits.*  rlimits hold per process (RLIMIT_NPROC per uid, which
+is the whole run where the uid is dedicated).  Where autofix can make a
+cgroup v2 (root, cgroup2 mounted writable, memory and pids enabled in its
+root's cgroup.subtree_control; tried once per process, with a trial
+process) each run gets /sys/fs/cgroup/autofix-sandbox/uid-<uid> with
+memory.max (the memory limit for all its processes together, no swap) and
+pids.max.  The child joins it in its preexec while still root, before it
+drops to the uid and execs (bwrap too), so everything the run starts is
+inside; it is removed after the run's processes are gone (or by recovery).
+Elsewhere runs fall back to the rlimits and ``limitations`` names why.  The
+disk a run fills is capped (``disk_mb``) by the growth of the used space of
+the filesystems it can write: the workdir's and, outside bwrap, the shared
+temp dirs' (bwrap's own /tmp and /dev/shm are tmpfs with --size), counted
+from the lowest it is seen at (what others delete meanwhile hides no later
+write).  It is looked at four times a second and once more at the exit; the
+run is killed over the cap.  A concurrent writer on the same filesystem
+counts too, which is why the cap is generous.
+
+*Descriptors.*  The command inherits stdin (/dev/null), stdout and stderr
+(the capture pipe) and the ``pass_fds`` of ``run()`` at their numbers, on
+every tier (bwrap passes inherited descriptors through; the ones it reads
+its --file copies from, it closes), and nothing else of autofix.
 """
 
 from __future__ import annotations
@@ -141,6 +189,9 @@ from bot.sandbox_procs import (
     CHUNK,
     PR_SET_NO_NEW_PRIVS,
     Capture,
+    DiskUse,
+    RunCgroup,
+    cgroup_parent,
     kill_tree,
     kill_uid,
     pids_of,
@@ -150,7 +201,7 @@ from bot.sandbox_procs import (
     subreaper,
     unshared_lock,
 )
-from bot.sandbox_state import Slot, Workdir, clean_shared_tmp, grants
+from bot.sandbox_state import SHARED_TMP, Slot, Workdir, clean_shared, grants, mqueue_dir
 
 __all__ = [
     "Limits",
@@ -178,6 +229,7 @@ _ETC_ALLOW = (
     "protocols", "services", "ssl", "terminfo", "timezone",
 )
 _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_DISK_POLL = 0.25    # seconds between looks at how much disk the run filled
 
 
 
@@ -185,9 +237,10 @@ _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 class Limits:
     wall_seconds: float = 60          # whole run, then every process of the run is killed
     cpu_seconds: int = 300            # RLIMIT_CPU per process
-    memory_mb: int = 4096             # RLIMIT_AS
-    processes: int = 256              # RLIMIT_NPROC (meaningful where the uid is dedicated)
+    memory_mb: int = 4096             # RLIMIT_AS per process; with a cgroup, the whole run too
+    processes: int = 256              # RLIMIT_NPROC (meaningful where the uid is dedicated), cgroup
     file_size_mb: int = 256           # RLIMIT_FSIZE
+    disk_mb: int = 1024               # growth of the used disk during the run, then it is killed
     output_bytes: int = 16 * 2**20    # total stdout+stderr before the run is killed
     excerpt_bytes: int = 64 * 1024    # how much of the output is kept in Outcome.output
 
@@ -208,7 +261,7 @@ class Sandbox(Protocol):
     readable: tuple[Path, ...]
 
     def run(self, argv: Sequence[str], workdir: Path, env: Mapping[str, str],
-            limits: Limits) -> Outcome: ...
+            limits: Limits, *, pass_fds: Sequence[int] = ()) -> Outcome: ...
 
     def describe(self) -> str: ...
 
@@ -250,6 +303,7 @@ def _clamp(res: int, value: int) -> tuple[int, int]:
 class _Base:
     tier = "none"
     network_isolated = False
+    _shared_disks = SHARED_TMP    # where the run may fill the host's disk, beside its workdir
 
     def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         self.readable = readable
@@ -258,6 +312,9 @@ class _Base:
         self.limitations = ""
         # realpaths of the readable paths, for access grants
         self._readable_real = sorted({os.path.realpath(p) for p in readable})
+        # whole-run memory and process limits, where autofix can make cgroups
+        self._cgroups, self._why_no_cgroup = cgroup_parent() if pool else (None, "")
+        self._no_mqueue = False               # RLIMIT_MSGQUEUE 0: no queue it could not clean
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.describe()}>"
@@ -269,6 +326,11 @@ class _Base:
         if self.pool is None or len(self.pool) == 1:
             return ""
         return f"concurrent runs take the next free uid down to {self.pool[-1]}"
+
+    def _cgroup_note(self) -> str:
+        if self.pool is None or self._cgroups:
+            return ""
+        return f"memory is limited per process, not per run (no cgroup: {self._why_no_cgroup})"
 
     # -- hooks
     def _command(self, argv: list[str], workdir: str, env: dict[str, str], limits: Limits,
@@ -283,17 +345,22 @@ class _Base:
 
     # -- run
     def run(self, argv: Sequence[str], workdir: Path, env: Mapping[str, str],
-            limits: Limits) -> Outcome:
+            limits: Limits, *, pass_fds: Sequence[int] = ()) -> Outcome:
+        """Run ``argv`` in ``workdir``; ``pass_fds`` are inherited by the command at the
+        same numbers (on every tier), and no other descriptor of autofix is."""
         argv = [os.fspath(a) for a in argv]
         if not argv:
             raise ValueError("empty argv")
+        pass_fds = tuple(pass_fds)
+        if any(not isinstance(fd, int) or fd < 3 for fd in pass_fds):
+            raise ValueError(f"pass_fds must be descriptors above 2, not {pass_fds}")
         wd = os.path.realpath(os.fspath(workdir))
         if not os.path.isdir(wd):
             raise ValueError(f"workdir {wd} is not a directory")
         env = {str(k): str(v) for k, v in env.items()}
         if self.pool is None:
             with unshared_lock:
-                return self._execute(argv, wd, env, limits, None)
+                return self._execute(argv, wd, env, limits, None, pass_fds)
         self._check_workdir(wd)
         with Slot.claim(self.pool) as slot:
             work = Workdir(slot.uid, slot.journal)
@@ -304,12 +371,12 @@ class _Base:
                 try:
                     work.give(wd, self.pool)
                     dirty = True                 # from here processes of the uid may exist
-                    outcome = self._execute(argv, wd, env, limits, slot.uid)
+                    outcome = self._execute(argv, wd, env, limits, slot.uid, pass_fds)
                     dirty = False                # _execute returned: none is left
                 finally:
                     work.undo(dirty)
-                    if self.tier == "process":   # after undo: the workdir may be at the top
-                        clean_shared_tmp(slot.uid)
+                    if self.tier == "process":   # after undo: the workdir may be in /tmp
+                        clean_shared(slot.uid)
             return outcome
 
     def _check_workdir(self, wd: str) -> None:
@@ -322,7 +389,7 @@ class _Base:
             if _within(r, wd):
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
-    def _preexec(self, limits: Limits, uid: int | None):
+    def _preexec(self, limits: Limits, uid: int | None, cgroup: RunCgroup | None):
         rl = [
             (resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1)),
             (resource.RLIMIT_AS, _clamp(resource.RLIMIT_AS, limits.memory_mb * 2**20)),
@@ -333,9 +400,19 @@ class _Base:
         hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if hard_cpu != resource.RLIM_INFINITY:
             rl[0] = (resource.RLIMIT_CPU, (min(limits.cpu_seconds, hard_cpu),) * 2)
+        if uid is not None and self._no_mqueue:
+            rl.append((resource.RLIMIT_MSGQUEUE, (0, 0)))
         nnp = uid is not None and prctl is not None
 
-        def preexec() -> None:  # runs in the child, after the uid change
+        def preexec() -> None:  # runs in the child, before exec
+            if cgroup is not None:
+                cgroup.join()      # while still root: the cgroup's files are root's
+            if uid is not None:
+                os.setgroups([])
+                os.setresgid(uid, uid, uid)
+                os.setresuid(uid, uid, uid)
+            # after the uid change: before it, a low RLIMIT_NPROC would fail the exec itself
+            # when the uid already runs that many processes
             for res, lim in rl:
                 resource.setrlimit(res, lim)
             if nnp:
@@ -344,12 +421,13 @@ class _Base:
         return preexec
 
     def _execute(self, argv: list[str], workdir: str, env: dict[str, str],
-                 limits: Limits, uid: int | None) -> Outcome:
-        cmd, popen_env, cwd, pass_fds = self._command(argv, workdir, env, limits, uid)
+                 limits: Limits, uid: int | None, pass_fds: tuple[int, ...]) -> Outcome:
+        cgroup = None
+        if uid is not None and self._cgroups:
+            cgroup = RunCgroup(self._cgroups, RunCgroup.name(uid), limits.memory_mb * 2**20,
+                               limits.processes)
+        cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid)
         cap = Capture(limits.excerpt_bytes)
-        extra: dict = {}
-        if uid is not None:
-            extra = dict(user=uid, group=uid, extra_groups=[])
         r, w = os.pipe()
         try:
             fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, 2**20)
@@ -357,6 +435,7 @@ class _Base:
             pass
         before = {pid for pid, p in scan_procs().items() if p.ppid == os.getpid()} \
             if uid is None else set()
+        disk = DiskUse([workdir, *self._shared_disks])
         start = time.monotonic()
         deadline = start + limits.wall_seconds
         killed: str | None = None
@@ -365,19 +444,21 @@ class _Base:
                 try:
                     proc = subprocess.Popen(
                         cmd, stdin=subprocess.DEVNULL, stdout=w, stderr=w, env=popen_env,
-                        cwd=cwd, start_new_session=True, close_fds=True, pass_fds=pass_fds,
-                        preexec_fn=self._preexec(limits, uid), **extra)
+                        cwd=cwd, start_new_session=True, close_fds=True,
+                        pass_fds=(*own_fds, *pass_fds), preexec_fn=self._preexec(limits, uid, cgroup))
                 finally:
                     os.close(w)
-                    for fd in pass_fds:
+                    for fd in own_fds:
                         os.close(fd)
             except (OSError, subprocess.SubprocessError) as e:
                 os.close(r)
+                if cgroup is not None:
+                    cgroup.remove()      # the child failed before exec and is reaped
                 code = 127 if isinstance(e, FileNotFoundError) else 126
                 msg = f"autofix sandbox: cannot execute {argv[0]!r}: {e}\n"
                 return Outcome(code, msg, 0, time.monotonic() - start, None)
             try:
-                killed = self._pump(proc, r, cap, limits, deadline)
+                killed = self._pump(proc, r, cap, limits, deadline, disk)
                 if killed is None:
                     # it has exited; reaped now, a scan of the uid shows only the rest
                     # (the pidfd wakes us a moment before /proc shows a zombie)
@@ -390,12 +471,14 @@ class _Base:
                     kill_tree(proc, before)
                 proc.wait()
                 self._drain(r, cap)
+                if cgroup is not None:
+                    cgroup.remove()
         returncode = None if killed else proc.returncode
         return Outcome(returncode, cap.text(), cap.total, time.monotonic() - start, killed)
 
     @staticmethod
     def _pump(proc: subprocess.Popen, r: int, cap: Capture, limits: Limits,
-              deadline: float) -> str | None:
+              deadline: float, disk: DiskUse) -> str | None:
         """Read output until the main process exits; the reason to kill, if any."""
         try:
             pidfd = os.pidfd_open(proc.pid)
@@ -405,12 +488,17 @@ class _Base:
         poller.register(r, select.POLLIN)
         if pidfd is not None:
             poller.register(pidfd, select.POLLIN)
+        disk_limit = limits.disk_mb * 2**20
+        look_at_disk = time.monotonic() + _DISK_POLL
         try:
             while True:
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                left = deadline - now
                 if left <= 0:
                     return f"timed out after {limits.wall_seconds:g} s"
-                wait = left if pidfd is not None else min(left, 0.02)
+                wait = min(left, max(0.0, look_at_disk - now))
+                if pidfd is None:
+                    wait = min(wait, 0.02)         # no pidfd to wake us at the exit: look
                 exited = False
                 for fd, _ev in poller.poll(math.ceil(wait * 1000)):
                     if fd == r:
@@ -423,7 +511,13 @@ class _Base:
                         exited = True
                 if cap.total > limits.output_bytes:
                     return f"output limit of {size(limits.output_bytes)} exceeded"
-                if exited or (pidfd is None and proc.poll() is not None):
+                exited = exited or (pidfd is None and proc.poll() is not None)
+                # a few times a second, and once more at the exit (a quick writer is not missed)
+                if exited or time.monotonic() >= look_at_disk:
+                    if disk.grown() > disk_limit:
+                        return f"wrote more than {size(disk_limit)} to disk"
+                    look_at_disk = time.monotonic() + _DISK_POLL
+                if exited:
                     return None
         finally:
             if pidfd is not None:
@@ -491,8 +585,12 @@ class _ProcessSandbox(_Base):
         if pool is not None:
             lim = ("network NOT isolated; filesystem protected by permissions only "
                    "(world-readable files are readable)")
-            if self._pool_note():
-                lim += "; " + self._pool_note()
+            # queues it could not find to remove afterwards are not allowed at all
+            self._no_mqueue = mqueue_dir() is None
+            notes = [self._pool_note(), self._cgroup_note(),
+                     "POSIX message queues disabled (no mqueue filesystem to clean them from)"
+                     if self._no_mqueue else ""]
+            lim = "; ".join([lim, *filter(None, notes)])
         else:
             lim = (f"autofix is not root: runs as the same uid ({os.getuid()}) with rlimits and "
                    "process-tree kill only; network and filesystem NOT isolated")
@@ -508,6 +606,7 @@ class _ProcessSandbox(_Base):
 class _BwrapSandbox(_Base):
     tier = "bwrap"
     network_isolated = True
+    _shared_disks = ()            # its /tmp and /dev/shm are tmpfs of its own, bounded by --size
 
     def __init__(self, bwrap: str, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         super().__init__(readable, pool)
@@ -526,7 +625,7 @@ class _BwrapSandbox(_Base):
             self.limitations = (f"autofix is not root: the sandbox is uid {os.getuid()} on the host "
                                 "and RLIMIT_NPROC is shared with autofix's own processes")
         else:
-            self.limitations = self._pool_note()
+            self.limitations = "; ".join(filter(None, [self._pool_note(), self._cgroup_note()]))
 
     def describe(self) -> str:
         who = "a dedicated uid per run" if self.uid is not None else f"host uid {os.getuid()}"

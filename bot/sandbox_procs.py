@@ -1,5 +1,6 @@
 """The processes of a sandboxed run: finding them by uid, killing every one of them, reaping
-orphans, and capturing their output within a budget. bot/sandbox.py explains the design."""
+orphans, the cgroup that limits them as a whole, the disk they fill, and capturing their
+output within a budget. bot/sandbox.py explains the design."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import signal
 import subprocess
 import threading
 import time
+from typing import Iterable
 
 CHUNK = 256 * 1024
 _KILL_DEADLINE = 10.0
@@ -76,11 +78,11 @@ def _alive(p: _Proc) -> bool:
 
 
 try:
-    _libc = ctypes.CDLL(None, use_errno=True)
-    prctl = _libc.prctl
+    libc = ctypes.CDLL(None, use_errno=True)
+    prctl = libc.prctl
     prctl.restype = ctypes.c_int
 except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc
-    prctl = None
+    libc = prctl = None
 
 _PR_SET_CHILD_SUBREAPER = 36
 _PR_GET_CHILD_SUBREAPER = 37
@@ -238,10 +240,147 @@ def kill_tree(main: subprocess.Popen, before: set[int]) -> None:
 
 
 # --------------------------------------------------------------------------
+# whole-run limits
+
+
+_CGROUP_CONTROLLERS = ("memory", "pids")
+_CGROUP_FOLDER = "autofix-sandbox"      # in the cgroup v2 root; a cgroup per live run in it
+_cgroup_lock = threading.Lock()
+_cgroup_found: list[tuple[str | None, str]] = []
+
+
+def cgroup_parent() -> tuple[str | None, str]:
+    """(the cgroup v2 folder the runs' cgroups are made in, "") or (None, why there is none).
+    Tried once per process, with a process moved into a trial cgroup."""
+    with _cgroup_lock:
+        if not _cgroup_found:
+            try:
+                _cgroup_found.append((_make_cgroup_parent(), ""))
+            except (OSError, subprocess.SubprocessError) as e:
+                _cgroup_found.append((None, str(e)))
+        return _cgroup_found[0]
+
+
+def _cgroup_root() -> str | None:
+    """The cgroup v2 mount point (the root of this cgroup namespace)."""
+    found = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields, _, rest = line.partition(" - ")
+            if rest.split()[:1] == ["cgroup2"]:
+                found = fields.split()[4]
+                if found == "/sys/fs/cgroup":
+                    break
+    return found
+
+
+def _make_cgroup_parent() -> str:
+    root = _cgroup_root()
+    if root is None:
+        raise OSError("no cgroup v2 mounted")
+    with open(f"{root}/cgroup.subtree_control") as f:
+        enabled = f.read().split()
+    missing = [c for c in _CGROUP_CONTROLLERS if c not in enabled]
+    if missing:
+        raise OSError(f"{' and '.join(missing)} not enabled in {root}/cgroup.subtree_control")
+    parent = f"{root}/{_CGROUP_FOLDER}"
+    try:
+        os.mkdir(parent, 0o755)
+    except FileExistsError:
+        pass
+    _write(parent, "cgroup.subtree_control", " ".join(f"+{c}" for c in _CGROUP_CONTROLLERS))
+    trial = RunCgroup(parent, f"trial-{os.getpid()}", 64 * 2**20, 8)
+    try:
+        subprocess.run(["/bin/true"], preexec_fn=trial.join, check=True, timeout=10)
+    finally:
+        trial.remove()
+    return parent
+
+
+def _write(folder: str, name: str, value: str) -> None:
+    fd = os.open(f"{folder}/{name}", os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        os.write(fd, value.encode())
+    finally:
+        os.close(fd)
+
+
+class RunCgroup:
+    """A run's cgroup: memory (no swap) and process count of all its processes together."""
+
+    @staticmethod
+    def name(uid: int) -> str:
+        return f"uid-{uid}"
+
+    def __init__(self, parent: str, name: str, memory: int, processes: int):
+        self.path = f"{parent}/{name}"
+        try:
+            os.mkdir(self.path, 0o755)
+        except FileExistsError:
+            pass                                   # left by a crashed run of the uid: reused
+        try:
+            _write(self.path, "memory.max", str(memory))
+            if os.path.exists(f"{self.path}/memory.swap.max"):   # (none without swap accounting)
+                _write(self.path, "memory.swap.max", "0")
+            _write(self.path, "pids.max", str(processes))
+            self.procs = os.open(f"{self.path}/cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
+        except OSError:
+            os.rmdir(self.path)
+            raise
+
+    def join(self) -> None:
+        """Move the calling process in: the child does it, as root, before it drops to the
+        uid and execs, so everything the run starts is inside."""
+        os.write(self.procs, b"0")
+
+    def remove(self) -> None:
+        """Once the run's processes are gone."""
+        os.close(self.procs)
+        os.rmdir(self.path)
+
+
+def remove_run_cgroup(uid: int) -> None:
+    """Remove the cgroup a crashed run of ``uid`` left, if any (its processes are gone)."""
+    root = _cgroup_root()
+    if root is not None:
+        try:
+            os.rmdir(f"{root}/{_CGROUP_FOLDER}/{RunCgroup.name(uid)}")
+        except FileNotFoundError:
+            pass
+
+
+class DiskUse:
+    """How much the used space of the filesystems holding ``paths`` grew since it was made,
+    from the lowest it was seen at (so what others delete meanwhile hides no later write)."""
+
+    def __init__(self, paths: Iterable[str]):
+        devices: dict[int, str] = {}
+        for path in paths:
+            try:
+                devices.setdefault(os.stat(path).st_dev, path)
+            except OSError:
+                pass
+        self.paths = list(devices.values())
+        self.lowest = [self._used(p) for p in self.paths]
+
+    @staticmethod
+    def _used(path: str) -> int:
+        fs = os.statvfs(path)
+        return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+
+    def grown(self) -> int:
+        used = [self._used(p) for p in self.paths]
+        self.lowest = [min(low, now) for low, now in zip(self.lowest, used)]
+        return sum(now - low for low, now in zip(self.lowest, used))
+
+
+# --------------------------------------------------------------------------
 # output
 
 
 def size(n: int) -> str:
+    if n >= 2**30 and n % 2**30 == 0:
+        return f"{n // 2**30} GiB"
     if n >= 2**20 and n % 2**20 == 0:
         return f"{n // 2**20} MiB"
     if n >= 1024 and n % 1024 == 0:

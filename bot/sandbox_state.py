@@ -1,19 +1,24 @@
 """What a sandboxed run borrows from the host while it runs, each change journaled so that a
 crash is undone by the next run: a uid from the pool, its workdir handed over, path grants
-shared between runs, the shared /tmp cleaned after. bot/sandbox.py explains the design."""
+shared between runs, and what the uid leaves in shared places (temp files at any depth, POSIX
+message queues, SysV IPC objects) removed after. bot/sandbox.py explains the design."""
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import fcntl
 import json
 import os
-import shutil
+import re
 import stat
 import tempfile
+import threading
+import warnings
 from contextlib import contextmanager
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
-from bot.sandbox_procs import kill_uid
+from bot.sandbox_procs import kill_uid, libc, remove_run_cgroup
 
 
 def _ancestors(path: str) -> list[str]:
@@ -92,8 +97,10 @@ class Slot:
                 try:
                     if not _try_flock(slot.fd):
                         continue               # in use by a live run
-                    if uid in crashed:
-                        Workdir.recover(uid, slot.journal)
+                    # (the journal may be gone since the listing: that run ended well)
+                    if (uid in crashed and os.path.exists(slot.journal)
+                            and not Workdir.recover(uid, slot.journal)):
+                        continue               # its processes survived: not usable now
                     if chosen is None:
                         chosen, slot = slot, None
                 finally:
@@ -103,8 +110,8 @@ class Slot:
                 chosen = Slot(state_dir, pool[0])
                 chosen.fd = _open_lock(chosen.lock)
                 fcntl.flock(chosen.fd, fcntl.LOCK_EX)
-                if os.path.exists(chosen.journal):
-                    Workdir.recover(chosen.uid, chosen.journal)
+                if os.path.exists(chosen.journal) and not Workdir.recover(chosen.uid, chosen.journal):
+                    raise RuntimeError(f"processes of sandbox uid {chosen.uid} survived SIGKILL")
             yield chosen
         finally:
             if chosen is not None:
@@ -124,10 +131,129 @@ class Slot:
             os.close(fd)
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_OPEN_DIRS = 32     # a walk keeps this many directories open at most, whatever the depth
+
+
+def _warn(message: str) -> None:
+    warnings.warn(f"autofix sandbox: {message}", RuntimeWarning, stacklevel=3)
+
+
+def _walk(top: int, descend: Callable[[os.stat_result], bool], errors: list[OSError]
+          ) -> Iterator[tuple[int, str, os.stat_result, bool]]:
+    """Every entry below the directory open as ``top``, depth first, symlinks never followed:
+    ``(fd of its directory, name, lstat, False)``; a directory that ``descend`` accepts is
+    walked at once and comes again as ``(..., True)`` after its entries.
+
+    Iterative and fd-relative, so any depth and any name length work: only the deepest
+    directories stay open, and one closed on the way down is reopened through ".." on the way
+    up, checked to be the same directory (else the walk stops with an error: the tree moved).
+    Only directories are ever opened (FIFOs and devices never are).  An entry that cannot be
+    read is skipped, its error kept in ``errors``.
+    """
+    frames = [[top, os.fstat(top), "", iter(os.listdir(top))]]   # fd, lstat, name, names left
+    try:
+        while True:
+            fd, _, _, names = frame = frames[-1]
+            name = next(names, None)
+            if name is None:
+                if len(frames) == 1:
+                    return
+                frames.pop()
+                parent = frames[-1]
+                if parent[0] < 0:
+                    parent[0] = _reopen_parent(fd, parent[1])
+                os.close(fd)
+                yield parent[0], frame[2], frame[1], True
+                continue
+            try:
+                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            except OSError as e:
+                errors.append(e)
+                continue
+            yield fd, name, st, False
+            if not (stat.S_ISDIR(st.st_mode) and descend(st)):
+                continue
+            try:
+                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                continue                           # removed by the caller
+            except OSError as e:
+                errors.append(e)
+                continue
+            try:
+                _check_same(sub, st)
+                frames.append([sub, st, name, iter(os.listdir(sub))])
+            except OSError as e:
+                os.close(sub)
+                errors.append(e)
+                continue
+            far = len(frames) - 1 - _OPEN_DIRS
+            if far >= 1 and frames[far][0] >= 0:
+                os.close(frames[far][0])
+                frames[far][0] = -1
+    finally:
+        for frame in frames[1:]:
+            if frame[0] >= 0:
+                os.close(frame[0])
+
+
+def _check_same(fd: int, st: os.stat_result) -> None:
+    now = os.fstat(fd)
+    if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+        raise OSError(errno.ESTALE, "a directory was replaced during the walk")
+
+
+def _reopen_parent(child: int, st: os.stat_result) -> int:
+    fd = os.open("..", _DIR_FLAGS, dir_fd=child)
+    try:
+        _check_same(fd, st)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _chown_tree(top: int, new_owner: Callable[[os.stat_result], tuple[int, int] | None],
+                errors: list[OSError]) -> None:
+    """chown every entry below ``top`` on its filesystem (a symlink itself, never its target)
+    to ``new_owner(lstat)``, when that is not None.  A file with several hard links is chowned
+    only at the last of its links found here: a link from outside the tree means never, so a
+    link cannot give a file away, nor hand one made by the sandbox to root."""
+    dev = os.fstat(top).st_dev
+    links: dict[int, int] = {}
+    for fd, name, st, leaving in _walk(top, lambda st: st.st_dev == dev, errors):
+        if leaving or st.st_dev != dev:
+            continue
+        owner = new_owner(st)
+        if owner is None or owner == (st.st_uid, st.st_gid):
+            continue
+        if st.st_nlink > 1 and not stat.S_ISDIR(st.st_mode):
+            links[st.st_ino] = links.get(st.st_ino, 0) + 1
+            if links[st.st_ino] < st.st_nlink:
+                continue
+        try:
+            os.chown(name, *owner, dir_fd=fd, follow_symlinks=False)
+        except FileNotFoundError:
+            pass
+        except OSError as e:
+            errors.append(e)
+
+
+def _failed(errors: list[OSError]) -> OSError:
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    return OSError(f"{errors[0]}{more}")
+
+
 class Workdir:
     """chown the workdir to the run's uid and close it to others; ``undo()``
     restores it.  Journaled in the uid's journal before anything changes, so
     that a run whose autofix died is undone by the next run (``recover``).
+
+    The journal is a JSON header (workdir, owner, mode), then one line per entry whose owner
+    differs from the workdir's, ``[inode, uid, gid]``, appended before that entry is chowned.
     """
 
     def __init__(self, uid: int, journal: str):
@@ -135,99 +261,124 @@ class Workdir:
         self.journal = journal
         self.workdir: str | None = None
         self.owner = (0, 0)
-        self.owners: dict[str, tuple[int, int]] = {}
+        self.owners: dict[int, tuple[int, int]] = {}    # by inode: a rename keeps its owner
         self.mode = 0                                   # the workdir's own mode before the run
 
     def _save(self) -> None:
-        _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner,
-                                   "owners": self.owners, "mode": self.mode})
+        _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner, "mode": self.mode})
+
+    def _load(self) -> None:
+        with open(self.journal, "rb") as f:
+            head, *lines = f.read().splitlines() or [b"{}"]
+        state = json.loads(head)
+        workdir, (uid, gid), mode = state["workdir"], state["owner"], state["mode"]
+        if not (workdir is None or isinstance(workdir, str)) or not all(
+                isinstance(v, int) for v in (uid, gid, mode)):
+            raise ValueError(f"malformed journal header {head[:200]!r}")
+        self.workdir, self.owner, self.mode = workdir, (uid, gid), mode
+        for line in lines:
+            try:
+                ino, uid, gid = json.loads(line)
+                self.owners[int(ino)] = (int(uid), int(gid))
+            except (ValueError, TypeError):
+                continue                           # a line cut by the crash
 
     @classmethod
-    def recover(cls, uid: int, journal: str) -> None:
-        """Undo a crashed run of ``uid``: its processes, its workdir, its temp files."""
+    def recover(cls, uid: int, journal: str) -> bool:
+        """Undo a crashed run of ``uid``: its processes, its cgroup, its workdir, what it left
+        in shared places.  False if its processes survived (the uid is not usable; the journal
+        stays).  Anything else that fails is a warning, never an exception: whatever a
+        candidate left, later runs go on."""
+        try:
+            kill_uid(uid, uid)
+        except Exception as e:  # noqa: BLE001 - reported; the uid is skipped
+            _warn(f"recovering uid {uid}: {e}")
+            return False
         work = cls(uid, journal)
         try:
-            with open(journal) as f:
-                state = json.load(f)
-            work.workdir = state["workdir"]
-            work.owner = tuple(state["owner"])
-            work.owners = {k: tuple(v) for k, v in state["owners"].items()}
-            work.mode = state["mode"]
-        except (OSError, ValueError, KeyError, TypeError):
-            work.workdir = None          # written half: nothing was handed over yet
-        kill_uid(uid, uid)
-        if work.workdir is not None and not os.path.isdir(work.workdir):
+            work._load()
+        except Exception as e:  # noqa: BLE001 - tampered or unreadable: nothing to hand back
+            _warn(f"recovering uid {uid}: unreadable journal {journal}: {e}")
             work.workdir = None
-        work.undo(dirty=False)
-        clean_shared_tmp(uid)     # after undo: the workdir itself may be at the top
-
-    # -- ownership of the workdir
-    def _entries(self, root: str) -> Iterable[tuple[str, os.stat_result]]:
-        rst = os.lstat(root)
-        yield root, rst
-        for dirpath, dirnames, filenames in os.walk(root):
-            keep = []
-            for name in dirnames:
-                p = os.path.join(dirpath, name)
-                st = os.lstat(p)
-                if st.st_dev != rst.st_dev:
-                    continue   # another filesystem mounted inside: leave it alone
-                if not stat.S_ISLNK(st.st_mode):
-                    keep.append(name)
-                yield p, st
-            dirnames[:] = keep
-            for name in filenames:
-                p = os.path.join(dirpath, name)
-                st = os.lstat(p)
-                if st.st_dev == rst.st_dev:
-                    yield p, st
+        for what, step in (("cgroup", lambda: remove_run_cgroup(uid)),
+                           ("workdir", work._hand_back),
+                           ("shared places", lambda: clean_shared(uid))):
+            try:
+                step()
+            except Exception as e:  # noqa: BLE001 - reported; the rest is still undone
+                _warn(f"recovering uid {uid}: {what}: {e}")
+        _unlink(journal)
+        return True
 
     def give(self, workdir: str, pool: Sequence[int]) -> None:
-        st = os.lstat(workdir)
-        if st.st_uid in pool:
-            raise ValueError(f"workdir {workdir} is in use by another sandbox run")
-        entries = list(self._entries(workdir))
-        links: dict[tuple[int, int], int] = {}
-        for _, est in entries:
-            if stat.S_ISREG(est.st_mode) and est.st_nlink > 1:
-                links[est.st_dev, est.st_ino] = links.get((est.st_dev, est.st_ino), 0) + 1
-        self.owner = (st.st_uid, st.st_gid)
-        todo = []
-        for path, est in entries:
-            if stat.S_ISREG(est.st_mode) and est.st_nlink > links.get((est.st_dev, est.st_ino), 1):
-                continue   # hard-linked from outside: chowning it would give that file away
-            if (est.st_uid, est.st_gid) == (self.uid, self.gid):
-                continue
-            if (est.st_uid, est.st_gid) != self.owner:
-                self.owners[path] = (est.st_uid, est.st_gid)
-            todo.append(path)
-        self.workdir, self.mode = workdir, stat.S_IMODE(st.st_mode)
-        self._save()
-        for path in todo:
-            os.lchown(path, self.uid, self.gid)
-        # another run's uid may walk to here (the grants are shared): keep it out
-        os.chmod(workdir, self.mode & ~0o007)
+        top = os.open(workdir, _DIR_FLAGS)
+        try:
+            st = os.fstat(top)
+            if st.st_uid in pool:
+                raise ValueError(f"workdir {workdir} is in use by another sandbox run")
+            self.workdir, self.owner, self.mode = workdir, (st.st_uid, st.st_gid), stat.S_IMODE(st.st_mode)
+            self._save()
+            journal = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+            def new_owner(est: os.stat_result) -> tuple[int, int] | None:
+                owner = (est.st_uid, est.st_gid)
+                if owner == (self.uid, self.gid):
+                    return None
+                if owner != self.owner and est.st_ino not in self.owners:
+                    self.owners[est.st_ino] = owner
+                    os.write(journal, json.dumps([est.st_ino, *owner]).encode() + b"\n")
+                return self.uid, self.gid
+
+            errors: list[OSError] = []
+            try:
+                _chown_tree(top, new_owner, errors)
+            finally:
+                os.close(journal)
+            if errors:
+                raise _failed(errors)
+            os.fchown(top, self.uid, self.gid)
+            # another run's uid may walk to here (the grants are shared): keep it out
+            os.fchmod(top, self.mode & ~0o007)
+        finally:
+            os.close(top)
 
     def undo(self, dirty: bool) -> None:
         """Hand the workdir back.  ``dirty``: processes of the uid may be left,
-        so the journal stays, emptied, for the next run to sweep the uid."""
-        errors = []
-        if self.workdir is not None:
-            try:
-                for path, st in self._entries(self.workdir):
-                    if st.st_uid == self.uid or st.st_gid == self.gid:
-                        os.lchown(path, *self.owners.get(path, self.owner))
-                if stat.S_IMODE(os.lstat(self.workdir).st_mode) == self.mode & ~0o007:
-                    os.chmod(self.workdir, self.mode)
-            except OSError as e:
-                errors.append(e)
-        if errors:
-            raise errors[0]
+        so the journal stays, emptied, for the next run to sweep the uid.  If the
+        workdir cannot be handed back, a warning says so and the journal stays whole:
+        the next run of the uid tries again."""
+        try:
+            self._hand_back()
+        except OSError as e:
+            _warn(f"handing {self.workdir} back from uid {self.uid}: {e}")
+            return
         self.workdir = None
         if dirty:
             self._save()
         else:
             _unlink(self.journal)
+
+    def _hand_back(self) -> None:
+        if self.workdir is None:
+            return
+        try:
+            top = os.open(self.workdir, _DIR_FLAGS)
+        except (FileNotFoundError, NotADirectoryError):
+            return                                 # gone since: nothing to hand back
+        errors: list[OSError] = []
+        try:
+            st = os.fstat(top)
+            # the top first: then a leftover walk cannot take it for the uid's (clean_shared)
+            if st.st_uid == self.uid or st.st_gid == self.gid:
+                os.fchown(top, *self.owner)
+            if stat.S_IMODE(st.st_mode) == self.mode & ~0o007:
+                os.fchmod(top, self.mode)
+            _chown_tree(top, lambda est: self.owners.get(est.st_ino, self.owner)
+                        if est.st_uid == self.uid or est.st_gid == self.gid else None, errors)
+        finally:
+            os.close(top)
+        if errors:
+            raise _failed(errors)
 
 
 class _Grants:
@@ -354,28 +505,143 @@ def _open_tree(root: str, original) -> dict[str, tuple[int, int]]:
     return plan
 
 
-_SHARED_TMP = ("/tmp", "/var/tmp", "/dev/shm")
+# where any uid may create files; /var/lock is usually a link to /run/lock
+SHARED_TMP = tuple(dict.fromkeys(os.path.realpath(d) for d in
+                                 ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")))
 
 
-def clean_shared_tmp(uid: int) -> None:
-    """Delete what ``uid`` owns at the top of the shared temp dirs: the uid is
-    dedicated, so all of it was made by its runs."""
-    for d in _SHARED_TMP:
+def clean_shared(uid: int) -> None:
+    """Delete what ``uid`` left in shared places: its files and folders at any depth of
+    the shared temp dirs, its POSIX message queues, its SysV IPC objects.  The uid is
+    dedicated, so all of it was made by its runs.  Problems are warnings."""
+    errors: list[OSError] = []
+    for d in SHARED_TMP:
+        _remove_owned(d, uid, errors)
+    queues = mqueue_dir()
+    if queues:
+        _remove_owned(queues, uid, errors)
+    _remove_sysv_ipc(uid, errors)
+    if errors:
+        _warn(f"cleaning what uid {uid} left: {_failed(errors)}")
+
+
+def _remove_owned(path: str, uid: int, errors: list[OSError]) -> None:
+    """Remove what ``uid`` owns below ``path``, looking into every folder where anyone may
+    write (on the same filesystem): a folder of the uid goes whole, whoever owns its insides."""
+    try:
+        top = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return                                     # not on this machine
+    try:
+        dev = os.fstat(top).st_dev
+
+        def shared(st: os.stat_result) -> bool:
+            return st.st_dev == dev and bool(st.st_mode & stat.S_IWOTH) and st.st_uid != uid
+
+        # others' folders may change while the walk looks through them: not the uid's business
+        for fd, name, st, leaving in _walk(top, shared, []):
+            if leaving or st.st_uid != uid:
+                continue
+            try:
+                if stat.S_ISDIR(st.st_mode):
+                    _remove_tree(fd, name, st, errors)
+                else:
+                    os.unlink(name, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                errors.append(e)
+    except OSError as e:
+        errors.append(e)
+    finally:
+        os.close(top)
+
+
+def _remove_tree(parent: int, name: str, st: os.stat_result, errors: list[OSError]) -> None:
+    """rm -r of the folder ``name`` in ``parent``, at any depth, never following a link."""
+    top = os.open(name, _DIR_FLAGS, dir_fd=parent)
+    try:
+        _check_same(top, st)
+        for fd, entry, est, leaving in _walk(top, lambda s: s.st_dev == st.st_dev, errors):
+            try:
+                if leaving:
+                    os.rmdir(entry, dir_fd=fd)
+                elif not stat.S_ISDIR(est.st_mode):
+                    os.unlink(entry, dir_fd=fd)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                errors.append(e)
+    finally:
+        os.close(top)
+    os.rmdir(name, dir_fd=parent)
+
+
+_MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 2, 4, 8
+_mqueue_lock = threading.Lock()
+_mqueue: list[str | None] = []
+
+
+def mqueue_dir() -> str | None:
+    """A mounted mqueue filesystem, where POSIX message queues show as files: one already
+    mounted (/dev/mqueue), else one autofix mounts in its state dir, once (root only); None
+    if there is none."""
+    with _mqueue_lock:
+        if not _mqueue:
+            _mqueue.append(_find_mount("mqueue") or _mount_mqueue())
+        return _mqueue[0]
+
+
+def _find_mount(fstype: str) -> str | None:
+    try:
+        with open("/proc/self/mountinfo") as f:
+            for line in f:
+                fields, _, rest = line.partition(" - ")
+                if rest.split()[:1] == [fstype]:
+                    return re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields.split()[4])
+    except OSError:
+        pass
+    return None
+
+
+def _mount_mqueue() -> str | None:
+    if os.geteuid() != 0 or libc is None:
+        return None
+    path = os.path.join(_state_dir(), "mqueue")
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    if libc.mount(b"mqueue", path.encode(), b"mqueue", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC, None):
+        return None
+    return path
+
+
+_IPC_RMID = 0
+
+
+def _remove_sysv_ipc(uid: int, errors: list[OSError]) -> None:
+    """IPC_RMID every SysV shared memory segment, semaphore set and message queue that ``uid``
+    owns or created (an owner may give one away with IPC_SET; the creator stays)."""
+    if libc is None:
+        return
+    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
+                "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
+                "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    for kind, remove in removers.items():
         try:
-            entries = list(os.scandir(d))
+            with open(f"/proc/sysvipc/{kind}", "rb") as f:
+                header, *rows = f.read().splitlines()
         except OSError:
             continue
-        for entry in entries:
-            try:
-                st = entry.stat(follow_symlinks=False)
-                if st.st_uid != uid:
-                    continue
-                if stat.S_ISDIR(st.st_mode):
-                    shutil.rmtree(entry.path, ignore_errors=True)   # fd-based: safe against symlinks
-                else:
-                    os.unlink(entry.path)
-            except OSError:
-                pass
+        columns = header.split()
+        owner, creator = columns.index(b"uid"), columns.index(b"cuid")
+        for row in rows:
+            fields = row.split()
+            if uid in (int(fields[owner]), int(fields[creator])) and remove(int(fields[1])) != 0:
+                err = ctypes.get_errno()
+                if err not in (errno.EINVAL, errno.EIDRM):     # gone already
+                    errors.append(OSError(err, f"removing SysV {kind} {int(fields[1])}: {os.strerror(err)}"))
 
 
 def grants() -> _Grants:

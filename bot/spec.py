@@ -77,6 +77,7 @@ class Limits(Strict):
     cpu_seconds: int = Field(300, ge=1)  # of each process; `timeout` bounds the wall time
     file_size_mb: int = Field(256, ge=1)
     output_mb: int = Field(16, ge=1)  # stdout and stderr together, before the run is killed
+    disk_mb: int = Field(1024, ge=16)  # disk the whole run may fill, before it is killed
 
 
 class Spec(Strict):

@@ -68,6 +68,7 @@ class Validator:
             processes=spec.limits.processes,
             file_size_mb=spec.limits.file_size_mb,
             output_bytes=spec.limits.output_mb * 2**20,
+            disk_mb=spec.limits.disk_mb,
         )
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.

@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -59,9 +60,18 @@ def get_sandbox(tier: str):
 
 
 @pytest.fixture
-def workdir(tmp_path: Path) -> Path:
-    tmp_path.chmod(0o700)          # a private temp dir, as mkdtemp makes them
-    wd = tmp_path / "work"
+def private_tmp():
+    """A private temp dir (mode 700), as autofix makes them.  Not pytest's tmp_path: a pytest
+    session starting elsewhere on the machine strips the o+x that a run was granted on
+    /tmp/pytest-of-<user>, and the run could no longer reach its paths."""
+    top = Path(tempfile.mkdtemp(prefix="autofix-test-"))
+    yield top
+    subprocess.run(["rm", "-rf", "--", str(top)], check=True)   # any depth a run left
+
+
+@pytest.fixture
+def workdir(private_tmp: Path) -> Path:
+    wd = private_tmp / "work"
     wd.mkdir()
     return wd
 
@@ -193,14 +203,14 @@ def test_loopback_listener_of_the_host(tier, workdir):
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_writes_land_only_in_workdir(tier, workdir, tmp_path):
-    other = tmp_path / "other"
+def test_writes_land_only_in_workdir(tier, workdir, private_tmp):
+    other = private_tmp / "other"
     other.mkdir()
     existing = other / "existing.txt"
     existing.write_text("original")
     host_target = Path("/work") / f"autofix-sandbox-test-{uuid.uuid4().hex}"
     venv_target = Path(sys.prefix) / f"autofix-sandbox-test-{uuid.uuid4().hex}"
-    targets = [other / "pwned", existing, tmp_path / "pwned", host_target, venv_target]
+    targets = [other / "pwned", existing, private_tmp / "pwned", host_target, venv_target]
     try:
         out = py(get_sandbox(tier), """
             import json, sys
@@ -218,7 +228,7 @@ def test_writes_land_only_in_workdir(tier, workdir, tmp_path):
         assert json.loads(out.output)["inside.txt"] == "written"
         assert (workdir / "inside.txt").read_text() == "pwned"
         assert existing.read_text() == "original"
-        for p in (other / "pwned", tmp_path / "pwned", host_target, venv_target):
+        for p in (other / "pwned", private_tmp / "pwned", host_target, venv_target):
             assert not p.exists(), f"sandbox wrote {p}"
     finally:
         for p in (host_target, venv_target):
@@ -245,10 +255,10 @@ def test_shared_temp_dirs_are_left_clean(tier, workdir):
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_links_in_workdir_do_not_reach_out(tier, workdir, tmp_path):
-    victim = tmp_path / "victim.txt"
+def test_links_in_workdir_do_not_reach_out(tier, workdir, private_tmp):
+    victim = private_tmp / "victim.txt"
     victim.write_text("victim")
-    linked = tmp_path / "linked.txt"
+    linked = private_tmp / "linked.txt"
     linked.write_text("linked")
     (workdir / "link").symlink_to(victim)          # chown must not follow it
     os.link(linked, workdir / "hardlink")          # nor give away a file linked from outside
@@ -273,20 +283,20 @@ def test_links_in_workdir_do_not_reach_out(tier, workdir, tmp_path):
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_host_secrets_outside_readable_are_unreachable(tier, workdir, tmp_path):
-    private = tmp_path / "private"
+def test_host_secrets_outside_readable_are_unreachable(tier, workdir, private_tmp):
+    private = private_tmp / "private"
     private.mkdir(mode=0o700)
     (private / "secret.txt").write_text("TOPSECRET-private")
     (private / "secret.txt").chmod(0o600)
     # world-readable, but in a directory others could not enter before the run
-    shared = tmp_path / "shared"
+    shared = private_tmp / "shared"
     shared.mkdir(mode=0o755)
     (shared / "note.txt").write_text("TOPSECRET-note")
     (shared / "note.txt").chmod(0o644)
     candidates = [private / "secret.txt", shared / "note.txt", "/etc/shadow",
                   "/root/.bash_history", "/root/.gitconfig", "/root/.bashrc"]
     # (not /root: runs of other processes on this machine may hold it open)
-    watched = [tmp_path, shared, shared / "note.txt", private]
+    watched = [private_tmp, shared, shared / "note.txt", private]
     before = {p: os.stat(p).st_mode for p in watched}
     out = py(get_sandbox(tier), """
         import sys
@@ -305,7 +315,7 @@ def test_host_secrets_outside_readable_are_unreachable(tier, workdir, tmp_path):
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir, tmp_path):
+def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir, private_tmp):
     sb = get_sandbox(tier)
     code = "import sys, pytest; print(sys.prefix)"
     out = py(sb, code, workdir)
@@ -314,10 +324,10 @@ def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir, tmp_
     # a tool in a private tree (as the interpreter under /root is) is out of reach unless
     # declared readable.  (Not the interpreter itself: a concurrent run on this machine may
     # hold /root open for its own readable prefixes.)
-    tool = tmp_path / "private" / "tools" / "hello.sh"
+    tool = private_tmp / "private" / "tools" / "hello.sh"
     tool.parent.mkdir(parents=True)
     tool.write_text("echo TOOL-RAN\n")
-    (tmp_path / "private").chmod(0o700)
+    (private_tmp / "private").chmod(0o700)
     argv = ["/bin/sh", str(tool)]
     bare = open_sandbox(tier, readable=())
     assert bare.tier == tier
@@ -500,15 +510,14 @@ CONCURRENT = """
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_concurrent_runs_overlap_and_keep_to_their_own(tier, tmp_path):
+def test_concurrent_runs_overlap_and_keep_to_their_own(tier, private_tmp):
     # Two runs from two threads; each waits for a "go" file that is written only once both
     # have started, so they can only finish if they run at the same time.  A ends first: its
     # detached grandchild dies with it while B runs on, then B still starts a fresh
     # interpreter (the grants it uses outlive A's end) and ends normally.
     sb = get_sandbox(tier)
-    tmp_path.chmod(0o700)
     token = f"autofix-test-{uuid.uuid4().hex}"
-    workdirs = {name: tmp_path / name for name in "ab"}
+    workdirs = {name: private_tmp / name for name in "ab"}
     for wd in workdirs.values():
         wd.mkdir()
     results = {}
@@ -592,13 +601,12 @@ sb.run(["/bin/sh", "-c", "touch started; sleep 60", token], Path(workdir), allow
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
-def test_crashed_runs_are_undone_by_the_next(tier, tmp_path):
+def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
     # Two autofix processes die mid-run at once, so on two uids; one later run undoes both.
     # (system binaries only: this test grants nothing on shared paths like /root)
-    tmp_path.chmod(0o700)
     token = f"autofix-test-{uuid.uuid4().hex}"
-    mode = tmp_path.stat().st_mode
-    crashed = [tmp_path / f"crashed{i}" for i in range(2)]
+    mode = private_tmp.stat().st_mode
+    crashed = [private_tmp / f"crashed{i}" for i in range(2)]
     autofixes = []
     try:
         for wd in crashed:
@@ -611,7 +619,7 @@ def test_crashed_runs_are_undone_by_the_next(tier, tmp_path):
             assert autofix.poll() is None
             assert wd.stat().st_uid != os.getuid()       # handed to a sandbox uid
         assert crashed[0].stat().st_uid != crashed[1].stat().st_uid
-        assert tmp_path.stat().st_mode != mode           # and opened for them
+        assert private_tmp.stat().st_mode != mode        # and opened for them
         for autofix in autofixes:
             autofix.kill()                               # autofix dies mid-run
             autofix.wait()
@@ -622,7 +630,7 @@ def test_crashed_runs_are_undone_by_the_next(tier, tmp_path):
             autofix.kill()
             autofix.wait()
         # the next run, in any workdir, undoes what the dead ones left
-        fresh = tmp_path / "fresh"
+        fresh = private_tmp / "fresh"
         fresh.mkdir()
         out = open_sandbox(tier).run(["/bin/sh", "-c", "echo ok"], fresh, allowed_environ(),
                                      Limits())
@@ -630,7 +638,7 @@ def test_crashed_runs_are_undone_by_the_next(tier, tmp_path):
 
     def undone() -> bool:
         return (all(p.stat().st_uid == os.getuid() for wd in crashed for p in (wd, wd / "started"))
-                and tmp_path.stat().st_mode == mode and token_procs(token) == [])
+                and private_tmp.stat().st_mode == mode and token_procs(token) == [])
 
     # (if a run of another process on this machine takes a crashed uid first, that run is
     # the one that undoes it, at the same moment: hence the wait)

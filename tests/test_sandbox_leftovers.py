@@ -1,0 +1,125 @@
+"""The process tier leaves nothing of a run behind: no file of its uid in any shared temp dir
+(at any depth), no POSIX shared memory, semaphore or message queue, no SysV IPC object, no
+process.  (bwrap needs no cleanup: its /tmp, /dev/shm and IPC namespace die with it.)"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import uuid
+from pathlib import Path
+
+import pytest
+from test_sandbox import private_tmp, python_readable, requires_root, workdir  # noqa: F401
+
+from bot.sandbox import Limits, allowed_environ, open_sandbox
+from bot.sandbox_state import SHARED_TMP, mqueue_dir
+
+pytestmark = requires_root
+
+LEAVE_EVERYTHING = """
+    import ctypes, ctypes.util, json, os, sys, _multiprocessing, _posixshmem
+    token, shared = sys.argv[1:]
+    libc = ctypes.CDLL(None, use_errno=True)
+    IPC_PRIVATE, IPC_CREAT, IPC_SET, IPC_STAT = 0, 0o1000, 1, 2
+    made = {}
+    made["shm"] = libc.shmget(IPC_PRIVATE, 4096, IPC_CREAT | 0o600)
+    made["sem"] = libc.semget(IPC_PRIVATE, 1, IPC_CREAT | 0o600)
+    made["msg"] = libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600)
+    # a queue given away to root (IPC_SET of its owner): its creator is still the run's uid
+    made["msg given away"] = libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600)
+    perm = ctypes.create_string_buffer(256)
+    assert libc.msgctl(made["msg given away"], IPC_STAT, perm) == 0
+    ctypes.c_uint32.from_buffer(perm, 4).value = 0          # struct ipc_perm: key, uid, ...
+    assert libc.msgctl(made["msg given away"], IPC_SET, perm) == 0
+    assert all(v >= 0 for v in made.values()), made
+    _posixshmem.shm_open(f"/{token}-shm", os.O_CREAT | os.O_RDWR, 0o600)
+    _multiprocessing.SemLock(1, 1, 1, f"/{token}-sem", False)    # /dev/shm/sem.*, kept
+    mq_open = getattr(libc, "mq_open", None) or ctypes.CDLL(ctypes.util.find_library("rt")).mq_open
+    made["mq"] = mq_open(f"/{token}-mq".encode(), os.O_CREAT | os.O_RDWR, 0o600, None)
+    os.makedirs(f"/tmp/{token}/x/y/z")
+    open(f"/tmp/{token}/x/y/z/f", "w").write("x")
+    os.makedirs(f"{shared}/a/b/c")                  # deep in a world-writable folder of root
+    open(f"{shared}/a/b/c/f", "w").write("x")
+    open(f"{shared}/top-file", "w").write("x")
+    open(f"/dev/shm/{token}-file", "w").write("x")
+    open(f"/run/lock/{token}", "w").write("x")
+    open(f"/var/tmp/{token}", "w").write("x")
+    os.mkfifo(f"/tmp/{token}-fifo")
+    print(json.dumps({"uid": os.getuid(), **made}), flush=True)
+    if os.fork() == 0:                              # and a process that would stay
+        os.setsid()
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", token])
+"""
+
+
+def sysv_of(uid: int) -> list[str]:
+    found = []
+    for kind in ("shm", "sem", "msg"):
+        header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
+        columns = header.split()
+        for row in rows:
+            fields = dict(zip(columns, row.split()))
+            if str(uid) in (fields["uid"], fields["cuid"]):
+                found.append(f"{kind} {row}")
+    return found
+
+
+def files_of(uid: int, places) -> list[bytes]:
+    found = subprocess.run(["find", *places, "-xdev", "-uid", str(uid), "-print0"],
+                           capture_output=True).stdout
+    return [p for p in found.split(b"\0") if p]
+
+
+def procs_of(uid: int) -> list[str]:
+    return [p for p in os.listdir("/proc") if p.isdigit() and os.stat(f"/proc/{p}").st_uid == uid]
+
+
+def test_process_tier_leaves_nothing_of_the_run_behind(workdir):
+    uid = 64980                      # a uid of its own: nothing else on the machine uses it
+    sb = open_sandbox("process", python_readable(), uid=uid)
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    shared = Path(f"/tmp/{token}-shared")          # as a sticky /tmp/.X11-unix is
+    shared.mkdir()
+    shared.chmod(0o1777)
+    try:
+        out = sb.run([sys.executable, "-c", textwrap.dedent(LEAVE_EVERYTHING), token,
+                      str(shared)], workdir, allowed_environ(), Limits(wall_seconds=30))
+        assert out.returncode == 0, out.output
+        made = json.loads(out.output)
+        assert made["uid"] == uid and made["mq"] >= 0, made
+        queues = mqueue_dir()
+        assert queues is not None                  # found or mounted (autofix is root)
+        places = [*SHARED_TMP, queues]
+        assert files_of(uid, places) == []
+        assert sysv_of(uid) == []
+        assert procs_of(uid) == []
+        assert shared.is_dir() and list(shared.iterdir()) == []   # root's folder stays
+    finally:
+        subprocess.run(["rm", "-rf", "--", str(shared)], check=True)
+
+
+MQ_OPEN = """
+    import ctypes, ctypes.util, os, sys
+    libc = ctypes.CDLL(None, use_errno=True)
+    mq_open = getattr(libc, "mq_open", None) or ctypes.CDLL(ctypes.util.find_library("rt"),
+                                                           use_errno=True).mq_open
+    fd = mq_open(f"/{sys.argv[1]}".encode(), os.O_CREAT | os.O_RDWR, 0o600, None)
+    print("OPENED" if fd >= 0 else os.strerror(ctypes.get_errno()))
+"""
+
+
+def test_without_an_mqueue_filesystem_no_queue_can_be_made(workdir):
+    # where autofix finds no mqueue filesystem to clean (and may not mount one), a queue
+    # it could not remove must not be made at all
+    sb = open_sandbox("process", python_readable(), uid=64981)
+    sb._no_mqueue = True                      # as when mqueue_dir() found none
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    out = sb.run([sys.executable, "-c", textwrap.dedent(MQ_OPEN), token], workdir,
+                 allowed_environ(), Limits(wall_seconds=20))
+    assert out.returncode == 0, out.output
+    assert out.output.strip() == os.strerror(24), out.output     # EMFILE: RLIMIT_MSGQUEUE
+    assert not os.path.exists(os.path.join(mqueue_dir(), f"{token}"))
