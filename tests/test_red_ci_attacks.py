@@ -10,9 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from action_world import API_KEY, REPO, TOKEN, World, act
+from action_world import API_KEY, REPO, TOKEN, act
 from fake_openai import ScriptedOpenAI
-from test_ci_repair import BROKEN_ADD, CALC, CONFIG, FIX_ADD, TEST_CALC, TEST_TEXT, TEXT, Link, block, open_pull, run_event
+from test_ci_repair import (  # noqa: F401 - world: the red-CI repository, a fixture
+    BROKEN_ADD, CALC, FIX_ADD, Link, block, open_pull, run_event, world,
+)
 
 from bot.config import Config
 from bot.sandbox import Limits, allowed_environ, open_sandbox
@@ -28,14 +30,6 @@ RUNNER_SECRETS = {
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "planted-id-token-request-token-0123",
     "OPENAI_API_KEY": "sk-planted-environment-key-0123456789",
 }
-
-
-@pytest.fixture
-def world(tmp_path, monkeypatch, github):
-    world = World(tmp_path, monkeypatch, github)
-    world.commit_to_origin({"calc.py": CALC, "text.py": TEXT, "tests/test_calc.py": TEST_CALC, "tests/test_text.py": TEST_TEXT,
-                            ".github/autofix.yml": CONFIG})  # fmt: skip
-    return world
 
 
 def act_as_a_process(world, replies):
