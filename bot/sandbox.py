@@ -211,6 +211,7 @@ __all__ = [
     "SANDBOX_UID",
     "allowed_environ",
     "open_sandbox",
+    "within",
 ]
 
 SANDBOX_UID = 65533
@@ -386,7 +387,7 @@ class _Base:
         if wd.count("/") < 2:
             raise ValueError(f"refusing to hand {wd} to the sandbox uid: use a dedicated directory")
         for r in self._readable_real:
-            if _within(r, wd):
+            if within(r, wd):
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
     def _preexec(self, limits: Limits, uid: int | None, cgroup: RunCgroup | None):
@@ -558,7 +559,7 @@ class _Base:
         return why.strip()
 
 
-def _within(path: str, root: str) -> bool:
+def within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
@@ -693,7 +694,7 @@ class _BwrapSandbox(_Base):
         mounts: list[tuple[str, str, str]] = []
         for p in self.readable:
             lit, real = str(p), os.path.realpath(p)
-            if not any(r != real and _within(real, r) for r in self._readable_real):
+            if not any(r != real and within(real, r) for r in self._readable_real):
                 mounts.append((real, "--ro-bind-try", real))   # (else shown by the outer bind)
             if lit != real:
                 if os.path.islink(lit):

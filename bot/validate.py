@@ -16,9 +16,9 @@ from typing import Callable, Iterator
 
 from bot import checks, guard, integrity, safefs
 from bot.errors import UserError
-from bot.sandbox import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox
 from bot.spec import Spec
-from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hidden_plugin, refuse_shadows, run_tests, within
+from bot.sandbox import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox, within
+from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hidden_plugin, refuse_shadows, run_tests
 
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message

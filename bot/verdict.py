@@ -20,7 +20,7 @@ from typing import Iterator
 
 from bot.errors import UserError
 from bot.integrity import Case
-from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ
+from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ, within
 
 PLUGIN_FOLDER = Path(__file__).parent / "judge_site"
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
@@ -147,7 +147,3 @@ def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> Non
                 f"copy of the project shadows the candidate; uninstall it from the environment the tests run with "
                 f"and let them import the folder itself (`PYTHONPATH=src` in tests.command, or pytest's `pythonpath` setting)"
             )
-
-
-def within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
