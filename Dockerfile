@@ -9,7 +9,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends bubblewrap=0.8.0-2+deb12u1 git=1:2.39.5-0+deb12u3 \
  && rm -rf /var/lib/apt/lists/*
 
-# A name for the first uid of the sandbox's pool (bot/sandbox.py: SANDBOX_UID, SANDBOX_NAME;
+# A name for the first uid of the sandbox's pool (bot/sandbox/tiers.py: SANDBOX_UID, SANDBOX_NAME;
 # concurrent runs take the next free uid down to 65502, which need no account). autofix itself
 # stays root so it can drop every test run to one of them.
 RUN groupadd --system --gid 65533 autofix-sandbox \

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot import model as models
+from bot.models import registry as models
 from bot.cli import main as autofix
 
 

@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Callable
 
 from bot import spec as specs
-from bot.sandbox import Limits, allowed_environ, open_sandbox
-from bot.validate import Validator, python_paths
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
+from bot.judge.validate import Validator, python_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 25

@@ -30,7 +30,7 @@ def parser() -> argparse.ArgumentParser:
     plan.add_argument("--workdir", type=Path, default=Path("."), metavar="DIR", help="the repository's root (default: .)")
     plan.add_argument("--specs", metavar="GLOB", help="spec files (default: `specs` in .github/autofix.yml, else .autofix/*.yml)")
     plan.add_argument("--config", default=".github/autofix.yml", metavar="FILE", help="the repository's autofix config, relative to DIR")
-    from bot import evaluate  # its own imports are light; the heavy ones wait for a real eval
+    from bot.eval import command as evaluate  # its own imports are light; the heavy ones wait for a real eval
 
     evaluate.add_arguments(commands.add_parser("eval", help="compare one-shot, repair and resampling on a task set"), SANDBOXES)
     return top
@@ -51,10 +51,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace, redact: Redactor) -> int:
     from bot import spec as specs
-    from bot.loop import solve
-    from bot.model import Masked, open_model, settings_from
-    from bot.report import Report
-    from bot.validate import Validator, open_test_sandbox
+    from bot.core.loop import solve
+    from bot.models.registry import Masked, open_model, settings_from
+    from bot.core.report import Report
+    from bot.judge.validate import Validator, open_test_sandbox
 
     if args.workdir and not args.workdir.is_dir():
         raise UserError(f"--workdir: {args.workdir} is not a folder")
@@ -88,14 +88,14 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
 
 
 def run_action(args: argparse.Namespace, redact: Redactor) -> int:
-    from bot import action
+    from bot.github import action
 
     return action.main(os.environ)
 
 
 def print_plan(args: argparse.Namespace, redact: Redactor) -> int:
-    from bot import action
-    from bot.config import DEFAULT_SPECS, load_repo_config
+    from bot.github import action
+    from bot.github.config import DEFAULT_SPECS, load_repo_config
 
     pattern = args.specs or load_repo_config(args.workdir, args.config).specs or DEFAULT_SPECS
     print(action.plan(args.workdir, pattern))
@@ -103,7 +103,7 @@ def print_plan(args: argparse.Namespace, redact: Redactor) -> int:
 
 
 def run_eval(args: argparse.Namespace, redact: Redactor) -> int:
-    from bot import evaluate
+    from bot.eval import command as evaluate
 
     return evaluate.main(args, redact)
 

@@ -13,7 +13,7 @@ from fake_github import FIXTURES_DIR, FakeGitHub
 from fake_openai import ScriptedOpenAI
 
 from bot.cli import main
-from bot.forge import Pacing
+from bot.github.forge import Pacing
 
 EVENTS = FIXTURES_DIR / "events"
 REPO = "Codertocat/Hello-World"  # the repository of the recorded payloads
@@ -89,7 +89,7 @@ class World:
             "RUNNER_TEMP": str(self.temp),
         }.items():
             monkeypatch.setenv(name, value)
-        monkeypatch.setattr("bot.forge.PACING", FAST)
+        monkeypatch.setattr("bot.github.forge.PACING", FAST)
 
     def git(self, *args: str, cwd: Path | None = None) -> str:
         done = subprocess.run(["git", *args], cwd=cwd or self.workspace, env={**_base_env(), **GIT_IDENTITY},

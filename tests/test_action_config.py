@@ -9,7 +9,7 @@ from action_world import REPO, labeled, act
 from conftest import RIGHT, WRONG
 
 from bot.cli import main
-from bot.workflow import Workflow, write_outputs
+from bot.github.workflow import Workflow, write_outputs
 
 
 def test_a_bad_config_file_fails_the_job_naming_the_line(world, github, capsys):

@@ -1,9 +1,9 @@
 """Inline checks: every statement judged on its own, values compared outside the candidate."""
 
-from bot.checks import judge, prepare
-from bot.sandbox import open_sandbox
+from bot.judge.checks import judge, prepare
+from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
-from bot.validate import Validator, python_paths
+from bot.judge.validate import Validator, python_paths
 
 CHECKS = """\
 import math

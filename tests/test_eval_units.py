@@ -10,9 +10,9 @@ import sys
 
 from conftest import ROOT
 
-from bot.eval_results import Result, percentile, summarize
-from bot.eval_tasks import Task, humaneval_checks, select
-from bot.progress import Progress
+from bot.eval.results import Result, percentile, summarize
+from bot.eval.tasks import Task, humaneval_checks, select
+from bot.eval.progress import Progress
 
 
 def result(task: str, strategy: str, passed: bool, calls: int, seconds: float, tokens=(10, 5)) -> Result:

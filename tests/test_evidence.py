@@ -1,10 +1,10 @@
 """What the model is shown of a pull request's files: read inside the work tree only, never through
 a symbolic link (shown as the link it is), and binary files named, not read."""
 
-from bot import evidence
-from bot.edits import TEXT_CAP, Workspace
-from bot.gate import Baseline, SuiteRun
-from bot.integrity import Case
+from bot.github.red_ci import evidence
+from bot.github.red_ci.edits import TEXT_CAP, Workspace
+from bot.judge.gate import Baseline, SuiteRun
+from bot.judge.integrity import Case
 from bot.spec import DEFAULT_PROTECT
 
 SECRET = "ghs_plantedGitHubToken0123456789"

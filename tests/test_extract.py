@@ -1,6 +1,6 @@
 import pytest
 
-from bot.extract import NoCode, extract_code
+from bot.core.extract import NoCode, extract_code
 
 GOOD = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
 

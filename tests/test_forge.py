@@ -12,7 +12,7 @@ import pytest
 from action_world import FAST
 from fake_github import FakeGitHub, workflow_permissions
 
-from bot.forge import BODY_LIMIT, Forge, ForgeError, capped
+from bot.github.forge import BODY_LIMIT, Forge, ForgeError, capped
 
 REPO = "octo-org/widgets"
 MARK = "<!-- autofix:pr-2 -->"

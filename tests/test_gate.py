@@ -2,10 +2,10 @@
 
 import sys
 
-from bot import gate
-from bot.sandbox import open_sandbox
+from bot.judge import gate
+from bot.sandbox.tiers import open_sandbox
 from bot.spec import DEFAULT_PROTECT
-from bot.validate import python_paths
+from bot.judge.validate import python_paths
 
 COMMAND = "grep -q fixed state.txt"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.gitops import Git, GitError
+from bot.github.git import Git, GitError
 
 SECRETS = {
     "INPUT_GITHUB-TOKEN": "ghs_plantedGitHubToken0123456789",

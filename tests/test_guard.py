@@ -10,7 +10,7 @@ import pytest
 import yaml
 from conftest import EXAMPLES
 
-from bot import guard
+from bot.judge import guard
 
 
 def found(code: str, original: str | None = None) -> list[tuple[int, str]]:

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 from test_safefs import deadline, listing, nest, write_at
 
-from bot import integrity, safefs
-from bot.report import Attempt, Report
+from bot.judge import integrity
+from bot import safefs
+from bot.core.report import Attempt, Report
 from bot.spec import DEFAULT_PROTECT
 
 REPORT = ".autofix-report"  # where a runner's report could be: a FIFO or a link there must not hang or leak

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from bot.loop import solve
-from bot.model import Reply
-from bot.report import Report
+from bot.core.loop import solve
+from bot.models.registry import Reply
+from bot.core.report import Report
 from bot.spec import Spec
-from bot.validate import Verdict
+from bot.judge.validate import Verdict
 
 CODE = "```python\ndef f():\n    return 1\n```"
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bot.config import load_repo_config
+from bot.github.config import load_repo_config
 from bot.spec import DEFAULT_PROTECT, is_protected, normalised
 
 

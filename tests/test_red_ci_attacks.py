@@ -16,9 +16,9 @@ from test_ci_repair import (  # noqa: F401 - world: the red-CI repository, a fix
     BROKEN_ADD, CALC, FIX_ADD, Link, block, open_pull, run_event, world,
 )
 
-from bot.config import Config
-from bot.sandbox import Limits, allowed_environ, open_sandbox
-from bot.validate import python_paths
+from bot.github.config import Config
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
+from bot.judge.validate import python_paths
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()

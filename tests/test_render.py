@@ -4,8 +4,9 @@ Exact strings: each was checked with cmark-gfm, GitHub's renderer, for what it s
 
 import pytest
 
-from bot import render, spec
-from bot.report import Attempt, Report
+from bot.github import render
+from bot import spec
+from bot.core.report import Attempt, Report
 
 LIVE = "a|**APPROVED**|<img src=x>@team"
 

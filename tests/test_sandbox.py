@@ -1,6 +1,6 @@
 """Attacks on bot.sandbox with real processes (no mocks, no sleeps to wait).
 
-Each test fails when the guard it attacks is taken out of bot/sandbox.py
+Each test fails when the guard it attacks is taken out of bot/sandbox/
 (checked by mutating the module).  Kill tests use small limits so the file
 stays fast.  Runs of the sandbox go in parallel, each as its own uid.
 """
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.sandbox import (
+from bot.sandbox.tiers import (
     Limits,
     SandboxWarning,
     allowed_environ,
@@ -592,7 +592,7 @@ def test_workdir_holding_a_readable_path_is_refused(tmp_path):
 CRASHING_AUTOFIX = """
 import sys
 from pathlib import Path
-from bot.sandbox import Limits, allowed_environ, open_sandbox
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 tier, workdir, token = sys.argv[1:]
 sb = open_sandbox(tier)
 sb.run(["/bin/sh", "-c", "touch started; sleep 60", token], Path(workdir), allowed_environ(),

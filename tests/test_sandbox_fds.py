@@ -10,7 +10,7 @@ import textwrap
 import pytest
 from test_sandbox import ALL, get_sandbox, private_tmp, workdir  # noqa: F401 - fixtures
 
-from bot.sandbox import Limits, allowed_environ
+from bot.sandbox.tiers import Limits, allowed_environ
 
 LIST_FDS = """
     import json, os, sys

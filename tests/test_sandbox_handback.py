@@ -33,8 +33,8 @@ from test_sandbox import (  # noqa: F401 - private_tmp, workdir: fixtures
     workdir,
 )
 
-from bot.sandbox import Limits, allowed_environ, open_sandbox
-from bot.sandbox_state import _state_dir
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
+from bot.sandbox.state import _state_dir
 
 pytestmark = requires_root
 
@@ -198,7 +198,7 @@ def test_another_filesystem_mounted_in_the_workdir_is_left_alone(tier, workdir):
 CRASHING_AUTOFIX = """
 import sys
 from pathlib import Path
-from bot.sandbox import Limits, allowed_environ, open_sandbox
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 tier, uid, workdir, token, code, *readable = sys.argv[1:]
 sb = open_sandbox(tier, readable, uid=int(uid))
 sb.run([sys.executable, "-c", code, token], Path(workdir), allowed_environ(), Limits())

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from test_sandbox import private_tmp, python_readable, requires_root, workdir  # noqa: F401
 
-from bot.sandbox import Limits, allowed_environ, open_sandbox
-from bot.sandbox_state import SHARED_TMP, mqueue_dir
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
+from bot.sandbox.state import SHARED_TMP, mqueue_dir
 
 pytestmark = requires_root
 

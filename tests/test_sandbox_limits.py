@@ -19,8 +19,8 @@ from test_sandbox import (  # noqa: F401 - private_tmp, workdir: fixtures
     workdir,
 )
 
-from bot.sandbox import Limits, allowed_environ
-from bot.sandbox_procs import cgroup_parent
+from bot.sandbox.tiers import Limits, allowed_environ
+from bot.sandbox.procs import cgroup_parent
 
 ROOT = os.geteuid() == 0
 

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Config, RepoConfig
+from bot.github.config import Config, RepoConfig
 from bot.errors import UserError
-from bot.tasks import Issue, from_issue, visible_yaml_block
+from bot.github.tasks import Issue, from_issue, visible_yaml_block
 
 BLOCK = "```yaml\ntarget: unique.py\n```\n"
 GATE = "```yaml\ntarget: evil.py\ntests:\n  command: 'true'\n```\n"

@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from bot.errors import UserError
-from bot.sandbox import open_sandbox
+from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
-from bot.validate import Validator, python_paths
-from bot.verdict import PLUGIN_FOLDER
+from bot.judge.validate import Validator, python_paths
+from bot.judge.verdict import PLUGIN_FOLDER
 
 TIERS = ["bwrap", "process"]
 WRONG = "def unique_items(items):\n    return list(set(items))\n"

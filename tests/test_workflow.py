@@ -6,7 +6,7 @@ import io
 from action_world import API_KEY, TOKEN, act
 from test_ci_repair import BROKEN_ADD, FIX_ADD, Flip, open_pull, run_event, world  # noqa: F401 (world: the red-CI repository)
 
-from bot.workflow import SUMMARY_BYTES, Workflow, append_summary
+from bot.github.workflow import SUMMARY_BYTES, Workflow, append_summary
 
 # A pull request's pytest.ini keeps the test ids as written, newlines included.
 KEEP_IDS = "[pytest]\ndisable_test_id_escaping_and_forfeit_all_rights_to_community_support = true\n"

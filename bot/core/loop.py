@@ -9,13 +9,13 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from bot import prompts
+from bot.core import prompts
 from bot.errors import ModelUnavailable, UserError
-from bot.extract import NoCode, extract_code
-from bot.model import Model
-from bot.report import Attempt, Report, code_diff, write_atomically
+from bot.core.extract import NoCode, extract_code
+from bot.models.registry import Model
+from bot.core.report import Attempt, Report, code_diff, write_atomically
 from bot.spec import Spec
-from bot.validate import Validator, Verdict
+from bot.judge.validate import Validator, Verdict
 
 
 def solve(

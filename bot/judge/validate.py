@@ -14,11 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
-from bot import checks, guard, integrity, safefs
+from bot.judge import checks
+from bot.judge import guard
+from bot.judge import integrity
+from bot import safefs
 from bot.errors import UserError
 from bot.spec import Spec
-from bot.sandbox import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox, within
-from bot.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hidden_plugin, refuse_shadows, run_tests
+from bot.sandbox.tiers import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox, within
+from bot.judge.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hidden_plugin, refuse_shadows, run_tests
 
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message

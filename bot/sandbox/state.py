@@ -1,7 +1,7 @@
 """What a sandboxed run borrows from the host while it runs, each change journaled so that a
 crash is undone by the next run: a uid from the pool, its workdir handed over, path grants
 shared between runs, and what the uid leaves in shared places (temp files at any depth, POSIX
-message queues, SysV IPC objects) removed after. bot/sandbox.py explains the design."""
+message queues, SysV IPC objects) removed after. docs/ARCHITECTURE.md explains the design."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import warnings
 from contextlib import contextmanager
 from typing import Callable, Iterator, Mapping, Sequence
 
-from bot.sandbox_procs import kill_uid, libc, remove_run_cgroup
+from bot.sandbox.procs import kill_uid, libc, remove_run_cgroup
 
 
 def _ancestors(path: str) -> list[str]:

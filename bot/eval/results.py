@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.report import write_atomically
+from bot.core.report import write_atomically
 
 META = "run.json"
 LOG = "results.jsonl"
@@ -175,7 +175,7 @@ def write_reports(out: Path, meta: dict, results: list[Result], strategies: list
                 "summary": summary, "results": [asdict(r) for r in results]}
     write_atomically(out / "eval.json", json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     write_atomically(out / "eval.md", markdown(meta, summary, results, strategies))
-    from bot.eval_plot import plot  # matplotlib is imported only when a plot is drawn
+    from bot.eval.plot import plot  # matplotlib is imported only when a plot is drawn
 
     plot(out / "eval.png", meta, summary)
     return summary

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from bot.report import Report
+from bot.core.report import Report
 from bot.spec import Tests
 
 BODY_LIMIT = 65_536  # characters: GitHub refuses a longer comment or pull request body

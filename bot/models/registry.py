@@ -150,7 +150,7 @@ PROVIDERS: dict[str, Callable[[str, ModelSettings], Model]] = {
 
 
 def local_model(path: Path) -> Model:
-    from bot.local_model import LocalModel  # llama.cpp loads only for a local model
+    from bot.models.local import LocalModel  # llama.cpp loads only for a local model
 
     return LocalModel(path)
 

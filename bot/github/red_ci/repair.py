@@ -5,7 +5,7 @@ Started by a failed `workflow_run` of a pull request, or by `workflow_dispatch` 
 The pull request's head is checked out in a folder of its own, without `.git`; the suite runs
 there twice (the baseline: what fails both times is the target, what flips is flaky); the model
 answers with search/replace edits; each candidate is judged by the whole suite in a fresh copy
-(gate.py).
+(bot/judge/gate.py).
 
 Trust: the test command, `setup`, the protected paths and `edit` come from the workspace — the
 default branch actions/checkout gave the job — never from the pull request, whose code only ever
@@ -17,15 +17,18 @@ from __future__ import annotations
 import re
 import time
 
-from bot import evidence, gate, guard, render
-from bot.action import Outcome, Skip, Step, open_model, open_sandbox, run_setup, write_report
-from bot.edits import FORMAT_HELP, EditError, Workspace
+from bot.github.red_ci import evidence
+from bot.judge import gate
+from bot.judge import guard
+from bot.github import render
+from bot.github.action import Outcome, Skip, Step, open_model, open_sandbox, run_setup, write_report
+from bot.github.red_ci.edits import FORMAT_HELP, EditError, Workspace
 from bot.errors import ModelUnavailable, UserError
-from bot.forge import PullInfo, PullResult, RunInfo
-from bot.gitops import Git
-from bot.report import Attempt, Report
+from bot.github.forge import PullInfo, PullResult, RunInfo
+from bot.github.git import Git
+from bot.core.report import Attempt, Report
 from bot.spec import DEFAULT_PROTECT
-from bot.workflow import append_summary
+from bot.github.workflow import append_summary
 
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
 REPLY_CHARS = 6000  # of the previous reply, shown back to the model

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from bot.edits import TEXT_CAP, Entry, Workspace
-from bot.gate import Baseline
-from bot.render import fence
+from bot.github.red_ci.edits import TEXT_CAP, Entry, Workspace
+from bot.judge.gate import Baseline
+from bot.github.render import fence
 from bot.spec import is_protected
 
 BUDGET = 24_000

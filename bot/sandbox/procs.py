@@ -1,6 +1,6 @@
 """The processes of a sandboxed run: finding them by uid, killing every one of them, reaping
 orphans, the cgroup that limits them as a whole, the disk they fill, and capturing their
-output within a budget. bot/sandbox.py explains the design."""
+output within a budget. docs/ARCHITECTURE.md explains the design."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from pydantic import Field
 
 from bot import spec as specs
-from bot.config import Config
+from bot.github.config import Config
 from bot.errors import UserError
 from bot.spec import Spec, Strict, Tests
 

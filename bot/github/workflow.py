@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, TextIO
 
-from bot import render
+from bot.github import render
 
 # What ends a line for the runner or a log viewer, or steers a terminal; tabs are harmless.
 CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")

@@ -18,10 +18,10 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from bot.errors import ModelUnavailable, UserError
-from bot.eval_results import (
+from bot.eval.results import (
     IDENTITY, LOG, STRATEGIES, Log, parse_shard, read_meta, read_results, start_run, summary_table, write_reports,
 )
-from bot.progress import Progress
+from bot.eval.progress import Progress
 
 DEFAULT_OUT = Path("out/eval")
 DEFAULT_MERGED = Path("out/eval-merged")
@@ -59,10 +59,10 @@ def main(args: argparse.Namespace, redact) -> int:
 
 def evaluate(args: argparse.Namespace, redact) -> int:
     # The loop, the sandbox and pydantic load only when an eval runs: `autofix --help` stays quick.
-    from bot.eval_tasks import load_taskset, select
-    from bot.model import Masked, open_model, settings_from
+    from bot.eval.tasks import load_taskset, select
+    from bot.models.registry import Masked, open_model, settings_from
     from bot.cli import warn
-    from bot.validate import open_test_sandbox
+    from bot.judge.validate import open_test_sandbox
 
     for flag, value, low in (("--attempts", args.attempts, 1), ("--jobs", args.jobs, 1),
                              ("--limit", args.limit, 1), ("--sample", args.sample, 1)):
@@ -95,7 +95,7 @@ def evaluate(args: argparse.Namespace, redact) -> int:
 
 def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) -> None:
     """Each worker logs its pair as soon as it ends, so a failure elsewhere loses nothing done."""
-    from bot.eval_strategies import run_pair
+    from bot.eval.strategies import run_pair
 
     if not pending:
         return

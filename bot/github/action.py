@@ -7,7 +7,7 @@
 - `schedule` / `workflow_dispatch`: each spec file whose target no longer passes its tests is
   regenerated into one pull request from `autofix/spec-<name>`.
 - `workflow_run` (a failed run of a pull request) / `workflow_dispatch` with input `pr`: red CI
-  repair, see ci_repair.py.
+  repair, see red_ci/repair.py.
 - anything else: a one-line "not handled" and exit 0.
 
 Exit codes: 0 done (or nothing to do), 1 attempts failed, 2 bad input/configuration/GitHub API,
@@ -25,15 +25,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, TextIO
 
-from bot import render, tasks
-from bot.config import Config, RepoConfig, load_repo_config
+from bot.github import render
+from bot.github import tasks
+from bot.github.config import Config, RepoConfig, load_repo_config
 from bot.errors import ModelUnavailable, UserError
-from bot.forge import MAY_TRIGGER, Forge, PullResult
-from bot.gitops import Git
+from bot.github.forge import MAY_TRIGGER, Forge, PullResult
+from bot.github.git import Git
 from bot.redact import SECRET_NAME, Redactor
-from bot.report import Attempt, Report
+from bot.core.report import Attempt, Report
 from bot.spec import Spec, Tests
-from bot.workflow import Workflow, append_summary, write_outputs
+from bot.github.workflow import Workflow, append_summary, write_outputs
 
 SECRET_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OPENAI-API-KEY")
 SETUP_TIMEOUT = 1800
@@ -236,7 +237,7 @@ def on_specs(step: Step, event: dict) -> int:
 
 
 def regenerate(step: Step, relpath: str, sandbox, outcome: Outcome) -> int:
-    from bot.validate import Validator
+    from bot.judge.validate import Validator
 
     spec = tasks.from_file(step.config, relpath)
     name = tasks.spec_name(relpath)
@@ -269,7 +270,7 @@ def regenerate(step: Step, relpath: str, sandbox, outcome: Outcome) -> int:
 
 def run_setup(step: Step) -> None:
     """The repository's `setup` command: installs dependencies, the one step with network."""
-    from bot.sandbox import allowed_environ
+    from bot.sandbox.tiers import allowed_environ
 
     command = step.config.repo.setup
     if not command:
@@ -288,7 +289,7 @@ def run_setup(step: Step) -> None:
 
 
 def open_sandbox(step: Step):
-    from bot.validate import open_test_sandbox
+    from bot.judge.validate import open_test_sandbox
 
     sandbox = open_test_sandbox(step.config.sandbox, "input sandbox", lambda text: step.flow.annotate("warning", text))
     step.flow.print(f"autofix: sandbox: {sandbox.describe()}")
@@ -297,8 +298,8 @@ def open_sandbox(step: Step):
 
 def open_model(config: Config, spec: Spec | RepoConfig, redact: Callable[[str], str]):
     """The configured model; every prompt it is sent is masked by `redact` first."""
-    from bot.model import PROVIDERS, Masked, ModelSettings
-    from bot.model import open_model as open_named
+    from bot.models.registry import PROVIDERS, Masked, ModelSettings
+    from bot.models.registry import open_model as open_named
 
     name = config.model or spec.model
     if not name:
@@ -311,8 +312,8 @@ def open_model(config: Config, spec: Spec | RepoConfig, redact: Callable[[str], 
 
 def solve(step: Step, spec: Spec, sandbox, outcome: Outcome, name: str) -> Report:
     """The repair loop, logged one group per attempt; the report is written however it ends."""
-    from bot.loop import solve as repair_loop
-    from bot.validate import Validator
+    from bot.core.loop import solve as repair_loop
+    from bot.judge.validate import Validator
 
     model = open_model(step.config, spec, step.redact)
     step.flow.print(f"autofix: {model.banner}")
@@ -410,7 +411,7 @@ def annotate_error(step: Step, exc: Exception) -> None:
 
 
 def on_workflow_run(step: Step, event: dict) -> int:
-    from bot import ci_repair
+    from bot.github.red_ci import repair as ci_repair
 
     return ci_repair.on_workflow_run(step, event)
 
@@ -418,7 +419,7 @@ def on_workflow_run(step: Step, event: dict) -> int:
 def on_dispatch(step: Step, event: dict) -> int:
     """With a `pr` input: repair that pull request's red CI; without: the spec files."""
     if step.config.pr is not None:
-        from bot import ci_repair
+        from bot.github.red_ci import repair as ci_repair
 
         return ci_repair.repair(step, step.config.pr, None)
     return on_specs(step, event)

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.model import Reply
+from bot.models.registry import Reply
 
 CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
 MAX_REPLY_TOKENS = 1024  # a whole file for a task; bounds a small model that rambles

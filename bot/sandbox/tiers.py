@@ -1,8 +1,8 @@
 """Run an untrusted test command with limits: the sandbox of autofix.
 
-This module holds the tiers and their API; bot/sandbox_procs.py finds, kills and reaps a
+This module holds the tiers and their API; bot/sandbox/procs.py finds, kills and reaps a
 run's processes, limits them as a whole (a cgroup), meters the disk they fill and captures
-their output; bot/sandbox_state.py keeps what a run borrows from the host (its uid, its
+their output; bot/sandbox/state.py keeps what a run borrows from the host (its uid, its
 workdir, path grants) journaled so a crash is undone, and removes what the uid left in
 shared places.
 
@@ -185,7 +185,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Mapping, Protocol, Sequence
 
-from bot.sandbox_procs import (
+from bot.sandbox.procs import (
     CHUNK,
     PR_SET_NO_NEW_PRIVS,
     Capture,
@@ -201,7 +201,7 @@ from bot.sandbox_procs import (
     subreaper,
     unshared_lock,
 )
-from bot.sandbox_state import SHARED_TMP, Slot, Workdir, clean_shared, grants, mqueue_dir
+from bot.sandbox.state import SHARED_TMP, Slot, Workdir, clean_shared, grants, mqueue_dir
 
 __all__ = [
     "Limits",

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from bot import spec as specs
 from bot.errors import UserError
-from bot.eval_results import natural_key
+from bot.eval.results import natural_key
 from bot.spec import Spec, Tests
 
 HUMANEVAL_TARGET = "solution.py"

@@ -14,15 +14,15 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from bot import prompts
-from bot.eval_results import Result, budget
-from bot.eval_tasks import Task
-from bot.loop import solve
-from bot.model import Model, Reply
-from bot.report import Report
-from bot.sandbox import Sandbox
+from bot.core import prompts
+from bot.eval.results import Result, budget
+from bot.eval.tasks import Task
+from bot.core.loop import solve
+from bot.models.registry import Model, Reply
+from bot.core.report import Report
+from bot.sandbox.tiers import Sandbox
 from bot.spec import Spec
-from bot.validate import Validator, Verdict
+from bot.judge.validate import Validator, Verdict
 
 FAILURE_CHARS = 300  # of the final failure reason kept per result
 

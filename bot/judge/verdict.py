@@ -1,6 +1,6 @@
 """One run of a test command in the sandbox, and what autofix can believe about it.
 
-pytest reports through autofix's plugin (bot/judge_site/autofix_verdict.py), `python -m unittest`
+pytest reports through autofix's plugin (judge_site/autofix_verdict.py), `python -m unittest`
 through its sitecustomize.py, on a memfd that autofix keeps open: the hook takes the run's nonce
 from it before any test code is imported, and writes one nonce-marked line when the suite has
 run, with every test's outcome (unittest: the counts) and what it found changed in the runner's
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Iterator
 
 from bot.errors import UserError
-from bot.integrity import Case
-from bot.sandbox import Limits, Outcome, Sandbox, allowed_environ, within
+from bot.judge.integrity import Case
+from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, within
 
 PLUGIN_FOLDER = Path(__file__).parent / "judge_site"
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run

@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import integrity
-from bot.integrity import DETAIL_CHARS, Case
-from bot.sandbox import Limits, Sandbox
-from bot.validate import keep_tail, scratch_copy
-from bot.verdict import run_tests
+from bot.judge import integrity
+from bot.judge.integrity import DETAIL_CHARS, Case
+from bot.sandbox.tiers import Limits, Sandbox
+from bot.judge.validate import keep_tail, scratch_copy
+from bot.judge.verdict import run_tests
 
 
 

@@ -28,7 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from bot import safefs
-from bot.gitops import is_git_path
+from bot.github.git import is_git_path
 from bot.spec import is_protected
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"

@@ -1,0 +1,1 @@
+"""`autofix eval`: one-shot, repair and resampling compared on a task set."""

@@ -1,0 +1,1 @@
+"""Models behind one tiny protocol (base.py), opened by name (registry.py)."""
