@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bot.models import registry as models
 from bot.cli import main as autofix
+from bot.models import registry as models
 
 
 class InstantHumanEval:
@@ -43,8 +43,20 @@ class InstantHumanEval:
 
 def run(jobs: int, out: Path) -> dict:
     started = time.perf_counter()
-    code = autofix(["eval", "humaneval", "--model", "instant:humaneval", "--strategy", "all",
-                    "--jobs", str(jobs), "--out", str(out)])
+    code = autofix(
+        [
+            "eval",
+            "humaneval",
+            "--model",
+            "instant:humaneval",
+            "--strategy",
+            "all",
+            "--jobs",
+            str(jobs),
+            "--out",
+            str(out),
+        ]
+    )
     wall = time.perf_counter() - started
     assert code == 0, f"autofix eval exited {code}"
     data = json.loads((out / "eval.json").read_text())
@@ -70,12 +82,16 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for jobs in (1, 2):
             rows.append(run(jobs, Path(folder) / f"jobs{jobs}"))
-    print("\n| --jobs | runs | wall time | runs/s | tasks/s (x3 strategies) | outside validation | outside validation, within runs | solved (one-shot / repair / resample) |")
+    print(
+        "\n| --jobs | runs | wall time | runs/s | tasks/s (x3 strategies) | outside validation | outside validation, within runs | solved (one-shot / repair / resample) |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         solved = " / ".join(str(r["passed"][s]) for s in ("one-shot", "repair", "resample"))
-        print(f"| {r['jobs']} | {r['runs']} | {r['wall']:.1f} s | {r['runs_per_second']:.2f} | {r['tasks_per_second']:.2f} | "
-              f"{100 * r['outside_validation']:.1f}% | {100 * r['outside_validation_in_runs']:.1f}% | {solved} |")
+        print(
+            f"| {r['jobs']} | {r['runs']} | {r['wall']:.1f} s | {r['runs_per_second']:.2f} | {r['tasks_per_second']:.2f} | "
+            f"{100 * r['outside_validation']:.1f}% | {100 * r['outside_validation_in_runs']:.1f}% | {solved} |"
+        )
     print(f"\npython {sys.version.split()[0]}; share outside validation = 1 - validation time / (wall time x jobs)")
 
 

@@ -18,12 +18,12 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from bot import spec as specs
-from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 from bot.judge.validate import Validator, python_paths
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 25
@@ -62,7 +62,9 @@ def main() -> None:
         # The runner starts with -S (no site .pth files); the second bare line shows that saving.
         validate = {
             "bare python -I file.py": lambda: subprocess.run([sys.executable, "-I", str(bare_file)], check=True),
-            "bare python -I -S file.py": lambda: subprocess.run([sys.executable, "-I", "-S", str(bare_file)], check=True),
+            "bare python -I -S file.py": lambda: subprocess.run(
+                [sys.executable, "-I", "-S", str(bare_file)], check=True
+            ),
         }
         for tier, sandbox in sandboxes.items():
             validator = Validator(spec, sandbox)
@@ -75,8 +77,10 @@ def main() -> None:
         os.chmod(empty, 0o755)
         true = {"bare subprocess /bin/true": lambda: subprocess.run(["/bin/true"], check=True)}
         for tier, sandbox in sandboxes.items():
+
             def run(sb=sandbox) -> None:
                 assert sb.run(["/bin/true"], empty, allowed_environ(), Limits()).returncode == 0
+
             true[f"sandbox.run on {tier}"] = run
         report("Run /bin/true", medians(true), "bare subprocess /bin/true")
         print("tiers: " + "; ".join(sb.describe() for sb in sandboxes.values()))

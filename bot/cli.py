@@ -23,16 +23,36 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
     run.add_argument("--max-attempts", type=int, metavar="N")
     run.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
-    run.add_argument("--workdir", type=Path, metavar="DIR", help="the folder the target and tests live in (default: the spec's)")
-    run.add_argument("--sandbox", choices=SANDBOXES, default="auto", help="isolation for the tests (default: the strongest available)")
+    run.add_argument(
+        "--workdir", type=Path, metavar="DIR", help="the folder the target and tests live in (default: the spec's)"
+    )
+    run.add_argument(
+        "--sandbox",
+        choices=SANDBOXES,
+        default="auto",
+        help="isolation for the tests (default: the strongest available)",
+    )
     commands.add_parser("action", help="the GitHub Action's step: reads INPUT_* and GITHUB_* from the environment")
-    plan = commands.add_parser("plan", help="print the spec files a run would regenerate, as a JSON array for strategy.matrix")
-    plan.add_argument("--workdir", type=Path, default=Path("."), metavar="DIR", help="the repository's root (default: .)")
-    plan.add_argument("--specs", metavar="GLOB", help="spec files (default: `specs` in .github/autofix.yml, else .autofix/*.yml)")
-    plan.add_argument("--config", default=".github/autofix.yml", metavar="FILE", help="the repository's autofix config, relative to DIR")
+    plan = commands.add_parser(
+        "plan", help="print the spec files a run would regenerate, as a JSON array for strategy.matrix"
+    )
+    plan.add_argument(
+        "--workdir", type=Path, default=Path("."), metavar="DIR", help="the repository's root (default: .)"
+    )
+    plan.add_argument(
+        "--specs", metavar="GLOB", help="spec files (default: `specs` in .github/autofix.yml, else .autofix/*.yml)"
+    )
+    plan.add_argument(
+        "--config",
+        default=".github/autofix.yml",
+        metavar="FILE",
+        help="the repository's autofix config, relative to DIR",
+    )
     from bot.eval import command as evaluate  # its own imports are light; the heavy ones wait for a real eval
 
-    evaluate.add_arguments(commands.add_parser("eval", help="compare one-shot, repair and resampling on a task set"), SANDBOXES)
+    evaluate.add_arguments(
+        commands.add_parser("eval", help="compare one-shot, repair and resampling on a task set"), SANDBOXES
+    )
     return top
 
 
@@ -52,9 +72,9 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace, redact: Redactor) -> int:
     from bot import spec as specs
     from bot.core.loop import solve
-    from bot.models.registry import Masked, open_model, settings_from
     from bot.core.report import Report
     from bot.judge.validate import Validator, open_test_sandbox
+    from bot.models.registry import Masked, open_model, settings_from
 
     if args.workdir and not args.workdir.is_dir():
         raise UserError(f"--workdir: {args.workdir} is not a folder")

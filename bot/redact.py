@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import os
 import re
-from typing import Iterator, Mapping
+from collections.abc import Iterator, Mapping
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.I)
 MIN_LENGTH = 6  # shorter values would mask ordinary words
@@ -115,7 +115,9 @@ def is_fragment(characters: str) -> bool:
 def mask_stretches(spelled: re.Match[str]) -> str:
     """A piece spelled out with separators, masked where it is a fragment between double separators."""
     parts = DOUBLE_SEPARATORS.split(spelled[0])  # stretch, separators, stretch, ...
-    return "".join(MASK if i % 2 == 0 and is_fragment(SEPARATORS.sub("", part)) else part for i, part in enumerate(parts))
+    return "".join(
+        MASK if i % 2 == 0 and is_fragment(SEPARATORS.sub("", part)) else part for i, part in enumerate(parts)
+    )
 
 
 def without_any_separator(text: str) -> str:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import ast
 import builtins
 import re
+from collections.abc import Iterable
 from fnmatch import fnmatch, translate
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Literal
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -49,7 +50,17 @@ OVERRIDABLE = (
 )
 DEFAULT_PROTECT = TEST_PROTECT + OVERRIDABLE
 # What test tools write while the tests run, wherever it appears: never tampering.
-CACHES = ("__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache", ".ruff_cache", ".coverage", ".coverage.*", ".tox", ".nox")
+CACHES = (
+    "__pycache__",
+    ".pytest_cache",
+    ".hypothesis",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".coverage",
+    ".coverage.*",
+    ".tox",
+    ".nox",
+)
 
 
 class Strict(BaseModel):
@@ -153,7 +164,9 @@ def check_code(spec: Spec, line: int) -> None:
     try:
         ast.parse(spec.tests.code)
     except SyntaxError as exc:
-        raise UserError(f"{spec.path}:{line}: tests.code: invalid Python at line {exc.lineno} of the checks: {exc.msg}") from None
+        raise UserError(
+            f"{spec.path}:{line}: tests.code: invalid Python at line {exc.lineno} of the checks: {exc.msg}"
+        ) from None
 
 
 def parse_yaml(text: str, path: Path) -> tuple[dict, dict[tuple, int]]:

@@ -27,9 +27,11 @@ assert unique_items([]) == [], "empty"
 assert unique_items([5, 5, 5]) == [5], "duplicates"
 assert unique_items(["b", "a", "b"]) == ["b", "a"], "strings"
 """
-ISSUE_BODY = "Remove duplicates from a list, keeping the first-seen order.\n\n```yaml\ntarget: unique.py\ntests:\n  code: |\n" + "".join(
-    f"    {line}\n" for line in CHECKS.splitlines()
-) + "```\n"
+ISSUE_BODY = (
+    "Remove duplicates from a list, keeping the first-seen order.\n\n```yaml\ntarget: unique.py\ntests:\n  code: |\n"
+    + "".join(f"    {line}\n" for line in CHECKS.splitlines())
+    + "```\n"
+)
 GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "Mona", "GIT_AUTHOR_EMAIL": "mona@example.com",
     "GIT_COMMITTER_NAME": "Mona", "GIT_COMMITTER_EMAIL": "mona@example.com",
@@ -40,7 +42,9 @@ def payload(name: str) -> dict:
     return json.loads((EVENTS / f"{name}.json").read_text())
 
 
-def labeled(label: str = "autofix", sender: str = "Codertocat", sender_type: str = "User", body: str = ISSUE_BODY) -> dict:
+def labeled(
+    label: str = "autofix", sender: str = "Codertocat", sender_type: str = "User", body: str = ISSUE_BODY
+) -> dict:
     """The recorded `issues` `labeled` payload, with our label, sender and issue text."""
     event = payload("issues.labeled")
     event["label"]["name"] = label
@@ -61,7 +65,9 @@ class World:
         self.summary = self.temp / "summary.md"
         github.add_repo(REPO, default_branch="master")
         github.add_issue(REPO, "unique_items loses the order", ISSUE_BODY, user="Codertocat")
-        monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp / "gitconfig"))  # the world's own git: not the developer's config
+        monkeypatch.setenv(
+            "GIT_CONFIG_GLOBAL", str(tmp / "gitconfig")
+        )  # the world's own git: not the developer's config
         monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
         self.git("init", "--quiet", "--bare", "--initial-branch=master", str(self.origin), cwd=tmp)
         seed = tmp / "seed"
@@ -162,7 +168,10 @@ def act(capsys, world: World, replies=()) -> tuple[int, list[str], ScriptedOpenA
     """One `autofix action` step with a model server playing `replies`: (exit code, stdout lines, server)."""
     with ScriptedOpenAI(list(replies)) as openai:
         world.input("base-url", openai.base_url)
-        for name, value in world.inputs.items():  # the runner gives every step its inputs; autofix removes the secret ones
+        for (
+            name,
+            value,
+        ) in world.inputs.items():  # the runner gives every step its inputs; autofix removes the secret ones
             world.input(name, value)
         code = main(["action"])
     return code, capsys.readouterr().out.splitlines(), openai

@@ -78,11 +78,12 @@ import socket
 import struct
 import threading
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
 __all__ = [
@@ -123,7 +124,7 @@ def _find_fixtures_dir() -> Path:
 FIXTURES_DIR = _find_fixtures_dir()
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _fixture(rel: str) -> Any:
     with open(FIXTURES_DIR / rel, encoding="utf-8") as f:
         return json.load(f)
@@ -173,7 +174,7 @@ _PULL_DETAIL_ONLY = (
     "changed_files",
 )
 
-_START = datetime(2024, 1, 1, tzinfo=timezone.utc)
+_START = datetime(2024, 1, 1, tzinfo=UTC)
 
 
 def _node_id(kind: str, ident: int) -> str:
@@ -437,7 +438,7 @@ def _error_body(message: str, doc: str, status: int, errors: list | None = None)
     return body
 
 
-def _log_body(job: "Job") -> Any:
+def _log_body(job: Job) -> Any:
     return _Stream(job.log()) if callable(job.log) else job.log
 
 
@@ -475,6 +476,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def version_string(self) -> str:
         return "GitHub.com"
+
     timeout = 10  # never let a stuck client keep a handler thread (and shutdown) waiting
 
     def _handle(self) -> None:
@@ -491,7 +493,7 @@ class _Server(http.server.ThreadingHTTPServer):
     block_on_close = True
     request_queue_size = 128  # the default 5 makes bursts of parallel clients wait for SYN retries
 
-    def __init__(self, fake: "FakeGitHub"):
+    def __init__(self, fake: FakeGitHub):
         self.fake = fake
         self.resets: set[int] = set()  # file numbers of connections to drop with a reset
         super().__init__(("127.0.0.1", 0), _Handler)
@@ -576,7 +578,7 @@ class FakeGitHub:
 
     # ---------------------------------------------------------------- lifecycle
 
-    def start(self) -> "FakeGitHub":
+    def start(self) -> FakeGitHub:
         if self._server is not None:
             return self
         self._server = _Server(self)  # bound and listening: requests queue until served
@@ -613,7 +615,7 @@ class FakeGitHub:
         self._wake_r.close()
         self._server = self._thread = self._wake_r = self._wake_w = None
 
-    def __enter__(self) -> "FakeGitHub":
+    def __enter__(self) -> FakeGitHub:
         return self.start()
 
     def __exit__(self, *exc: Any) -> None:
@@ -782,9 +784,7 @@ class FakeGitHub:
             r.branches[name] = sha or _fake_sha(r.full_name, name, self._now())
             return r.branches[name]
 
-    def add_label(
-        self, repo: str | Repo, name: str, color: str = "ededed", description: str | None = None
-    ) -> Label:
+    def add_label(self, repo: str | Repo, name: str, color: str = "ededed", description: str | None = None) -> Label:
         with self._lock:
             r = self._repo(repo)
             existing = r.labels.get(name.lower())
@@ -1240,7 +1240,9 @@ class FakeGitHub:
             assignee=self._render_user(ctx, i.assignees[0]) if i.assignees else None,
             assignees=[self._render_user(ctx, a) for a in i.assignees],
             milestone=None,
-            comments=sum(1 for c in self.comments_by_id.values() if c.repo == r.full_name and c.issue_number == i.number),
+            comments=sum(
+                1 for c in self.comments_by_id.values() if c.repo == r.full_name and c.issue_number == i.number
+            ),
             created_at=i.created_at,
             updated_at=i.updated_at,
             closed_at=i.closed_at,
@@ -1372,7 +1374,9 @@ class FakeGitHub:
             rebaseable=None if fresh or p.state != "open" else True,
             mergeable_state="unknown" if fresh or p.state != "open" else "clean",
             merged_by=None,
-            comments=sum(1 for c in self.comments_by_id.values() if c.repo == r.full_name and c.issue_number == p.number),
+            comments=sum(
+                1 for c in self.comments_by_id.values() if c.repo == r.full_name and c.issue_number == p.number
+            ),
             review_comments=0,
             maintainer_can_modify=p.maintainer_can_modify,
             commits=1,
@@ -1425,8 +1429,12 @@ class FakeGitHub:
             actor=self._render_user(ctx, run.actor),
             triggering_actor=self._render_user(ctx, run.actor),
         )
-        d["head_commit"].update(id=run.head_sha, tree_id=_fake_sha("tree", run.head_sha), message=run.display_title,
-                                timestamp=run.created_at)
+        d["head_commit"].update(
+            id=run.head_sha,
+            tree_id=_fake_sha("tree", run.head_sha),
+            message=run.display_title,
+            timestamp=run.created_at,
+        )
         for key in ("repository", "head_repository"):
             d[key].update(
                 id=r.id,
@@ -1501,7 +1509,7 @@ class FakeGitHub:
         qpath = split.path
         prefix = ""
         if qpath == "/api/v3" or qpath.startswith("/api/v3/"):
-            prefix, qpath = "/api/v3", qpath[len("/api/v3"):] or "/"
+            prefix, qpath = "/api/v3", qpath[len("/api/v3") :] or "/"
         query_items = parse_qsl(split.query, keep_blank_values=True)
         rec = RecordedRequest(
             method=h.command,
@@ -1617,7 +1625,7 @@ class FakeGitHub:
             "X-GitHub-Api-Version-Selected": "2022-11-28",
             "X-RateLimit-Limit": "5000",
             "X-RateLimit-Remaining": "4999",
-            "X-RateLimit-Reset": str(int(datetime.now(timezone.utc).timestamp()) + 3600),
+            "X-RateLimit-Reset": str(int(datetime.now(UTC).timestamp()) + 3600),
             "X-RateLimit-Used": "1",
             "X-RateLimit-Resource": "core",
             "X-GitHub-Request-Id": f"FAKE:{self._next('request'):08X}",
@@ -1705,6 +1713,7 @@ class FakeGitHub:
         chunk = items[(page - 1) * per_page : page * per_page]
         headers: dict[str, str] = {}
         if last > 1:
+
             def link(p: int) -> str:
                 params = dict(ctx.query_items)
                 params.pop("page", None)
@@ -2036,7 +2045,9 @@ class FakeGitHub:
                 ctx.doc, *({"resource": "PullRequest", "code": "missing_field", "field": f} for f in missing)
             )
         if "issue" in b:
-            raise _HTTPError(422, _error_body("fake_github: converting an issue (issue=) is not supported", ctx.doc, 422))
+            raise _HTTPError(
+                422, _error_body("fake_github: converting an issue (issue=) is not supported", ctx.doc, 422)
+            )
         head, base = str(b["head"]), str(b["base"])
         head_owner, head_ref = head.split(":", 1) if ":" in head else (r.owner, head)
         head_repo_name = b.get("head_repo")
@@ -2054,12 +2065,17 @@ class FakeGitHub:
                 raise _validation_failed(ctx.doc, {"resource": "PullRequest", "field": "base", "code": "invalid"})
         if head_repo_name.lower() == r.full_name.lower() and head_ref == base:
             raise _validation_failed(
-                ctx.doc, {"resource": "PullRequest", "code": "custom", "message": f"No commits between {base} and {head_ref}"}
+                ctx.doc,
+                {"resource": "PullRequest", "code": "custom", "message": f"No commits between {base} and {head_ref}"},
             )
         if b.get("draft") and not r.drafts:
             raise _validation_failed(
                 ctx.doc,
-                {"resource": "PullRequest", "code": "custom", "message": "Draft pull requests are not supported in this repository."},
+                {
+                    "resource": "PullRequest",
+                    "code": "custom",
+                    "message": "Draft pull requests are not supported in this repository.",
+                },
             )
         for p in r.pulls.values():
             if (
@@ -2110,7 +2126,8 @@ class FakeGitHub:
         if b.get("state") == "open" and p.state == "closed":
             if p.merged:
                 raise _validation_failed(
-                    ctx.doc, {"resource": "PullRequest", "code": "custom", "message": "Cannot reopen a merged pull request"}
+                    ctx.doc,
+                    {"resource": "PullRequest", "code": "custom", "message": "Cannot reopen a merged pull request"},
                 )
             for other in r.pulls.values():
                 if (
@@ -2243,51 +2260,128 @@ def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str, str]]:
         ("GET", repo, FakeGitHub._h_get_repo, f"{d}/repos/repos#get-a-repository"),
         ("GET", repo + r"/issues", FakeGitHub._h_list_issues, f"{d}/issues/issues#list-repository-issues"),
         ("POST", repo + r"/issues", FakeGitHub._h_create_issue, f"{d}/issues/issues#create-an-issue"),
-        ("GET", repo + r"/issues/comments", FakeGitHub._h_list_repo_comments,
-         f"{d}/issues/comments#list-issue-comments-for-a-repository"),
-        ("GET", repo + r"/issues/comments/(?P<comment_id>\d+)", FakeGitHub._h_get_comment,
-         f"{d}/issues/comments#get-an-issue-comment"),
-        ("PATCH", repo + r"/issues/comments/(?P<comment_id>\d+)", FakeGitHub._h_update_comment,
-         f"{d}/issues/comments#update-an-issue-comment"),
-        ("DELETE", repo + r"/issues/comments/(?P<comment_id>\d+)", FakeGitHub._h_delete_comment,
-         f"{d}/issues/comments#delete-an-issue-comment"),
+        (
+            "GET",
+            repo + r"/issues/comments",
+            FakeGitHub._h_list_repo_comments,
+            f"{d}/issues/comments#list-issue-comments-for-a-repository",
+        ),
+        (
+            "GET",
+            repo + r"/issues/comments/(?P<comment_id>\d+)",
+            FakeGitHub._h_get_comment,
+            f"{d}/issues/comments#get-an-issue-comment",
+        ),
+        (
+            "PATCH",
+            repo + r"/issues/comments/(?P<comment_id>\d+)",
+            FakeGitHub._h_update_comment,
+            f"{d}/issues/comments#update-an-issue-comment",
+        ),
+        (
+            "DELETE",
+            repo + r"/issues/comments/(?P<comment_id>\d+)",
+            FakeGitHub._h_delete_comment,
+            f"{d}/issues/comments#delete-an-issue-comment",
+        ),
         ("GET", repo + r"/issues/(?P<number>\d+)", FakeGitHub._h_get_issue, f"{d}/issues/issues#get-an-issue"),
         ("PATCH", repo + r"/issues/(?P<number>\d+)", FakeGitHub._h_update_issue, f"{d}/issues/issues#update-an-issue"),
-        ("GET", repo + r"/issues/(?P<number>\d+)/comments", FakeGitHub._h_list_comments,
-         f"{d}/issues/comments#list-issue-comments"),
-        ("POST", repo + r"/issues/(?P<number>\d+)/comments", FakeGitHub._h_create_comment,
-         f"{d}/issues/comments#create-an-issue-comment"),
-        ("GET", repo + r"/issues/(?P<number>\d+)/labels", FakeGitHub._h_list_issue_labels,
-         f"{d}/issues/labels#list-labels-for-an-issue"),
-        ("POST", repo + r"/issues/(?P<number>\d+)/labels", FakeGitHub._h_add_issue_labels,
-         f"{d}/issues/labels#add-labels-to-an-issue"),
-        ("PUT", repo + r"/issues/(?P<number>\d+)/labels", FakeGitHub._h_set_issue_labels,
-         f"{d}/issues/labels#set-labels-for-an-issue"),
-        ("DELETE", repo + r"/issues/(?P<number>\d+)/labels", FakeGitHub._h_clear_issue_labels,
-         f"{d}/issues/labels#remove-all-labels-from-an-issue"),
-        ("DELETE", repo + r"/issues/(?P<number>\d+)/labels/(?P<name>.+)", FakeGitHub._h_remove_issue_label,
-         f"{d}/issues/labels#remove-a-label-from-an-issue"),
+        (
+            "GET",
+            repo + r"/issues/(?P<number>\d+)/comments",
+            FakeGitHub._h_list_comments,
+            f"{d}/issues/comments#list-issue-comments",
+        ),
+        (
+            "POST",
+            repo + r"/issues/(?P<number>\d+)/comments",
+            FakeGitHub._h_create_comment,
+            f"{d}/issues/comments#create-an-issue-comment",
+        ),
+        (
+            "GET",
+            repo + r"/issues/(?P<number>\d+)/labels",
+            FakeGitHub._h_list_issue_labels,
+            f"{d}/issues/labels#list-labels-for-an-issue",
+        ),
+        (
+            "POST",
+            repo + r"/issues/(?P<number>\d+)/labels",
+            FakeGitHub._h_add_issue_labels,
+            f"{d}/issues/labels#add-labels-to-an-issue",
+        ),
+        (
+            "PUT",
+            repo + r"/issues/(?P<number>\d+)/labels",
+            FakeGitHub._h_set_issue_labels,
+            f"{d}/issues/labels#set-labels-for-an-issue",
+        ),
+        (
+            "DELETE",
+            repo + r"/issues/(?P<number>\d+)/labels",
+            FakeGitHub._h_clear_issue_labels,
+            f"{d}/issues/labels#remove-all-labels-from-an-issue",
+        ),
+        (
+            "DELETE",
+            repo + r"/issues/(?P<number>\d+)/labels/(?P<name>.+)",
+            FakeGitHub._h_remove_issue_label,
+            f"{d}/issues/labels#remove-a-label-from-an-issue",
+        ),
         ("GET", repo + r"/labels", FakeGitHub._h_list_labels, f"{d}/issues/labels#list-labels-for-a-repository"),
         ("POST", repo + r"/labels", FakeGitHub._h_create_label, f"{d}/issues/labels#create-a-label"),
         ("GET", repo + r"/labels/(?P<name>.+)", FakeGitHub._h_get_label, f"{d}/issues/labels#get-a-label"),
         ("GET", repo + r"/pulls", FakeGitHub._h_list_pulls, f"{d}/pulls/pulls#list-pull-requests"),
         ("POST", repo + r"/pulls", FakeGitHub._h_create_pull, f"{d}/pulls/pulls#create-a-pull-request"),
         ("GET", repo + r"/pulls/(?P<number>\d+)", FakeGitHub._h_get_pull, f"{d}/pulls/pulls#get-a-pull-request"),
-        ("PATCH", repo + r"/pulls/(?P<number>\d+)", FakeGitHub._h_update_pull, f"{d}/pulls/pulls#update-a-pull-request"),
-        ("GET", repo + r"/collaborators/(?P<login>[^/]+)/permission", FakeGitHub._h_get_permission,
-         f"{d}/collaborators/collaborators#get-repository-permissions-for-a-user"),
-        ("GET", repo + r"/collaborators/(?P<login>[^/]+)", FakeGitHub._h_check_collaborator,
-         f"{d}/collaborators/collaborators#check-if-a-user-is-a-repository-collaborator"),
-        ("GET", repo + r"/actions/runs", FakeGitHub._h_list_runs,
-         f"{d}/actions/workflow-runs#list-workflow-runs-for-a-repository"),
-        ("GET", repo + r"/actions/runs/(?P<run_id>\d+)", FakeGitHub._h_get_run,
-         f"{d}/actions/workflow-runs#get-a-workflow-run"),
-        ("GET", repo + r"/actions/runs/(?P<run_id>\d+)/jobs", FakeGitHub._h_list_jobs,
-         f"{d}/actions/workflow-jobs#list-jobs-for-a-workflow-run"),
-        ("GET", repo + r"/actions/jobs/(?P<job_id>\d+)", FakeGitHub._h_get_job,
-         f"{d}/actions/workflow-jobs#get-a-job-for-a-workflow-run"),
-        ("GET", repo + r"/actions/jobs/(?P<job_id>\d+)/logs", FakeGitHub._h_job_logs,
-         f"{d}/actions/workflow-jobs#download-job-logs-for-a-workflow-run"),
+        (
+            "PATCH",
+            repo + r"/pulls/(?P<number>\d+)",
+            FakeGitHub._h_update_pull,
+            f"{d}/pulls/pulls#update-a-pull-request",
+        ),
+        (
+            "GET",
+            repo + r"/collaborators/(?P<login>[^/]+)/permission",
+            FakeGitHub._h_get_permission,
+            f"{d}/collaborators/collaborators#get-repository-permissions-for-a-user",
+        ),
+        (
+            "GET",
+            repo + r"/collaborators/(?P<login>[^/]+)",
+            FakeGitHub._h_check_collaborator,
+            f"{d}/collaborators/collaborators#check-if-a-user-is-a-repository-collaborator",
+        ),
+        (
+            "GET",
+            repo + r"/actions/runs",
+            FakeGitHub._h_list_runs,
+            f"{d}/actions/workflow-runs#list-workflow-runs-for-a-repository",
+        ),
+        (
+            "GET",
+            repo + r"/actions/runs/(?P<run_id>\d+)",
+            FakeGitHub._h_get_run,
+            f"{d}/actions/workflow-runs#get-a-workflow-run",
+        ),
+        (
+            "GET",
+            repo + r"/actions/runs/(?P<run_id>\d+)/jobs",
+            FakeGitHub._h_list_jobs,
+            f"{d}/actions/workflow-jobs#list-jobs-for-a-workflow-run",
+        ),
+        (
+            "GET",
+            repo + r"/actions/jobs/(?P<job_id>\d+)",
+            FakeGitHub._h_get_job,
+            f"{d}/actions/workflow-jobs#get-a-job-for-a-workflow-run",
+        ),
+        (
+            "GET",
+            repo + r"/actions/jobs/(?P<job_id>\d+)/logs",
+            FakeGitHub._h_job_logs,
+            f"{d}/actions/workflow-jobs#download-job-logs-for-a-workflow-run",
+        ),
     ]
     return [(m, re.compile(p), h, doc, _scope(p)) for m, p, h, doc in table]
 

@@ -36,8 +36,9 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Union
 
 __all__ = ["ScriptedOpenAI", "Reply", "Failure", "Hang", "Recorded", "prompt_text"]
 
@@ -92,7 +93,7 @@ class ScriptedOpenAI:
 
     # -- lifecycle -----------------------------------------------------------
 
-    def __enter__(self) -> "ScriptedOpenAI":
+    def __enter__(self) -> ScriptedOpenAI:
         fake = self
 
         class Handler(_Handler):
@@ -228,9 +229,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         except ValueError:
             body = None
         path = self.path.split("?", 1)[0]
-        self.owner._record(
-            Recorded(path=path, json=body, headers={k.lower(): v for k, v in self.headers.items()})
-        )
+        self.owner._record(Recorded(path=path, json=body, headers={k.lower(): v for k, v in self.headers.items()}))
 
         if self.command != "POST" or path not in _ENDPOINTS:
             return self._send_error(404, f"the fake does not serve {self.command} {path}")

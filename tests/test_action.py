@@ -5,7 +5,7 @@ import base64
 import json
 
 import pytest
-from action_world import API_KEY, ISSUE_BODY, REPO, TOKEN, World, labeled, payload, act
+from action_world import API_KEY, ISSUE_BODY, REPO, TOKEN, World, act, labeled, payload
 from conftest import RIGHT, WRONG
 from fake_github import FakeGitHub
 from fake_openai import Failure, Reply
@@ -46,7 +46,10 @@ def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, githu
         "run in the sandbox named below. Requested in #1.\n\nFixes #1\n\n"
         "| # | outcome | failing tests | seconds | tokens |\n| ---: | --- | --- | ---: | ---: |\n| 1 | ❌ fail | `order`, `strings` | "
     )
-    assert " | 130 |\n| 2 | ✅ pass | — | " in body and " | 310 |\n\n<details><summary>Attempt 1: feedback</summary>\n\n```text\n" in body
+    assert (
+        " | 130 |\n| 2 | ✅ pass | — | " in body
+        and " | 310 |\n\n<details><summary>Attempt 1: feedback</summary>\n\n```text\n" in body
+    )
     assert "- order: expected [3, 1, 2], got [1, 2, 3]\n- strings: expected ['b', 'a'], got ['a', 'b']" in body
     assert "<summary>Attempt 2" not in body
     assert "\n\n**Model:** `m` · **Sandbox:** bwrap (" in body or "**Sandbox:** process (" in body
@@ -118,7 +121,9 @@ def test_labeled_by_a_user_without_write_access_writes_nothing(world, github, ca
     world.event("issues", labeled(sender="outsider"))
     code, out, openai = act(capsys, world)
     assert code == 0
-    assert out[-1] == f"autofix: ignored: @outsider has read permission on {REPO}; autofix needs write, maintain or admin"
+    assert (
+        out[-1] == f"autofix: ignored: @outsider has read permission on {REPO}; autofix needs write, maintain or admin"
+    )
     assert github.writes() == [] and openai.requests == []
     assert world.branches() == ["master"]
     assert world.outputs() == NOTHING
@@ -126,7 +131,9 @@ def test_labeled_by_a_user_without_write_access_writes_nothing(world, github, ca
 
 def test_the_permission_is_asked_of_the_api_not_read_from_the_payload(world, github, capsys):
     github.set_permission(REPO, "maintainer", "maintain")
-    world.event("issues", labeled(sender="maintainer", body=ISSUE_BODY.replace("\n", "\r\n")))  # as the web editor sends it
+    world.event(
+        "issues", labeled(sender="maintainer", body=ISSUE_BODY.replace("\n", "\r\n"))
+    )  # as the web editor sends it
     assert act(capsys, world, [RIGHT])[0] == 0
     # The labeler's, then the issue author's: the issue's yaml block sets the tests.
     assert [r.path for r in github.requests if "permission" in r.path] == [
@@ -145,14 +152,25 @@ def test_another_label_is_a_no_op(world, github, capsys):
 
 def test_other_actions_bots_and_events_are_ignored(world, github, capsys):
     world.event("issues", payload("issues.opened"))
-    assert act(capsys, world)[1][-1] == "autofix: ignored: issues event 'opened': autofix starts when an issue is labeled 'autofix'"
+    assert (
+        act(capsys, world)[1][-1]
+        == "autofix: ignored: issues event 'opened': autofix starts when an issue is labeled 'autofix'"
+    )
     world.event("issues", labeled(sender="dependabot[bot]", sender_type="Bot"))
-    assert act(capsys, world)[1][-1] == "autofix: ignored: labeled by the bot @dependabot[bot]; only people start autofix"
+    assert (
+        act(capsys, world)[1][-1] == "autofix: ignored: labeled by the bot @dependabot[bot]; only people start autofix"
+    )
     world.event("issues", labeled(sender="github-actions[bot]"))
-    assert act(capsys, world)[1][-1] == "autofix: ignored: labeled by the bot @github-actions[bot]; only people start autofix"
+    assert (
+        act(capsys, world)[1][-1]
+        == "autofix: ignored: labeled by the bot @github-actions[bot]; only people start autofix"
+    )
     world.event("pull_request", payload("pull_request.opened"))
     code, out, _ = act(capsys, world)
-    assert (code, out) == (0, [f"::add-mask::{TOKEN}", f"::add-mask::{API_KEY}", BASIC_MASK, "autofix: not handled: pull_request"])
+    assert (code, out) == (
+        0,
+        [f"::add-mask::{TOKEN}", f"::add-mask::{API_KEY}", BASIC_MASK, "autofix: not handled: pull_request"],
+    )
     assert github.writes() == []
 
 
@@ -230,7 +248,9 @@ def test_an_issue_without_a_target_gets_a_comment_saying_how_to_give_one(world, 
 
 
 def test_a_github_api_failure_fails_the_job_with_github_s_words(world, github, capsys):
-    github.fail_next("POST", r"/pulls$", 403, {"message": "GitHub Actions is not permitted to create or approve pull requests."})
+    github.fail_next(
+        "POST", r"/pulls$", 403, {"message": "GitHub Actions is not permitted to create or approve pull requests."}
+    )
     world.event("issues", labeled())
     code, out, _ = act(capsys, world, [RIGHT])
     assert code == 2

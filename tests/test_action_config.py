@@ -5,7 +5,7 @@ import os
 import subprocess
 
 import pytest
-from action_world import REPO, labeled, act
+from action_world import REPO, act, labeled
 from conftest import RIGHT, WRONG
 
 from bot.cli import main
@@ -115,14 +115,20 @@ def test_no_model_names_the_input(world, github, capsys):
     world.input("model", "")
     world.event("issues", labeled())
     code, out, _ = act(capsys, world)
-    assert (code, out[-1]) == (2, "::error::no model configured: set the `model` input, or `model:` in .github/autofix.yml or the spec")
+    assert (code, out[-1]) == (
+        2,
+        "::error::no model configured: set the `model` input, or `model:` in .github/autofix.yml or the spec",
+    )
 
 
 def test_outside_a_runner_says_so(monkeypatch, capsys):
     monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
     monkeypatch.setenv("GITHUB_EVENT_NAME", "issues")
     assert main(["action"]) == 2
-    assert capsys.readouterr().out.splitlines()[-1] == "::error::GITHUB_EVENT_PATH is not set: `autofix action` runs as a step of a GitHub Actions job"
+    assert (
+        capsys.readouterr().out.splitlines()[-1]
+        == "::error::GITHUB_EVENT_PATH is not set: `autofix action` runs as a step of a GitHub Actions job"
+    )
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")

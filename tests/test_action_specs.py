@@ -4,7 +4,7 @@ only when their code no longer passes, one pull request per spec."""
 import json
 
 import pytest
-from action_world import CHECKS, REPO, World, payload, act
+from action_world import CHECKS, REPO, World, act, payload
 from conftest import RIGHT, WRONG
 from fake_github import FakeGitHub
 
@@ -42,7 +42,11 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     assert world.file_at("autofix/spec-b_broken", "lib/b.py") == GOOD_CODE
     assert world.file_at("autofix/spec-b_broken", "lib/a.py") == GOOD_CODE
     [pull] = github.pulls(REPO)
-    assert (pull.head_ref, pull.base_ref, pull.title) == ("autofix/spec-b_broken", "master", "autofix: regenerate lib/b.py")
+    assert (pull.head_ref, pull.base_ref, pull.title) == (
+        "autofix/spec-b_broken",
+        "master",
+        "autofix: regenerate lib/b.py",
+    )
     assert pull.body.startswith(
         "<!-- autofix:spec-b_broken -->\n\nautofix wrote `lib/b.py`; the repository's tests passed on attempt 2 of 2, "
         "run in the sandbox named below. Regenerated from `.autofix/b_broken.yml`.\n\n| # | outcome |"

@@ -64,7 +64,10 @@ def pytest_task(tmp_path) -> Path:
     (folder / "tests").mkdir(parents=True)
     (folder / "tests" / "test_unique.py").write_text(TEST_FILE)
     subprocess.run(["git", "init", "-q", str(folder)], check=True)
-    subprocess.run(["git", "-C", str(folder), "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {TOKEN}"], check=True)
+    subprocess.run(
+        ["git", "-C", str(folder), "config", "http.https://github.com/.extraheader", f"AUTHORIZATION: basic {TOKEN}"],
+        check=True,
+    )
     spec = folder / "task.yml"
     spec.write_text(
         "task: Write unique_items(items) keeping first-seen order.\n"
@@ -79,8 +82,22 @@ def pytest_task(tmp_path) -> Path:
 def solve(spec: Path, replies: list[str], tier: str, capsys) -> tuple[int, dict, list[str], str]:
     report = spec.parent.parent / f"report-{uuid.uuid4().hex}.json"
     with ScriptedOpenAI(replies) as fake:
-        code = main(["run", str(spec), "--model", "m", "--base-url", fake.base_url, "--sandbox", tier,
-                     "--max-attempts", str(len(replies)), "--report", str(report)])
+        code = main(
+            [
+                "run",
+                str(spec),
+                "--model",
+                "m",
+                "--base-url",
+                fake.base_url,
+                "--sandbox",
+                tier,
+                "--max-attempts",
+                str(len(replies)),
+                "--report",
+                str(report),
+            ]
+        )
     out = capsys.readouterr()
     text = report.read_text()
     everything = "\n".join([out.out, out.err, text, *fake.prompts()])
@@ -95,7 +112,9 @@ def first_feedback(report: dict) -> str:
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_environment_holds_no_secrets(inline_task, tier, capsys):
-    nosy = candidate("import os\nprint(sorted(os.environ.items()))", "def unique_items(items):\n    return list(set(items))\n")
+    nosy = candidate(
+        "import os\nprint(sorted(os.environ.items()))", "def unique_items(items):\n    return list(set(items))\n"
+    )
     code, report, prompts, _ = solve(inline_task, [nosy, RIGHT], tier, capsys)
     assert code == 0
     assert "('PYTHONHASHSEED', '0')" in prompts[1]  # the dump reached the model: the channel works
@@ -183,7 +202,10 @@ def test_writing_outside_the_scratch_copy_fails(inline_task, tier, tmp_path, cap
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_rewriting_the_test_file_fails(pytest_task, tier, capsys):
-    cheat = candidate("open('tests/test_unique.py', 'w').write('def test_order():\\n    pass\\n')", "def unique_items(items):\n    return list(set(items))\n")
+    cheat = candidate(
+        "open('tests/test_unique.py', 'w').write('def test_order():\\n    pass\\n')",
+        "def unique_items(items):\n    return list(set(items))\n",
+    )
     code, report, _, _ = solve(pytest_task, [cheat], tier, capsys)
     assert code == 1
     assert "tests/test_unique.py" in report["attempts"][0]["failing_tests"]
@@ -197,7 +219,10 @@ def test_reaching_into_the_test_runner_is_refused_before_it_runs(pytest_task, in
     plugin = "import pytest\\n@pytest.hookimpl(tryfirst=True)\\ndef pytest_runtest_call(item):\\n    pass\\n"
     attacks = {
         "conftest": (candidate(f"open('conftest.py', 'w').write({plugin!r})"), "(test-runner)"),
-        "skip": (candidate("import pytest\npytest.skip('not today', allow_module_level=True)"), "line 1 (test-runner): `import pytest`"),
+        "skip": (
+            candidate("import pytest\npytest.skip('not today', allow_module_level=True)"),
+            "line 1 (test-runner): `import pytest`",
+        ),
         "exit": (candidate("import os\nos._exit(0)"), "line 2 (hard-exit): `os._exit(0)`"),
     }
     for task in (pytest_task, inline_task):
@@ -205,7 +230,9 @@ def test_reaching_into_the_test_runner_is_refused_before_it_runs(pytest_task, in
             code, report, _, _ = solve(task, [reply], tier, capsys)
             assert code == 1
             feedback = first_feedback(report)
-            assert feedback.startswith("Your code was refused: it reaches into the machinery that runs and judges the tests")
+            assert feedback.startswith(
+                "Your code was refused: it reaches into the machinery that runs and judges the tests"
+            )
             assert found in feedback
             assert report["attempts"][0]["failing_tests"][0].startswith("(guard) line ")
 

@@ -1,9 +1,9 @@
 """Inline checks: every statement judged on its own, values compared outside the candidate."""
 
 from bot.judge.checks import judge, prepare
+from bot.judge.validate import Validator, python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
-from bot.judge.validate import Validator, python_paths
 
 CHECKS = """\
 import math
@@ -31,9 +31,7 @@ def test_each_statement_is_judged_and_named(tmp_path):
     result = verdict(tmp_path, "def unique_items(items):\n    return list(dict.fromkeys(items))\n")
     assert result.failing == ["line 11", "line 12"]
     assert result.feedback.startswith(
-        "Failing checks:\n"
-        "- line 11: expected 3, got 2 (twice gave 2)\n"
-        "- line 12: raised RuntimeError: boom\n"
+        "Failing checks:\n- line 11: expected 3, got 2 (twice gave 2)\n- line 12: raised RuntimeError: boom\n"
     )
     assert 'File "<checks>", line 12, in <module>' in result.feedback
 

@@ -12,11 +12,10 @@ import sys
 import threading
 
 import pytest
-from action_world import API_KEY, REPO, TOKEN, World, payload, act
-
+from action_world import API_KEY, REPO, TOKEN, World, act, payload
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef total(items):\n    result = 0\n    for item in items:\n        result = add(result, item)\n    return result\n"
-TEXT = "def shout(words):\n    return words.upper() + \"!\"\n"
+TEXT = 'def shout(words):\n    return words.upper() + "!"\n'
 TEST_CALC = """\
 from calc import add, total
 
@@ -44,7 +43,7 @@ def block(path, search, replace):
 
 
 FIX_ADD = "The pull request turned `+` into `-`.\n\n" + block("calc.py", "    return a - b\n", "    return a + b\n")
-FIX_SHOUT = block("text.py", "    return words.lower() + \"!\"\n", "    return words.upper() + \"!\"\n")
+FIX_SHOUT = block("text.py", '    return words.lower() + "!"\n', '    return words.upper() + "!"\n')
 
 
 @pytest.fixture
@@ -78,14 +77,18 @@ def open_pull(world, github, files, fork=False):
     if fork:
         github.add_repo("contributor/Hello-World", default_branch="master", fork=True)
         github.add_branch("contributor/Hello-World", "feature", sha=sha)
-        pull = github.add_pull(REPO, head="contributor:feature", base="master", title="Speed up add", user="contributor")
+        pull = github.add_pull(
+            REPO, head="contributor:feature", base="master", title="Speed up add", user="contributor"
+        )
     else:
         world.git("push", "--quiet", "origin", "feature", cwd=seed)
         github.add_branch(REPO, "feature", sha=sha)
         pull = github.add_pull(REPO, head="feature", base="master", title="Speed up add", user="Codertocat")
     world.git("push", "--quiet", "origin", f"{sha}:refs/pull/{pull.number}/head", cwd=seed)
     world.git("checkout", "--quiet", "master", cwd=seed)
-    run = github.add_workflow_run(REPO, head_branch="feature", head_sha=sha, event="pull_request", pull_requests=[] if fork else [pull.number])
+    run = github.add_workflow_run(
+        REPO, head_branch="feature", head_sha=sha, event="pull_request", pull_requests=[] if fork else [pull.number]
+    )
     github.add_job(run, "test", log=JOB_LOG)
     github.add_job(run, "lint", conclusion="success", log="all good\n")
     return pull, run
@@ -124,7 +127,10 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     world.event("workflow_run", run_event(github, pull, run))
     code, out, openai = act(capsys, world, [FIX_ADD])
     assert code == 0
-    assert f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
+    assert (
+        f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}"
+        in out
+    )
     assert "autofix: baseline: 4 tests, 2 failing in both runs" in out
     assert "autofix: pushed autofix/pr-2" in out
     assert out[-1] == "autofix: comment on #2 created"
@@ -138,25 +144,39 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     assert world.git("diff", "--name-only", pull.head_sha, "autofix/pr-2", cwd=world.origin) == "calc.py"
 
     fix = github.pull(REPO, 3)
-    assert (fix.head_ref, fix.base_ref, fix.title) == ("autofix/pr-2", "feature", "autofix: fix the failing tests of #2")
+    assert (fix.head_ref, fix.base_ref, fix.title) == (
+        "autofix/pr-2",
+        "feature",
+        "autofix: fix the failing tests of #2",
+    )
     assert fix.body.startswith(
         f"<!-- autofix:pr-fix-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and changed `calc.py`; the gate passed on attempt 1 of 3. Into #2.\n\n" + proof(2) + "\n\n| # | outcome |"
     )
     assert attempt_rows(fix.body) == [["| 1", "✅ pass", "—"]]
     [comment] = github.comments(REPO, 2)
-    assert comment.body.startswith("<!-- autofix:pr-2 -->\n\nautofix proposes #3 into this branch: autofix reproduced the failure of [run ")
+    assert comment.body.startswith(
+        "<!-- autofix:pr-2 -->\n\nautofix proposes #3 into this branch: autofix reproduced the failure of [run "
+    )
     assert proof(2) in comment.body
 
     # What the model saw: the failing tests with tracebacks, numbered source, the diff, the job log.
     [prompt] = openai.prompts()
     assert "Pull request #2 (Speed up add) fails its tests." in prompt
-    assert "### tests.test_calc::test_add\nfailed: assert -1 == 5" in prompt and "### tests.test_calc::test_total\nfailed: assert -6 == 6" in prompt
+    assert (
+        "### tests.test_calc::test_add\nfailed: assert -1 == 5" in prompt
+        and "### tests.test_calc::test_total\nfailed: assert -6 == 6" in prompt
+    )
     assert "tests/test_calc.py:5: AssertionError" in prompt
-    assert "### calc.py (changed by the pull request)\n```text\n   1 | def add(a, b):\n   2 |     return a - b\n" in prompt
+    assert (
+        "### calc.py (changed by the pull request)\n```text\n   1 | def add(a, b):\n   2 |     return a - b\n" in prompt
+    )
     assert "### tests/test_calc.py (lines the tracebacks point at) — protected: you may not edit it" in prompt
     assert "```diff\ndiff --git a/calc.py b/calc.py\n" in prompt and "-    return a + b\n+    return a - b\n" in prompt
-    assert "Job 'test':\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n##[error]Process completed with exit code 1." in prompt
+    assert (
+        "Job 'test':\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n##[error]Process completed with exit code 1."
+        in prompt
+    )
     assert "all good" not in prompt  # the job that passed
     assert "<<<<<<< SEARCH" in openai.requests[0].json["input"][0]["content"]  # the format, explained
 
@@ -167,7 +187,9 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
         "passed": "true", "attempts": "1", "pr-number": "3", "pr-url": f"{github.web_url}/{REPO}/pull/3", "pr-operation": "created",
         "report-path": str(world.temp / "autofix-pr-2.json"), "comment-path": str(world.temp / "autofix-pr-2.md"),
     }  # fmt: skip
-    assert world.summary.read_text().startswith(f"### autofix: pull request #2 — fixed\n\n{proof(2)}\n\n| # | outcome |")
+    assert world.summary.read_text().startswith(
+        f"### autofix: pull request #2 — fixed\n\n{proof(2)}\n\n| # | outcome |"
+    )
     for secret in (TOKEN, API_KEY):
         assert secret not in "\n".join(out[3:]) and secret not in world.written_text()
     assert world.git("status", "--porcelain") == "" and world.git("worktree", "list").count("\n") == 0
@@ -180,10 +202,16 @@ def test_a_fix_across_two_files_from_a_manual_run(world, github, capsys):
     code, out, openai = act(capsys, world, [FIX_ADD + "\n" + FIX_SHOUT])
     assert code == 0
     # No run in the payload: the failed run of the head's commit is looked up, for its link and log.
-    assert f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
+    assert (
+        f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}"
+        in out
+    )
     assert "autofix: baseline: 4 tests, 3 failing in both runs" in out
     assert world.file_at("autofix/pr-2", "calc.py") == CALC and world.file_at("autofix/pr-2", "text.py") == TEXT
-    assert world.git("diff", "--name-only", pull.head_sha, "autofix/pr-2", cwd=world.origin).splitlines() == ["calc.py", "text.py"]
+    assert world.git("diff", "--name-only", pull.head_sha, "autofix/pr-2", cwd=world.origin).splitlines() == [
+        "calc.py",
+        "text.py",
+    ]
     assert "and changed `calc.py`, `text.py`; the gate passed on attempt 1 of 3." in github.pull(REPO, 3).body
     assert proof(3) in github.comments(REPO, 2)[0].body
     assert "### text.py (changed by the pull request)" in openai.prompts()[0]
@@ -219,14 +247,20 @@ def test_a_search_that_does_not_match_is_a_format_error_that_counts_as_an_attemp
     assert feedback in openai.prompts()[1]
     assert "   2 |     return a - b\n" in openai.prompts()[1]  # the file as it is, unchanged
     report = json.loads((world.temp / "autofix-pr-2.json").read_text())
-    assert [(a["passed"], a["failing_tests"], a["diff"]) for a in report["attempts"]][0] == (False, ["(edits refused)"], "")
+    assert [(a["passed"], a["failing_tests"], a["diff"]) for a in report["attempts"]][0] == (
+        False,
+        ["(edits refused)"],
+        "",
+    )
     assert world.outputs()["attempts"] == "2"
 
 
 def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, capsys):
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     breaks_negatives = block("calc.py", "    return a - b\n", "    return abs(a) + abs(b)\n")
-    repair = block("calc.py", "    return abs(a) + abs(b)\n", "    return a + b\n")  # against the files as attempt 1 left them
+    repair = block(
+        "calc.py", "    return abs(a) + abs(b)\n", "    return a + b\n"
+    )  # against the files as attempt 1 left them
     world.event("workflow_run", run_event(github, pull, run))
     code, out, openai = act(capsys, world, [breaks_negatives, repair])
     assert code == 0
@@ -236,9 +270,15 @@ def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, cap
     )
     second = openai.prompts()[1]
     assert feedback in second
-    assert "### calc.py (edited by you so far: its current content)\n```text\n   1 | def add(a, b):\n   2 |     return abs(a) + abs(b)\n" in second
+    assert (
+        "### calc.py (edited by you so far: its current content)\n```text\n   1 | def add(a, b):\n   2 |     return abs(a) + abs(b)\n"
+        in second
+    )
     body = github.pull(REPO, 3).body
-    assert attempt_rows(body) == [["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"], ["| 2", "✅ pass", "—"]]
+    assert attempt_rows(body) == [
+        ["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"],
+        ["| 2", "✅ pass", "—"],
+    ]
     assert world.file_at("autofix/pr-2", "calc.py") == CALC  # the final content, not the first try
 
 
@@ -248,17 +288,26 @@ def test_every_attempt_failing_leaves_one_comment_and_no_branch(world, github, c
     world.input("max-attempts", "2")
     world.event("workflow_run", run_event(github, pull, run))
     code, out, _ = act(capsys, world, [breaks_negatives, "I am not sure."])
-    assert code == 1 and out[-2:] == ["autofix: comment on #2 created", "autofix: every attempt failed; no branch pushed"]
+    assert code == 1 and out[-2:] == [
+        "autofix: comment on #2 created",
+        "autofix: every attempt failed; no branch pushed",
+    ]
     assert world.branches() == ["feature", "master"] and len(github.pulls(REPO)) == 1
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(
         f"<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and tried 2 times to fix the code; no attempt passed the gate (all 2 attempts failed).\n\n"
-        + proof(2, after="0 failing, 1 new failures") + "\n\n| # | outcome |"
+        + proof(2, after="0 failing, 1 new failures")
+        + "\n\n| # | outcome |"
     )
-    assert attempt_rows(comment.body) == [["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"], ["| 2", "❌ fail", "`(edits refused)`"]]
+    assert attempt_rows(comment.body) == [
+        ["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"],
+        ["| 2", "❌ fail", "`(edits refused)`"],
+    ]
     assert "no edit blocks found" in comment.body
-    assert comment.body.endswith("_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: 2`, to try again._")
+    assert comment.body.endswith(
+        "_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: 2`, to try again._"
+    )
     assert world.outputs()["passed"] == "false"
 
 
@@ -335,10 +384,15 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
 
 def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(world, github, capsys):
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD}, fork=True)
-    world.event("workflow_run", run_event(github, pull, run, fork=True))  # GitHub lists no pull request for a fork's run
+    world.event(
+        "workflow_run", run_event(github, pull, run, fork=True)
+    )  # GitHub lists no pull request for a fork's run
     code, out, _ = act(capsys, world, [FIX_ADD])
     assert code == 0
-    assert f"autofix: pull request #2 from the fork contributor/Hello-World at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
+    assert (
+        f"autofix: pull request #2 from the fork contributor/Hello-World at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}"
+        in out
+    )
     assert world.branches() == ["master"] and len(github.pulls(REPO)) == 1
     [comment] = github.comments(REPO, 2)
     patch = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def total(items):\n"
@@ -403,7 +457,10 @@ def test_a_run_of_a_branch_without_a_pull_request_is_ignored(world, github, caps
     event["workflow_run"].update(id=run.id, head_sha=run.head_sha, head_branch="master", conclusion="failure")
     world.event("workflow_run", event)
     code, out, _ = act(capsys, world)
-    assert (code, out[-1]) == (0, f"autofix: ignored: run {run.id} (master at 000000000000) belongs to no open pull request")
+    assert (code, out[-1]) == (
+        0,
+        f"autofix: ignored: run {run.id} (master at 000000000000) belongs to no open pull request",
+    )
 
 
 def test_repair_needs_the_test_command(world, github, capsys):
@@ -427,5 +484,8 @@ def test_publish_false_writes_nothing_to_github_and_leaves_the_comment_in_a_file
     assert out[-1] == f"autofix: publish is false: the comment for #2 is in {path}"
     assert github.writes() == [] and world.branches() == ["master"]
     text = path.read_text()
-    assert text.startswith("<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run ") and "```diff\ndiff --git a/calc.py b/calc.py\n" in text
+    assert (
+        text.startswith("<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run ")
+        and "```diff\ndiff --git a/calc.py b/calc.py\n" in text
+    )
     assert world.outputs()["comment-path"] == str(path)

@@ -44,7 +44,10 @@ def test_blocks_fenced_or_not_with_prose_around_them():
         ("no blocks here", "no edit blocks found: the reply has no '<<<<<<< SEARCH' ... '>>>>>>> REPLACE' block"),
         ("calc.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n", "block 1 (line 2): no '=======' line closes it"),
         ("calc.py\n<<<<<<< SEARCH\nx\n=======\ny\n", "block 1 (line 2): no '>>>>>>> REPLACE' line closes it"),
-        ("<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n", "block 1 (line 1): no line with the file's path before '<<<<<<< SEARCH'"),
+        (
+            "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
+            "block 1 (line 1): no line with the file's path before '<<<<<<< SEARCH'",
+        ),
     ],
 )
 def test_malformed_replies_are_format_errors(reply, problem):
@@ -54,9 +57,15 @@ def test_malformed_replies_are_format_errors(reply, problem):
 
 
 def test_a_reply_applies_in_order_and_the_patch_is_what_git_applies(work, tmp_path):
-    reply = block("calc.py", "    return a - b\n", "    return a + b\n") + block("calc.py", "def mul(a, b):\n", "def mul(a, b):  # product\n") + block("lib/new.py", "", "VALUE = 2\n")
+    reply = (
+        block("calc.py", "    return a - b\n", "    return a + b\n")
+        + block("calc.py", "def mul(a, b):\n", "def mul(a, b):  # product\n")
+        + block("lib/new.py", "", "VALUE = 2\n")
+    )
     assert work.apply(reply) == ["calc.py", "lib/new.py"]
-    assert (tmp_path / "calc.py").read_text() == CALC.replace("a - b", "a + b").replace("def mul(a, b):", "def mul(a, b):  # product")
+    assert (tmp_path / "calc.py").read_text() == CALC.replace("a - b", "a + b").replace(
+        "def mul(a, b):", "def mul(a, b):  # product"
+    )
     assert (tmp_path / "lib/new.py").read_text() == "VALUE = 2\n"
     assert work.changed == ["calc.py", "lib/new.py"]
     # The patch recreates the change on the original files, with git's own tool.
@@ -81,25 +90,59 @@ def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
 @pytest.mark.parametrize(
     "reply, problem",
     [
-        (block("calc.py", "    return a-b\n", "    return a + b\n"),
-         "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)"),
-        (block("calc.py", "return a - b\n", "return a + b\n"),
-         "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)"),
-        (block("calc.py", "\n", ""), "block 1 (calc.py): the SEARCH lines match 2 places; add surrounding lines so they match one"),
-        (block("tests/test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
-         "block 1 (tests/test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
-        (block(".github/workflows/ci.yml", "", "on: push\n"),
-         "block 1 (.github/workflows/ci.yml): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
-        (block("../outside.py", "", "x = 1\n"), "block 1 (../outside.py): the path must be relative to the repository's root, without '..'"),
+        (
+            block("calc.py", "    return a-b\n", "    return a + b\n"),
+            "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)",
+        ),
+        (
+            block("calc.py", "return a - b\n", "return a + b\n"),
+            "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)",
+        ),
+        (
+            block("calc.py", "\n", ""),
+            "block 1 (calc.py): the SEARCH lines match 2 places; add surrounding lines so they match one",
+        ),
+        (
+            block("tests/test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
+            "block 1 (tests/test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+        ),
+        (
+            block(".github/workflows/ci.yml", "", "on: push\n"),
+            "block 1 (.github/workflows/ci.yml): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+        ),
+        (
+            block("../outside.py", "", "x = 1\n"),
+            "block 1 (../outside.py): the path must be relative to the repository's root, without '..'",
+        ),
         (block(".git/config", "", "[core]\n\tfsmonitor = touch /tmp/pwned\n"), "block 1 (.git/config): " + GIT_REFUSAL),
-        (block(".git", "gitdir: /work/.git/worktrees/head\n", "gitdir: build/cache\n"), "block 1 (.git): " + GIT_REFUSAL),
-        (block("./vendor/.GIT/hooks/pre-commit", "", "touch /tmp/pwned\n"), "block 1 (./vendor/.GIT/hooks/pre-commit): " + GIT_REFUSAL),
-        (block("./tests//test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
-         "block 1 (./tests//test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
-        (block("calc.py/inner.py", "", "x = 1\n"), "block 1 (calc.py/inner.py): not a regular file, or a folder on its way is not a folder"),
-        (block("tests", "", "x = 1\n"), "block 1 (tests): a protected path (tests and CI configuration can't be edited); fix the code under test instead"),
-        (block("x" * 256 + ".py", "", "x = 1\n"), f"block 1 ({'x' * 256}.py): not a name a file can have (a NUL in it, or a name longer than 255 bytes)"),
-        (block("calc.py", "", "x = 1\n"), "block 1 (calc.py): an empty SEARCH creates a new file, but the file exists: quote the lines to replace"),
+        (
+            block(".git", "gitdir: /work/.git/worktrees/head\n", "gitdir: build/cache\n"),
+            "block 1 (.git): " + GIT_REFUSAL,
+        ),
+        (
+            block("./vendor/.GIT/hooks/pre-commit", "", "touch /tmp/pwned\n"),
+            "block 1 (./vendor/.GIT/hooks/pre-commit): " + GIT_REFUSAL,
+        ),
+        (
+            block("./tests//test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
+            "block 1 (./tests//test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+        ),
+        (
+            block("calc.py/inner.py", "", "x = 1\n"),
+            "block 1 (calc.py/inner.py): not a regular file, or a folder on its way is not a folder",
+        ),
+        (
+            block("tests", "", "x = 1\n"),
+            "block 1 (tests): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+        ),
+        (
+            block("x" * 256 + ".py", "", "x = 1\n"),
+            f"block 1 ({'x' * 256}.py): not a name a file can have (a NUL in it, or a name longer than 255 bytes)",
+        ),
+        (
+            block("calc.py", "", "x = 1\n"),
+            "block 1 (calc.py): an empty SEARCH creates a new file, but the file exists: quote the lines to replace",
+        ),
         (block("missing.py", "x\n", "y\n"), "block 1 (missing.py): no such file (an empty SEARCH creates one)"),
     ],
 )
@@ -116,7 +159,9 @@ def test_overlapping_matches_are_ambiguous_too(tmp_path):
     (tmp_path / "a.py").write_text("x\nx\nx\n")
     with pytest.raises(EditError) as caught:
         Workspace(tmp_path, DEFAULT_PROTECT).apply(block("a.py", "x\nx\n", "y\n"))
-    assert caught.value.problems == ["block 1 (a.py): the SEARCH lines match 2 places; add surrounding lines so they match one"]
+    assert caught.value.problems == [
+        "block 1 (a.py): the SEARCH lines match 2 places; add surrounding lines so they match one"
+    ]
 
 
 def test_edit_globs_and_symlinks(tmp_path):
@@ -131,7 +176,10 @@ def test_edit_globs_and_symlinks(tmp_path):
         "block 1 (setup_helpers.py): not among the paths the repository lets autofix edit (src/*)",
         "block 2 (linked/b.py): not among the paths the repository lets autofix edit (src/*)",
     ]
-    assert Workspace(tmp_path, DEFAULT_PROTECT).refusal("linked/b.py") == "the path goes through a symbolic link; edit the file it points to"
+    assert (
+        Workspace(tmp_path, DEFAULT_PROTECT).refusal("linked/b.py")
+        == "the path goes through a symbolic link; edit the file it points to"
+    )
     assert work.apply(block("src/a.py", "A = 1\n", "A = 2\n")) == ["src/a.py"]
 
 
@@ -149,8 +197,12 @@ def test_a_spelling_of_a_path_is_the_path(tmp_path):
     work = Workspace(tmp_path, ("data/golden.json",))
     with pytest.raises(EditError) as caught:
         work.apply(block("./data//golden.json", "[1]\n", "[2]\n"))
-    assert caught.value.problems == ["block 1 (./data//golden.json): a protected path (tests and CI configuration can't be edited); fix the code under test instead"]
-    assert work.apply(block("./lib//new.py", "", "X = 1\n") + block("lib/new.py", "X = 1\n", "X = 2\n")) == ["lib/new.py"]
+    assert caught.value.problems == [
+        "block 1 (./data//golden.json): a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+    ]
+    assert work.apply(block("./lib//new.py", "", "X = 1\n") + block("lib/new.py", "X = 1\n", "X = 2\n")) == [
+        "lib/new.py"
+    ]
     assert (tmp_path / "lib" / "new.py").read_text() == "X = 2\n"
 
 
@@ -175,7 +227,9 @@ def test_links_and_binary_files_are_named_never_read_nor_edited(work, tmp_path):
     ]  # fmt: skip
     assert work.look("calc.py") == Entry("text", text=CALC)
     assert work.look("big.py") == Entry("large")
-    refusals = {path: work.refusal(path) for path in ("notes.txt", "docs/environ", "logo.png", "legacy.txt", "big.py", "pipe")}
+    refusals = {
+        path: work.refusal(path) for path in ("notes.txt", "docs/environ", "logo.png", "legacy.txt", "big.py", "pipe")
+    }
     assert refusals == {
         "notes.txt": "the path goes through a symbolic link; edit the file it points to",
         "docs/environ": "the path goes through a symbolic link; edit the file it points to",
@@ -190,6 +244,12 @@ def test_edit_globs_free_pins_and_ci_files_but_never_the_tests_nor_git(tmp_path)
     (tmp_path / "requirements.txt").write_text("numpy==1.0\n")
     work = Workspace(tmp_path, DEFAULT_PROTECT, allowed=("requirements*.txt", "tests/*", ".git/*"))
     assert work.refusal("requirements.txt") is None
-    assert work.refusal("tests/test_calc.py") == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+    assert (
+        work.refusal("tests/test_calc.py")
+        == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+    )
     assert work.refusal(".git/config") == GIT_REFUSAL
-    assert Workspace(tmp_path, DEFAULT_PROTECT).refusal("requirements.txt") == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+    assert (
+        Workspace(tmp_path, DEFAULT_PROTECT).refusal("requirements.txt")
+        == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+    )

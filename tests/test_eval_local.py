@@ -22,9 +22,12 @@ def test_a_local_gguf_model_runs_the_loop_and_records_calls_and_tokens(tmp_path,
     tasks.mkdir()
     shutil.copy(EXAMPLES / "unique_items.yml", tasks)
     out = tmp_path / "out"
-    assert main(["eval", str(tasks), "--model", f"local:{GGUF}", "--attempts", "2", "--jobs", "2", "--out", str(out)]) == 0
+    assert (
+        main(["eval", str(tasks), "--model", f"local:{GGUF}", "--attempts", "2", "--jobs", "2", "--out", str(out)]) == 0
+    )
     assert capsys.readouterr().out.startswith(
-        "autofix: model: SmolLM2-135M-Instruct.Q4_1.gguf in-process via llama.cpp (offline)\n")
+        "autofix: model: SmolLM2-135M-Instruct.Q4_1.gguf in-process via llama.cpp (offline)\n"
+    )
     data = json.loads((out / "eval.json").read_text())
     assert data["model"] == f"local:{GGUF}"
     results = {r["strategy"]: r for r in data["results"]}
@@ -44,4 +47,7 @@ def test_a_file_that_is_not_gguf_is_a_user_error(tmp_path, capsys):
     bogus.write_text("not a model")
     assert main(["eval", "humaneval", "--model", f"local:{bogus}", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"autofix: error: --model local:{bogus}: cannot load it as a GGUF model: ") and err.count("\n") == 1
+    assert (
+        err.startswith(f"autofix: error: --model local:{bogus}: cannot load it as a GGUF model: ")
+        and err.count("\n") == 1
+    )

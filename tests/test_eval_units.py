@@ -10,9 +10,9 @@ import sys
 
 from conftest import ROOT
 
+from bot.eval.progress import Progress
 from bot.eval.results import Result, percentile, summarize
 from bot.eval.tasks import Task, humaneval_checks, select
-from bot.eval.progress import Progress
 
 
 def result(task: str, strategy: str, passed: bool, calls: int, seconds: float, tokens=(10, 5)) -> Result:
@@ -29,14 +29,34 @@ def test_summary_figures():
     ]
     summary = summarize(results, ["repair", "one-shot"], 3)
     assert summary["repair"] == {
-        "tasks": 5, "passed": 3, "pass_rate": 0.6, "pass_rate_within": [0.2, 0.4, 0.6], "calls": 12,
-        "mean_calls_per_solved": 2.0, "latency_p50": 3.0, "latency_p95": 9.0, "tokens_in": 140, "tokens_out": 70,
-        "tokens_per_solved": 70.0, "seconds": 19.0, "validation_seconds": 9.5,
+        "tasks": 5,
+        "passed": 3,
+        "pass_rate": 0.6,
+        "pass_rate_within": [0.2, 0.4, 0.6],
+        "calls": 12,
+        "mean_calls_per_solved": 2.0,
+        "latency_p50": 3.0,
+        "latency_p95": 9.0,
+        "tokens_in": 140,
+        "tokens_out": 70,
+        "tokens_per_solved": 70.0,
+        "seconds": 19.0,
+        "validation_seconds": 9.5,
     }
     assert summary["one-shot"] == {  # no results yet: rates are unknown, not zero
-        "tasks": 0, "passed": 0, "pass_rate": None, "pass_rate_within": [None, None, None], "calls": 0,
-        "mean_calls_per_solved": None, "latency_p50": None, "latency_p95": None, "tokens_in": 0, "tokens_out": 0,
-        "tokens_per_solved": None, "seconds": 0, "validation_seconds": 0,
+        "tasks": 0,
+        "passed": 0,
+        "pass_rate": None,
+        "pass_rate_within": [None, None, None],
+        "calls": 0,
+        "mean_calls_per_solved": None,
+        "latency_p50": None,
+        "latency_p95": None,
+        "tokens_in": 0,
+        "tokens_out": 0,
+        "tokens_per_solved": None,
+        "seconds": 0,
+        "validation_seconds": 0,
     }
 
 

@@ -14,7 +14,13 @@ CALC = "def add(a, b):\n    return a - b\n"
 def baseline_pointing_at(*locations: str, root: str = "/tmp/autofix-x/work") -> Baseline:
     """A baseline whose one failing test's traceback points at `locations` ("path:line")."""
     details = "\n".join(f"{root}/{location}: in f" for location in locations)
-    run = SuiteRun({"tests.test_calc::test_add": Case("tests.test_calc::test_add", "failed", "assert -1 == 5", details)}, 1, "", None, root)
+    run = SuiteRun(
+        {"tests.test_calc::test_add": Case("tests.test_calc::test_add", "failed", "assert -1 == 5", details)},
+        1,
+        "",
+        None,
+        root,
+    )
     return Baseline(run, ["tests.test_calc::test_add"], [], set())
 
 
@@ -28,11 +34,27 @@ def test_a_link_is_shown_as_a_link_and_never_followed(tmp_path):
     (work / "notes.txt").symlink_to("/proc/self/environ")
     (work / "config.py").symlink_to(outside / "secret.py")
     (work / "lib").symlink_to(outside)
-    shown = evidence.files(baseline_pointing_at("calc.py:2", "lib/secret.py:1", "config.py:1"), Workspace(work, DEFAULT_PROTECT), ["notes.txt", "calc.py"])
-    assert "### notes.txt (changed by the pull request)\nA symbolic link, not followed:\n```text\nnotes.txt -> /proc/self/environ\n```" in shown
-    assert f"### config.py (lines the tracebacks point at)\nA symbolic link, not followed:\n```text\nconfig.py -> {outside}/secret.py\n```" in shown
-    assert f"### lib/secret.py (lines the tracebacks point at)\nA symbolic link, not followed:\n```text\nlib -> {outside}\n```" in shown
-    assert "### calc.py (changed by the pull request)\n```text\n   1 | def add(a, b):\n   2 |     return a - b\n```" in shown
+    shown = evidence.files(
+        baseline_pointing_at("calc.py:2", "lib/secret.py:1", "config.py:1"),
+        Workspace(work, DEFAULT_PROTECT),
+        ["notes.txt", "calc.py"],
+    )
+    assert (
+        "### notes.txt (changed by the pull request)\nA symbolic link, not followed:\n```text\nnotes.txt -> /proc/self/environ\n```"
+        in shown
+    )
+    assert (
+        f"### config.py (lines the tracebacks point at)\nA symbolic link, not followed:\n```text\nconfig.py -> {outside}/secret.py\n```"
+        in shown
+    )
+    assert (
+        f"### lib/secret.py (lines the tracebacks point at)\nA symbolic link, not followed:\n```text\nlib -> {outside}\n```"
+        in shown
+    )
+    assert (
+        "### calc.py (changed by the pull request)\n```text\n   1 | def add(a, b):\n   2 |     return a - b\n```"
+        in shown
+    )
     assert SECRET not in shown and "PATH=" not in shown
 
 
@@ -40,7 +62,9 @@ def test_binary_and_huge_files_are_named_not_read(tmp_path):
     (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     (tmp_path / "legacy.py").write_bytes(b"NAME = 'caf\xe9'\n")  # Latin-1: not UTF-8
     (tmp_path / "generated.py").write_text("x = 1\n" * (TEXT_CAP // 6 + 1))
-    shown = evidence.files(baseline_pointing_at("legacy.py:1"), Workspace(tmp_path, DEFAULT_PROTECT), ["logo.png", "generated.py"])
+    shown = evidence.files(
+        baseline_pointing_at("legacy.py:1"), Workspace(tmp_path, DEFAULT_PROTECT), ["logo.png", "generated.py"]
+    )
     assert shown == (
         "### logo.png (changed by the pull request)\n(a binary file: not shown)\n\n"
         "### generated.py (changed by the pull request)\n(a file over 2 MiB: not shown)\n\n"

@@ -11,9 +11,8 @@ import urllib.request
 import github
 import pytest
 import requests
-from github import BadCredentialsException, GithubException, UnknownObjectException
-
 from fake_github import FIXTURES_DIR, FakeGitHub, workflow_permissions
+from github import BadCredentialsException, GithubException, UnknownObjectException
 
 REPO = "octo-org/widgets"
 
@@ -117,7 +116,11 @@ def test_create_issue_then_list_over_two_pages(fake):
 
     fake.clear_requests()
     listed = list(repo.get_issues(state="open"))
-    assert [(i.number, i.title, i.body) for i in listed] == [(3, "bug 2", "body 2"), (2, "bug 1", "body 1"), (1, "bug 0", "body 0")]
+    assert [(i.number, i.title, i.body) for i in listed] == [
+        (3, "bug 2", "body 2"),
+        (2, "bug 1", "body 1"),
+        (1, "bug 0", "body 0"),
+    ]
     pages = [r.query for r in fake.requests]
     assert pages == [{"state": "open", "per_page": "2"}, {"state": "open", "per_page": "2", "page": "2"}]
 
@@ -237,7 +240,10 @@ def test_strict_branches():
             repo.create_pull(base="main", head="nope", title="t")
         assert exc.value.data["errors"] == [{"resource": "PullRequest", "field": "head", "code": "invalid"}]
         fake.add_branch("me/proj", "feature")
-        assert repo.create_pull(base="main", head="feature", title="t").head.sha == fake.repo("me/proj").branches["feature"]
+        assert (
+            repo.create_pull(base="main", head="feature", title="t").head.sha
+            == fake.repo("me/proj").branches["feature"]
+        )
 
 
 # ------------------------------------------------------------------------------- collaborators
@@ -247,7 +253,12 @@ def test_collaborator_permission(fake, gh):
     for login, perm in [("ada", "admin"), ("wes", "write"), ("rae", "read"), ("nia", "none")]:
         fake.set_permission(REPO, login, perm)
     repo = gh.get_repo(REPO)
-    assert [repo.get_collaborator_permission(x) for x in ("ada", "wes", "rae", "nia")] == ["admin", "write", "read", "none"]
+    assert [repo.get_collaborator_permission(x) for x in ("ada", "wes", "rae", "nia")] == [
+        "admin",
+        "write",
+        "read",
+        "none",
+    ]
     # the legacy "permission" maps maintain->write and triage->read; role_name keeps the role
     fake.set_permission(REPO, "max", "maintain")
     assert (repo.get_collaborator_permission("max"), repo.get_collaborator_role_name("max")) == ("write", "maintain")
@@ -390,7 +401,10 @@ def test_workflow_run_jobs_and_logs(fake, gh):
 
     wr = gh.get_repo(REPO).get_workflow_run(run.id)
     assert (wr.conclusion, wr.head_branch, wr.head_sha, wr.event) == (
-        "failure", "autofix/1", fake.repo(REPO).branches["autofix/1"], "pull_request",
+        "failure",
+        "autofix/1",
+        fake.repo(REPO).branches["autofix/1"],
+        "pull_request",
     )
     assert [p.number for p in wr.pull_requests] == [pr.number]
     jobs = list(wr.jobs())
@@ -459,7 +473,10 @@ def test_permissions_refuse_what_the_token_was_not_given_with_github_s_body():
         fake.permissions = {"pull-requests": "read"}
         assert raw(fake, "POST", f"/repos/{REPO}/pulls", {"head": "x", "base": "main", "title": "t"})[0] == 403
         fake.permissions = "read-all"
-        assert [raw(fake, "GET", f"/repos/{REPO}/issues/1")[0], raw(fake, "PATCH", f"/repos/{REPO}/issues/1", {"title": "t"})[0]] == [200, 403]
+        assert [
+            raw(fake, "GET", f"/repos/{REPO}/issues/1")[0],
+            raw(fake, "PATCH", f"/repos/{REPO}/issues/1", {"title": "t"})[0],
+        ] == [200, 403]
 
 
 def test_reads_of_a_public_repository_need_no_permission():
@@ -472,7 +489,9 @@ def test_reads_of_a_public_repository_need_no_permission():
 
 def test_workflow_permissions_reads_a_job_s_or_the_workflow_s(tmp_path):
     path = tmp_path / "w.yml"
-    path.write_text("on: push\npermissions:\n  issues: write\njobs:\n  a:\n    runs-on: x\n    permissions: {}\n  b:\n    runs-on: x\n")
+    path.write_text(
+        "on: push\npermissions:\n  issues: write\njobs:\n  a:\n    runs-on: x\n    permissions: {}\n  b:\n    runs-on: x\n"
+    )
     assert workflow_permissions(path, "a") == {} and workflow_permissions(path, "b") == {"issues": "write"}
     path.write_text("on: push\njobs:\n  a:\n    runs-on: x\n")
     with pytest.raises(ValueError, match="no `permissions:`"):
@@ -512,7 +531,11 @@ def test_a_repository_without_drafts_refuses_a_draft(fake, gh):
     with pytest.raises(GithubException) as exc:
         gh.get_repo(REPO).create_pull(base="main", head="fix", title="t", draft=True)
     assert exc.value.data["errors"] == [
-        {"resource": "PullRequest", "code": "custom", "message": "Draft pull requests are not supported in this repository."}
+        {
+            "resource": "PullRequest",
+            "code": "custom",
+            "message": "Draft pull requests are not supported in this repository.",
+        }
     ]
     assert gh.get_repo(REPO).create_pull(base="main", head="fix", title="t").draft is False
 

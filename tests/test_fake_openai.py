@@ -6,10 +6,9 @@ import time
 
 import openai
 import pytest
+from fake_openai import Failure, Hang, Reply, ScriptedOpenAI
 from openai.types.chat import ChatCompletion
 from openai.types.responses import Response
-
-from fake_openai import Failure, Hang, Reply, ScriptedOpenAI
 
 
 def client(fake: ScriptedOpenAI, **kw) -> openai.OpenAI:
@@ -48,9 +47,11 @@ def test_payloads_validate_strictly_against_sdk_models():
     # The SDK builds its models leniently; strict validation proves no required field is missing.
     with ScriptedOpenAI(["a", "b"]) as fake:
         raw_r = client(fake).responses.with_raw_response.create(model="m", input="q").http_response.json()
-        raw_c = client(fake).chat.completions.with_raw_response.create(
-            model="m", messages=[{"role": "user", "content": "q"}]
-        ).http_response.json()
+        raw_c = (
+            client(fake)
+            .chat.completions.with_raw_response.create(model="m", messages=[{"role": "user", "content": "q"}])
+            .http_response.json()
+        )
     assert Response.model_validate(raw_r).output_text == "a"
     assert ChatCompletion.model_validate(raw_c).choices[0].message.content == "b"
 
@@ -58,9 +59,12 @@ def test_payloads_validate_strictly_against_sdk_models():
 def test_script_is_shared_across_endpoints_in_order():
     with ScriptedOpenAI(["one", "two"]) as fake:
         cl = client(fake)
-        assert cl.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}]).choices[
-            0
-        ].message.content == "one"
+        assert (
+            cl.chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+            .choices[0]
+            .message.content
+            == "one"
+        )
         assert cl.responses.create(model="m", input="q").output_text == "two"
         assert fake.remaining == 0
 
@@ -88,7 +92,12 @@ def test_401_raises_authentication_error_with_openai_style_body():
             client(fake).chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
     assert ei.value.status_code == 401
     assert "bad key" in str(ei.value)
-    assert ei.value.body == {"message": "bad key", "type": "invalid_request_error", "param": None, "code": "invalid_api_key"}
+    assert ei.value.body == {
+        "message": "bad key",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "invalid_api_key",
+    }
 
 
 def test_prompts_returns_sent_text():
@@ -99,7 +108,10 @@ def test_prompts_returns_sent_text():
             model="m",
             input=[
                 {"role": "system", "content": "sys"},
-                {"role": "user", "content": [{"type": "input_text", "text": "part1"}, {"type": "input_text", "text": "part2"}]},
+                {
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "part1"}, {"type": "input_text", "text": "part2"}],
+                },
                 {"role": "assistant", "content": "earlier answer"},
             ],
         )
@@ -160,9 +172,8 @@ def test_stream_and_bad_requests_get_400_without_consuming_script():
 
 def test_hang_triggers_client_timeout_and_exit_does_not_wait_it_out():
     start = time.monotonic()
-    with ScriptedOpenAI([Hang(30)]) as fake:
-        with pytest.raises(openai.APITimeoutError):
-            client(fake, timeout=0.2).responses.create(model="m", input="q")
+    with ScriptedOpenAI([Hang(30)]) as fake, pytest.raises(openai.APITimeoutError):
+        client(fake, timeout=0.2).responses.create(model="m", input="q")
     assert time.monotonic() - start < 5
 
 

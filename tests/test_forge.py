@@ -57,7 +57,11 @@ def test_comments_use_only_the_comment_endpoints_the_red_ci_example_grants(fake,
     assert forge.upsert_comment(2, MARK, f"{MARK}\n\nsecond") == "updated"
     found = forge.find_comment(2, MARK)
     [comment] = fake.comments(REPO, 2)
-    assert (found.id, found.body, found.url) == (comment.id, f"{MARK}\n\nsecond", f"{fake.web_url}/{REPO}/pull/2#issuecomment-{comment.id}")
+    assert (found.id, found.body, found.url) == (
+        comment.id,
+        f"{MARK}\n\nsecond",
+        f"{fake.web_url}/{REPO}/pull/2#issuecomment-{comment.id}",
+    )
     forge.edit_comment(found.id, f"{MARK}\n\nthird")
     assert fake.comment(comment.id).body == f"{MARK}\n\nthird"
     assert {p for p in paths(fake)} == {
@@ -82,7 +86,9 @@ def test_bodies_over_github_s_limit_are_cut_visibly_and_close_their_code_block()
     cut = capped(body)
     assert len(cut) <= BODY_LIMIT and cut.startswith("<!-- autofix:pr-2 -->\n\n```diff\n+ a line\n")
     head, mark = cut.rsplit("\n\n", 1)
-    assert head.endswith("\n```") and mark.startswith("**[... ") and "characters cut: GitHub takes at most 65,536" in mark
+    assert (
+        head.endswith("\n```") and mark.startswith("**[... ") and "characters cut: GitHub takes at most 65,536" in mark
+    )
     assert capped("short") == "short"
     four = "````text\n" + "```\n" * 30_000
     assert capped(four).rsplit("\n\n", 1)[0].endswith("\n````")  # a longer fence is closed by as long a one
@@ -129,19 +135,25 @@ def test_429_without_retry_after_backs_off(fake, forge):
 def test_a_rate_limit_that_resets_later_than_the_budget_fails_at_once_in_one_line(fake, forge):
     reset = str(int(time.time()) + 3600)
     headers = {"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset}
-    fake.fail_next("GET", r"/pulls/2$", 403, {"message": "API rate limit exceeded for installation ID 1."}, headers=headers)
+    fake.fail_next(
+        "GET", r"/pulls/2$", 403, {"message": "API rate limit exceeded for installation ID 1."}, headers=headers
+    )
     with pytest.raises(ForgeError) as exc:
         forge.pull(2)
     assert forge.waits == []
     message = str(exc.value)
     assert "\n" not in message
-    assert message.startswith("GitHub API: get pull request #2 failed (403): API rate limit exceeded for installation ID 1. (GitHub asks to wait ")
+    assert message.startswith(
+        "GitHub API: get pull request #2 failed (403): API rate limit exceeded for installation ID 1. (GitHub asks to wait "
+    )
     assert message.endswith(" s; autofix waits at most 1 s)")
 
 
 def test_a_secondary_rate_limit_without_headers_waits_a_minute_when_the_budget_allows(fake, forge):
     fake.fail_next("GET", r"/pulls/2$", 403, {"message": "You have exceeded a secondary rate limit."})
-    with pytest.raises(ForgeError, match=r"\(403\): You have exceeded a secondary rate limit. \(GitHub asks to wait 60 s"):
+    with pytest.raises(
+        ForgeError, match=r"\(403\): You have exceeded a secondary rate limit. \(GitHub asks to wait 60 s"
+    ):
         forge.pull(2)
     patient = Forge(fake.api_url, "t", REPO, replace(FAST, budget=60.0))
     patient.waits = []
@@ -163,7 +175,10 @@ def test_network_failures_after_retries_are_one_line(fake, forge):
     with pytest.raises(ForgeError) as exc:
         forge.pull(2)
     message = str(exc.value)
-    assert message.startswith("GitHub API: get pull request #2 failed after 4 tries: ConnectionError: ") and "\n" not in message
+    assert (
+        message.startswith("GitHub API: get pull request #2 failed after 4 tries: ConnectionError: ")
+        and "\n" not in message
+    )
     assert len(fake.requests) == 4 and forge.waits == [0.01, 0.02, 0.04]
 
 
@@ -178,7 +193,9 @@ def test_waits_stop_at_the_budget(fake, forge):
     tight = Forge(fake.api_url, "t", REPO, replace(FAST, retries=10, first_wait=0.3, budget=1.0))
     tight.waits = []
     tight.sleep = tight.waits.append
-    with pytest.raises(ForgeError, match=r"^GitHub API: get pull request #2 failed \(503\) after 3 tries: Service Unavailable$"):
+    with pytest.raises(
+        ForgeError, match=r"^GitHub API: get pull request #2 failed \(503\) after 3 tries: Service Unavailable$"
+    ):
         tight.pull(2)
     assert tight.waits == [0.3, 0.6]  # 1.2 s more would pass the 1 s budget
 
@@ -195,9 +212,15 @@ def test_a_comment_whose_answer_was_lost_is_looked_for_not_posted_again(fake, fo
     [comment] = fake.comments(REPO, 2)
     assert comment.body == f"{MARK}\n\nbody"
     writes = [(r.method, r.status) for r in fake.writes()]
-    assert writes == ([("POST", 201), ("PATCH", 200)] if fault == "truncate" else [("POST", 0 if fault == "reset" else 502), ("POST", 201)])
+    assert writes == (
+        [("POST", 201), ("PATCH", 200)]
+        if fault == "truncate"
+        else [("POST", 0 if fault == "reset" else 502), ("POST", 201)]
+    )
     lists = [i for i, r in enumerate(fake.requests) if r.method == "GET" and r.path.endswith("/comments")]
-    assert len(lists) == 2 and lists[1] < [i for i, r in enumerate(fake.requests) if r.is_write][1]  # looked before the second write
+    assert (
+        len(lists) == 2 and lists[1] < [i for i, r in enumerate(fake.requests) if r.is_write][1]
+    )  # looked before the second write
 
 
 def test_a_pull_request_whose_answer_was_lost_is_not_opened_twice(fake, forge):
@@ -210,7 +233,9 @@ def test_a_pull_request_whose_answer_was_lost_is_not_opened_twice(fake, forge):
 
 def test_pygithub_itself_never_retries(fake, forge):
     fake.fail_next("POST", r"/comments$", 500, times=10)
-    with pytest.raises(ForgeError, match=r"^GitHub API: comment on #2 failed \(500\) after 4 tries: Internal Server Error$"):
+    with pytest.raises(
+        ForgeError, match=r"^GitHub API: comment on #2 failed \(500\) after 4 tries: Internal Server Error$"
+    ):
         forge.upsert_comment(2, MARK, "body")
     posts = [r for r in fake.requests if r.method == "POST"]
     gets = [r for r in fake.requests if r.method == "GET" and r.path.endswith("/comments")]
@@ -222,7 +247,10 @@ def test_a_repository_without_drafts_gets_a_regular_pull_request_and_the_log_say
     result = forge.upsert_pull("autofix/pr-2", "main", "Fix", "body", draft=True)
     assert result.operation == "created" and fake.pull(REPO, result.number).draft is False
     assert said == ["autofix: this repository has no draft pull requests (GitHub: 422); opening a regular one"]
-    assert [(r.method, r.status, r.json.get("draft")) for r in fake.writes()] == [("POST", 422, True), ("POST", 201, False)]
+    assert [(r.method, r.status, r.json.get("draft")) for r in fake.writes()] == [
+        ("POST", 422, True),
+        ("POST", 201, False),
+    ]
 
 
 def test_the_pull_request_of_a_fork_s_run_is_found_with_one_head_query(fake, forge):
@@ -273,7 +301,10 @@ def test_reading_a_log_stops_at_the_byte_cap_and_the_time_cap(fake, forge):
     run = failed_run(fake, lambda: (b"x" * 65536 for _ in range(64)))  # 4 MiB
     logs, missing = forge.failed_job_logs(run.id, tail=1000, read_cap=2**20)
     assert len(logs[0][1]) == 1000
-    assert missing == f"job logs of run {run.id} incomplete: the log of job 'test': read the first 1,048,576 bytes only; the end is missing"
+    assert (
+        missing
+        == f"job logs of run {run.id} incomplete: the log of job 'test': read the first 1,048,576 bytes only; the end is missing"
+    )
 
     def slow():
         yield b"first\n"
@@ -294,7 +325,9 @@ def test_a_truncated_or_reset_log_keeps_what_arrived(fake, forge):
     fake.truncate_next("GET", r"^/_fake/logs/")
     logs, missing = forge.failed_job_logs(run.id)
     assert logs == [("test", "E   assert -1 == 5\n" * 50)]
-    assert missing == f"job logs of run {run.id} incomplete: the log of job 'test': the download broke off after 950 bytes"
+    assert (
+        missing == f"job logs of run {run.id} incomplete: the log of job 'test': the download broke off after 950 bytes"
+    )
     fake.reset_next("GET", r"^/_fake/logs/")
     logs, missing = forge.failed_job_logs(run.id)
     assert logs == [] and "the download broke off after 0 bytes (" in missing
@@ -305,4 +338,7 @@ def test_logs_without_actions_read_are_left_out(fake, forge):
     fake.permissions = {"pull-requests": "write"}
     logs, missing = forge.failed_job_logs(run.id)
     assert logs == []
-    assert missing == f"job logs of run {run.id} unavailable: GitHub API: list jobs of run {run.id} failed (403): Resource not accessible by integration"
+    assert (
+        missing
+        == f"job logs of run {run.id} unavailable: GitHub API: list jobs of run {run.id} failed (403): Resource not accessible by integration"
+    )

@@ -3,9 +3,9 @@
 import sys
 
 from bot.judge import gate
+from bot.judge.validate import python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import DEFAULT_PROTECT
-from bot.judge.validate import python_paths
 
 COMMAND = "grep -q fixed state.txt"
 
@@ -32,7 +32,9 @@ def test_a_command_that_stays_red_is_named_in_the_feedback(tmp_path):
     run = suite().run(tmp_path)
     verdict = gate.judge(baseline, run)
     assert verdict.names == [COMMAND]
-    assert gate.feedback(verdict, run).startswith(f"Target tests still failing:\n- {COMMAND}: failed: exited with code 1")
+    assert gate.feedback(verdict, run).startswith(
+        f"Target tests still failing:\n- {COMMAND}: failed: exited with code 1"
+    )
 
 
 HYPOTHESIS_LIKE = """\
@@ -52,8 +54,12 @@ def test_a_suite_that_writes_its_cache_under_tests_is_judged_on_its_tests(tmp_pa
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_cache.py").write_text(HYPOTHESIS_LIKE)
     (tmp_path / "state.py").write_text("def value():\n    return 1\n")
-    pytest_suite = gate.Suite(open_sandbox("bwrap", readable=python_paths()), f"{sys.executable} -m pytest -q tests",
-                              DEFAULT_PROTECT, timeout=30)
+    pytest_suite = gate.Suite(
+        open_sandbox("bwrap", readable=python_paths()),
+        f"{sys.executable} -m pytest -q tests",
+        DEFAULT_PROTECT,
+        timeout=30,
+    )
     baseline = gate.Baseline.measure(pytest_suite, tmp_path)
     assert baseline.target == ["tests.test_cache::test_writes_its_example_database"]
     (tmp_path / "state.py").write_text("def value():\n    return 2\n")

@@ -40,10 +40,21 @@ def repair_world(world):
 
 
 def test_the_examples_grant_each_job_its_permissions_and_no_more():
-    assert workflow_permissions(WORKFLOWS / "autofix-issues.yml", "autofix") == {"contents": "write", "pull-requests": "write", "issues": "write"}
+    assert workflow_permissions(WORKFLOWS / "autofix-issues.yml", "autofix") == {
+        "contents": "write",
+        "pull-requests": "write",
+        "issues": "write",
+    }
     assert workflow_permissions(WORKFLOWS / "autofix-nightly.yml", "plan") == {"contents": "read"}
-    assert workflow_permissions(WORKFLOWS / "autofix-nightly.yml", "regenerate") == {"contents": "write", "pull-requests": "write"}
-    assert workflow_permissions(WORKFLOWS / "autofix-red-ci.yml", "repair") == {"contents": "write", "pull-requests": "write", "actions": "read"}
+    assert workflow_permissions(WORKFLOWS / "autofix-nightly.yml", "regenerate") == {
+        "contents": "write",
+        "pull-requests": "write",
+    }
+    assert workflow_permissions(WORKFLOWS / "autofix-red-ci.yml", "repair") == {
+        "contents": "write",
+        "pull-requests": "write",
+        "actions": "read",
+    }
     forks = WORKFLOWS / "autofix-red-ci-forks.yml"
     assert workflow_permissions(forks, "author") == {"pull-requests": "read"}
     assert workflow_permissions(forks, "repair") == {"contents": "read", "pull-requests": "read", "actions": "read"}
@@ -121,10 +132,14 @@ def test_5xx_on_every_try_of_opening_the_pull_request_ends_in_one_line_and_one_c
     code, out, _ = act(capsys, world, [RIGHT])
     fails_cleanly(code, out, capsys, "GitHub API: create pull request failed (502) after 4 tries: Bad Gateway")
     assert [line for line in out if "trying again" in line] == [
-        f"autofix: GitHub: create pull request: GitHub answered 502; trying again in {wait} s" for wait in ("0.01", "0.02", "0.04")
+        f"autofix: GitHub: create pull request: GitHub answered 502; trying again in {wait} s"
+        for wait in ("0.01", "0.02", "0.04")
     ]
     assert github.pulls(REPO) == [] and len(github.comments(REPO, 1)) == 1
-    assert [r.method for r in github.requests if r.path.endswith("/pulls")] == ["GET", "POST"] + ["GET", "POST"] * 3  # a look before each retry
+    assert [r.method for r in github.requests if r.path.endswith("/pulls")] == ["GET", "POST"] + [
+        "GET",
+        "POST",
+    ] * 3  # a look before each retry
 
 
 def test_dropped_connections_after_retries_end_in_one_line_and_one_comment(world, github, capsys):
@@ -132,7 +147,7 @@ def test_dropped_connections_after_retries_end_in_one_line_and_one_comment(world
     world.event("issues", labeled())
     code, out, _ = act(capsys, world, [RIGHT])
     assert out[-1].startswith("::error::GitHub API: list pull requests failed after 4 tries: ConnectionError: ")
-    fails_cleanly(code, out, capsys, out[-1][len("::error::"):])
+    fails_cleanly(code, out, capsys, out[-1][len("::error::") :])
     assert len(github.comments(REPO, 1)) == 1
 
 
@@ -161,14 +176,21 @@ def test_a_failure_comment_that_cannot_be_posted_still_leaves_the_error_line(wor
     assert "Traceback" not in capsys.readouterr().err
 
 
-def test_red_ci_with_a_reset_on_opening_the_fix_and_a_cut_log_still_fixes_and_comments_once(repair_world, github, capsys):
+def test_red_ci_with_a_reset_on_opening_the_fix_and_a_cut_log_still_fixes_and_comments_once(
+    repair_world, github, capsys
+):
     pull, run = open_pull(repair_world, github, {"calc.py": BROKEN_ADD})
     github.reset_next("POST", r"/pulls$")
     github.truncate_next("GET", r"^/_fake/logs/")
     repair_world.event("workflow_run", run_event(github, pull, run))
     code, out, _ = act(capsys, repair_world, [FIX_ADD])
     assert code == 0, out
-    assert any(line.startswith(f"autofix: job logs of run {run.id} incomplete: the log of job 'test': the download broke off after ") for line in out)
+    assert any(
+        line.startswith(
+            f"autofix: job logs of run {run.id} incomplete: the log of job 'test': the download broke off after "
+        )
+        for line in out
+    )
     assert [p.head_ref for p in github.pulls(REPO)] == ["feature", "autofix/pr-2"]
     assert len(github.comments(REPO, pull.number)) == 1
 
@@ -291,8 +313,12 @@ def test_the_forks_post_step_edits_only_the_comment_that_carries_autofix_s_marke
 
 
 @pytest.mark.skipif(__import__("shutil").which("jq") is None, reason="the steps use jq, as GitHub's runners have it")
-@pytest.mark.parametrize("permission, attempt, trusted", [(None, "1", "false"), (None, "2", "true"), ("write", "1", "true")])
-def test_the_forks_example_repairs_a_first_time_contributor_s_pull_request_only_on_a_re_run(tmp_path, github, permission, attempt, trusted):
+@pytest.mark.parametrize(
+    "permission, attempt, trusted", [(None, "1", "false"), (None, "2", "true"), ("write", "1", "true")]
+)
+def test_the_forks_example_repairs_a_first_time_contributor_s_pull_request_only_on_a_re_run(
+    tmp_path, github, permission, attempt, trusted
+):
     github.add_repo(REPO, default_branch="master")
     github.add_repo("contributor/Hello-World", fork=True)
     if permission:

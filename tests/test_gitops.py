@@ -20,13 +20,32 @@ SECRETS = {
     "ACTIONS_ID_TOKEN_REQUEST_TOKEN": "planted-id-token-0123456789",
 }
 BASIC = base64.b64encode(b"x-access-token:ghs_plantedGitHubToken0123456789").decode()
-IDENTITY = {"GIT_AUTHOR_NAME": "Mona", "GIT_AUTHOR_EMAIL": "m@example.com", "GIT_COMMITTER_NAME": "Mona", "GIT_COMMITTER_EMAIL": "m@example.com"}
-HOOKS = ("pre-push", "reference-transaction", "post-index-change", "post-checkout", "pre-commit", "post-commit", "pre-auto-gc")
+IDENTITY = {
+    "GIT_AUTHOR_NAME": "Mona",
+    "GIT_AUTHOR_EMAIL": "m@example.com",
+    "GIT_COMMITTER_NAME": "Mona",
+    "GIT_COMMITTER_EMAIL": "m@example.com",
+}
+HOOKS = (
+    "pre-push",
+    "reference-transaction",
+    "post-index-change",
+    "post-checkout",
+    "pre-commit",
+    "post-commit",
+    "pre-auto-gc",
+)
 
 
 def plain_git(*args, cwd):
     """git as a user runs it: it finds the repository from the folder and reads its config."""
-    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, **IDENTITY}
+    env = {
+        "PATH": os.environ["PATH"],
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        **IDENTITY,
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True)
 
 
@@ -64,7 +83,17 @@ def test_git_gets_an_environment_of_its_own(repo, monkeypatch):
     assert BASIC not in "\n".join(seen.values()) and f"AUTHORIZATION: basic {BASIC}" in with_auth
     ours = {"PATH", "HOME", "LANG", "LC_ALL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_ATTR_NOSYSTEM", "GIT_TERMINAL_PROMPT",
             "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_COUNT"}  # fmt: skip
-    added = {"GIT_DIR", "GIT_WORK_TREE", "GIT_PREFIX", "GIT_CONFIG_PARAMETERS", "GIT_EXEC_PATH", "PWD", "OLDPWD", "SHLVL", "_"}  # by git and sh
+    added = {
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_PREFIX",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_EXEC_PATH",
+        "PWD",
+        "OLDPWD",
+        "SHLVL",
+        "_",
+    }  # by git and sh
     assert {name for name in seen if not name.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))} <= ours | added
     assert (seen["GIT_CONFIG_GLOBAL"], seen["GIT_CONFIG_NOSYSTEM"]) == (os.devnull, "1")
     assert seen["HOME"] != os.environ.get("HOME") and os.listdir(seen["HOME"]) == []  # no .gitconfig, no credentials
@@ -148,7 +177,10 @@ def test_a_checkout_that_is_not_a_git_folder_is_refused(tmp_path):
     (tmp_path / ".git").write_text("gitdir: /somewhere/else\n")
     with pytest.raises(GitError) as caught:
         git_for(tmp_path)
-    assert str(caught.value) == f"{tmp_path}: .git is not a folder; autofix works in a checkout of its own (actions/checkout)"
+    assert (
+        str(caught.value)
+        == f"{tmp_path}: .git is not a folder; autofix works in a checkout of its own (actions/checkout)"
+    )
 
 
 def test_a_failing_git_call_is_one_masked_line(repo):

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from test_safefs import deadline, listing, nest, write_at
 
-from bot.judge import integrity
 from bot import safefs
 from bot.core.report import Attempt, Report
+from bot.judge import integrity
 from bot.spec import DEFAULT_PROTECT
 
 REPORT = ".autofix-report"  # where a runner's report could be: a FIFO or a link there must not hang or leak
@@ -29,14 +29,14 @@ def deep(work: Path) -> dict:
     bottom = nest(work, ["tests", *["d"] * 1500])
     write_at(bottom, "test_deep.py", b"deep")
     folders = ["tests" + "/d" * depth for depth in range(1501)]
-    return {**{folder: "a folder" for folder in folders}, folders[-1] + "/test_deep.py": sha(b"deep")}
+    return {**dict.fromkeys(folders, "a folder"), folders[-1] + "/test_deep.py": sha(b"deep")}
 
 
 def long_names(work: Path) -> dict:
     names = [chr(ord("a") + i) * 250 for i in range(20)]
     write_at(nest(work, ["tests", *names]), "test_long.py", b"far")
     folders = ["/".join(["tests", *names[:depth]]) for depth in range(21)]
-    return {**{folder: "a folder" for folder in folders}, folders[-1] + "/test_long.py": sha(b"far")}
+    return {**dict.fromkeys(folders, "a folder"), folders[-1] + "/test_long.py": sha(b"far")}
 
 
 def not_utf8(work: Path) -> dict:
@@ -44,7 +44,11 @@ def not_utf8(work: Path) -> dict:
     (work / os.fsdecode(b"tests/\xff\xfe.py")).write_bytes(b"odd")
     (work / os.fsdecode(b"pkg\xff")).mkdir()
     (work / os.fsdecode(b"pkg\xff/conftest.py")).write_bytes(b"conf")
-    return {"tests": "a folder", os.fsdecode(b"tests/\xff\xfe.py"): sha(b"odd"), os.fsdecode(b"pkg\xff/conftest.py"): sha(b"conf")}
+    return {
+        "tests": "a folder",
+        os.fsdecode(b"tests/\xff\xfe.py"): sha(b"odd"),
+        os.fsdecode(b"pkg\xff/conftest.py"): sha(b"conf"),
+    }
 
 
 def fifos(work: Path) -> dict:
@@ -60,7 +64,12 @@ def symlink_loops(work: Path) -> dict:
     (work / "tests" / "a").symlink_to("b")
     (work / "tests" / "b").symlink_to("a")
     (work / REPORT).symlink_to(REPORT)
-    return {"tests": "a folder", "tests/loop": "a symlink to loop", "tests/a": "a symlink to b", "tests/b": "a symlink to a"}
+    return {
+        "tests": "a folder",
+        "tests/loop": "a symlink to loop",
+        "tests/a": "a symlink to b",
+        "tests/b": "a symlink to a",
+    }
 
 
 def environ_links(work: Path) -> dict:
@@ -87,7 +96,12 @@ def special_files(work: Path) -> dict:
     os.mknod(work / "tests" / "null", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
     os.mknod(work / "tests" / "disk", 0o600 | stat.S_IFBLK, os.makedev(7, 0))
     os.mkdir(work / REPORT)
-    return {"tests": "a folder", "tests/sock": "a socket", "tests/null": "a character device", "tests/disk": "a block device"}
+    return {
+        "tests": "a folder",
+        "tests/sock": "a socket",
+        "tests/null": "a character device",
+        "tests/disk": "a block device",
+    }
 
 
 def hard_links(work: Path) -> dict:
@@ -106,7 +120,12 @@ def locked(work: Path) -> dict:
     os.chmod(work / "tests" / "locked", 0)
     (work / REPORT).write_bytes(b"report")
     os.chmod(work / REPORT, 0)
-    return {"tests": "a folder", "tests/locked": "a folder", "tests/locked/test_x.py": sha(b"x"), "tests/secret.py": sha(b"s")}
+    return {
+        "tests": "a folder",
+        "tests/locked": "a folder",
+        "tests/locked/test_x.py": sha(b"x"),
+        "tests/secret.py": sha(b"s"),
+    }
 
 
 CORPUS = [deep, long_names, not_utf8, fifos, symlink_loops, environ_links, sparse, special_files, hard_links, locked]
@@ -144,7 +163,9 @@ def test_caches_written_during_the_run_are_not_tampering(tmp_path):
         (tmp_path / cache).write_text("state")
     assert integrity.tampering(before, integrity.snapshot(tmp_path, DEFAULT_PROTECT)) == []
     (tmp_path / "tests" / "test_a.py").write_text("def test_a(): assert True\n")
-    assert integrity.tampering(before, integrity.snapshot(tmp_path, DEFAULT_PROTECT)) == [("tests/test_a.py", "modified")]
+    assert integrity.tampering(before, integrity.snapshot(tmp_path, DEFAULT_PROTECT)) == [
+        ("tests/test_a.py", "modified")
+    ]
 
 
 def test_exempt_paths_are_not_compared(tmp_path):
@@ -200,7 +221,9 @@ def test_defined_tests_never_waits_on_a_fifo_nor_dies_on_nesting(tmp_path):
 
 def test_a_report_holds_names_that_are_not_utf8(tmp_path):
     name = os.fsdecode(b"tests/\xff.py")
-    attempt = Attempt(1, False, [name], f"{name}: created during the run", 0.1, {"input": 1, "output": 1}, "x = 1\n", "")
+    attempt = Attempt(
+        1, False, [name], f"{name}: created during the run", 0.1, {"input": 1, "output": 1}, "x = 1\n", ""
+    )
     Report("m", "none", "x.py", 1, attempts=[attempt]).write(tmp_path / "report.json")
     written = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert written["attempts"][0]["failing_tests"] == ["tests/\\xff.py"]

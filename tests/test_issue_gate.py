@@ -6,10 +6,12 @@ import sys
 from action_world import REPO, act, labeled
 from conftest import WRONG
 
-TEST_UNIQUE = "from unique import unique_items\n\n\ndef test_order():\n    assert unique_items([3, 1, 3, 2]) == [3, 1, 2]\n"
+TEST_UNIQUE = (
+    "from unique import unique_items\n\n\ndef test_order():\n    assert unique_items([3, 1, 3, 2]) == [3, 1, 2]\n"
+)
 COMMAND = f"{sys.executable} -m pytest -q tests/test_unique.py"
 CONFIG = f"tests:\n  command: {COMMAND}\nmax_attempts: 2\n"
-GATE = "```yaml\ntarget: unique.py\ntests:\n  command: \"true\"\nmax_attempts: 50\n```\n"
+GATE = '```yaml\ntarget: unique.py\ntests:\n  command: "true"\nmax_attempts: 50\n```\n'
 
 
 def by(author: str, body: str) -> dict:
@@ -36,7 +38,10 @@ def test_a_read_only_author_sets_neither_the_tests_nor_more_attempts(world, gith
     assert f"/repos/{REPO}/collaborators/outsider/permission" in [r.path for r in github.requests]
     assert len(openai.requests) == 2  # the repository's max_attempts, not the issue's 50
     [comment] = github.comments(REPO, 1)
-    assert "autofix tried 2 times to write `unique.py`; the tests failed every time (all 2 attempts failed)." in comment.body
+    assert (
+        "autofix tried 2 times to write `unique.py`; the tests failed every time (all 2 attempts failed)."
+        in comment.body
+    )
     assert f"\n\n**Judged by:** `{COMMAND}`.\n\n_No branch was pushed." in comment.body
     assert world.branches() == ["master"] and github.pulls(REPO) == []
 
@@ -46,7 +51,9 @@ def test_a_writers_tests_count_and_the_pull_request_names_them(world, github, ca
     world.event("issues", by("Codertocat", GATE))  # the labeler, who may write: asked once
     code, out, openai = act(capsys, world, [WRONG])
     assert code == 0 and len(openai.requests) == 1
-    assert [r.path for r in github.requests if r.path.endswith("/permission")] == [f"/repos/{REPO}/collaborators/Codertocat/permission"]
+    assert [r.path for r in github.requests if r.path.endswith("/permission")] == [
+        f"/repos/{REPO}/collaborators/Codertocat/permission"
+    ]
     [pull] = github.pulls(REPO)
     assert "the repository's tests passed on attempt 1 of 2," in pull.body  # still at most the repository's attempts
     assert pull.body.endswith(" s\n\n**Judged by:** `true`.")  # a reviewer sees what "passed" meant

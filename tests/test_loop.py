@@ -3,10 +3,10 @@
 from pathlib import Path
 
 from bot.core.loop import solve
-from bot.models.registry import Reply
 from bot.core.report import Report
-from bot.spec import Spec
 from bot.judge.validate import Verdict
+from bot.models.registry import Reply
+from bot.spec import Spec
 
 CODE = "```python\ndef f():\n    return 1\n```"
 
@@ -36,7 +36,9 @@ class Verdicts:
 
 
 def spec(tmp_path: Path, **fields) -> Spec:
-    made = Spec.model_validate({"task": "t", "target": "f.py", "entry": "f", "tests": {"code": "assert f() == 1"}, **fields})
+    made = Spec.model_validate(
+        {"task": "t", "target": "f.py", "entry": "f", "tests": {"code": "assert f() == 1"}, **fields}
+    )
     made.workdir = tmp_path
     return made
 
@@ -49,7 +51,9 @@ def test_a_pass_that_fails_when_repeated_is_not_a_pass(tmp_path):
     validator = Verdicts(Verdict(True), Verdict(False, ["t"], "- t: failed"), Verdict(True), Verdict(True))
     result = solve(spec(tmp_path), Replies(Reply(CODE), Reply(CODE)), validator, report())
     assert [a.passed for a in result.attempts] == [False, True]
-    assert result.attempts[0].feedback == "The tests passed once, then failed when repeated in a fresh copy:\n- t: failed"
+    assert (
+        result.attempts[0].feedback == "The tests passed once, then failed when repeated in a fresh copy:\n- t: failed"
+    )
     assert validator.checked == 4
     assert (tmp_path / "f.py").read_text() == "def f():\n    return 1\n"
 
@@ -64,7 +68,13 @@ def test_the_token_budget_stops_the_loop(tmp_path):
 
 def test_the_time_budget_stops_the_loop(tmp_path):
     ticks = iter([0.0, 0.0, 5.0, 11.0])
-    result = solve(spec(tmp_path, max_seconds=10), Replies(Reply(CODE)), Verdicts(Verdict(False, ["t"], "- t")), report(), clock=lambda: next(ticks))
+    result = solve(
+        spec(tmp_path, max_seconds=10),
+        Replies(Reply(CODE)),
+        Verdicts(Verdict(False, ["t"], "- t")),
+        report(),
+        clock=lambda: next(ticks),
+    )
     assert result.stop_reason == "time budget spent (11.0 s of 10 s)"
     assert result.attempts[0].seconds == 5.0
 

@@ -6,7 +6,17 @@ from bot.github.config import load_repo_config
 from bot.spec import DEFAULT_PROTECT, is_protected, normalised
 
 
-@pytest.mark.parametrize("path", ["data/golden.json", "./data/golden.json", "data//golden.json", "data/./golden.json", "data/golden.json/", ".//data/golden.json"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "data/golden.json",
+        "./data/golden.json",
+        "data//golden.json",
+        "data/./golden.json",
+        "data/golden.json/",
+        ".//data/golden.json",
+    ],
+)
 def test_a_path_is_matched_normalised(path):
     assert is_protected(path, ("data/golden.json",))
     assert is_protected(path, ("./data//golden.json/",))  # patterns are normalised too
@@ -55,7 +65,10 @@ def test_edit_globs_free_ci_files_and_pins(path, edit):
     assert not is_protected(path, DEFAULT_PROTECT, editable=(edit,))
 
 
-@pytest.mark.parametrize("path", ["tests/test_a.py", "src/a_test.py", "conftest.py", "pyproject.toml", "pytest.toml", "noxfile.py", ".git/config"])
+@pytest.mark.parametrize(
+    "path",
+    ["tests/test_a.py", "src/a_test.py", "conftest.py", "pyproject.toml", "pytest.toml", "noxfile.py", ".git/config"],
+)
 def test_no_edit_glob_frees_the_tests_or_their_configuration(path):
     assert is_protected(path, DEFAULT_PROTECT, editable=("*", "**", path))
 

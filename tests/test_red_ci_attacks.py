@@ -13,12 +13,19 @@ import pytest
 from action_world import API_KEY, REPO, TOKEN, act
 from fake_openai import ScriptedOpenAI
 from test_ci_repair import (  # noqa: F401 - world: the red-CI repository, a fixture
-    BROKEN_ADD, CALC, FIX_ADD, Link, block, open_pull, run_event, world,
+    BROKEN_ADD,
+    CALC,
+    FIX_ADD,
+    Link,
+    block,
+    open_pull,
+    run_event,
+    world,
 )
 
 from bot.github.config import Config
-from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 from bot.judge.validate import python_paths
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 BASIC = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
@@ -69,7 +76,9 @@ def test_a_reply_that_points_git_at_a_config_of_its_own_is_refused_and_runs_noth
     world.event("workflow_run", run_event(github, pull, run))
     code, out, openai = act(capsys, world, [FIX_ADD + own_git_dir + repoint, FIX_ADD + own_git_dir])
     assert code == 0 and "autofix: pushed autofix/pr-2" in out
-    refusal = "- block 6 (.git): a path in .git, git's own folder, which autofix never edits; fix the code under test instead"
+    refusal = (
+        "- block 6 (.git): a path in .git, git's own folder, which autofix never edits; fix the code under test instead"
+    )
     assert f"Your edits were refused, so no file was changed:\n{refusal}\n" in openai.prompts()[1]
     assert not marker.exists()  # git committed and pushed the second reply's files; no program of theirs ran
     assert world.file_at("autofix/pr-2", "calc.py") == CALC
@@ -88,7 +97,10 @@ def test_symlinks_to_the_secrets_are_shown_as_links(world, github):
     assert code == 0, out
     [prompt] = openai.prompts()
     for name, target in links.items():
-        assert f"### {name} (changed by the pull request)\nA symbolic link, not followed:\n```text\n{name} -> {target}\n```" in prompt
+        assert (
+            f"### {name} (changed by the pull request)\nA symbolic link, not followed:\n```text\n{name} -> {target}\n```"
+            in prompt
+        )
     assert "INPUT_GITHUB-TOKEN" not in prompt and "extraheader" not in prompt
     assert leaked(json.dumps([request.json for request in openai.requests])) == []
     assert leaked("\n".join(request.raw_path + json.dumps(request.json) for request in github.requests)) == []
@@ -97,27 +109,40 @@ def test_symlinks_to_the_secrets_are_shown_as_links(world, github):
 
 
 def test_binary_files_in_a_pull_request_are_named_and_the_repair_goes_on(world, github, capsys):
-    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD, "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "legacy.txt": b"caf\xe9\n"})
+    pull, run = open_pull(
+        world,
+        github,
+        {"calc.py": BROKEN_ADD, "logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "legacy.txt": b"caf\xe9\n"},
+    )
     world.event("workflow_run", run_event(github, pull, run))
     code, out, openai = act(capsys, world, [FIX_ADD])
     assert code == 0
     [prompt] = openai.prompts()
     assert "### logo.png (changed by the pull request)\n(a binary file: not shown)" in prompt
     assert "### legacy.txt (changed by the pull request)\n(a binary file: not shown)" in prompt
-    assert "Binary files /dev/null and b/logo.png differ" in prompt and "+caf\ufffd" in prompt  # git's diff, its bytes replaced
+    assert (
+        "Binary files /dev/null and b/logo.png differ" in prompt and "+caf\ufffd" in prompt
+    )  # git's diff, its bytes replaced
 
 
 def test_a_git_failure_ends_with_one_line_and_the_failure_comment(world, github, capsys):
     hook = world.origin / "hooks" / "pre-receive"
-    hook.write_text("#!/bin/sh\nif grep -q refs/heads/autofix/; then echo 'protected: autofix/* may not be pushed' >&2; exit 1; fi\n")
+    hook.write_text(
+        "#!/bin/sh\nif grep -q refs/heads/autofix/; then echo 'protected: autofix/* may not be pushed' >&2; exit 1; fi\n"
+    )
     hook.chmod(0o755)
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     world.event("workflow_run", run_event(github, pull, run))
     code, out, _ = act(capsys, world, [FIX_ADD])
     assert code == 2
-    assert out[-1].startswith("::error::git push failed (exit 1): ") and "protected: autofix/* may not be pushed" in out[-1]
+    assert (
+        out[-1].startswith("::error::git push failed (exit 1): ")
+        and "protected: autofix/* may not be pushed" in out[-1]
+    )
     [comment] = github.comments(REPO, 2)
-    assert comment.body.startswith("<!-- autofix:pr-2 -->\n\nautofix stopped with an error while repairing this pull request's tests:\n\n```text\ngit push failed")
+    assert comment.body.startswith(
+        "<!-- autofix:pr-2 -->\n\nautofix stopped with an error while repairing this pull request's tests:\n\n```text\ngit push failed"
+    )
     assert "| 1 | ✅ pass |" in comment.body
     assert world.outputs()["comment-path"] == str(world.temp / "autofix-pr-2.md")
 
@@ -142,7 +167,13 @@ def test_the_action_holds_no_secret_in_its_environment(world, github, capsys, mo
     assert os.environ["INPUT_MODEL"] == "m" and os.environ["GITHUB_REPOSITORY"] == REPO  # the rest stays
 
 
-@pytest.mark.parametrize("tier", [pytest.param("process", marks=pytest.mark.skipif(os.geteuid() != 0, reason="a dedicated uid needs root")), "bwrap"])
+@pytest.mark.parametrize(
+    "tier",
+    [
+        pytest.param("process", marks=pytest.mark.skipif(os.geteuid() != 0, reason="a dedicated uid needs root")),
+        "bwrap",
+    ],
+)
 def test_a_sandboxed_run_cannot_read_the_environment_of_autofix(tier, tmp_path):
     """/proc/<pid>/environ shows the environment a process started with, whatever it removed since:
     autofix's still holds the secrets. A run in the sandbox can't read it: on the process tier it

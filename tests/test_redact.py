@@ -38,9 +38,20 @@ def test_base64_forms_of_a_known_value_and_of_git_credentials():
 def test_github_tokens_by_shape():
     redact = Redactor()
     text = (
-        "ghp_" + "a" * 36 + " gho_" + "B1" * 18 + " ghu_" + "c" * 30 + " ghs_" + "d" * 40 + " ghr_" + "e" * 36
+        "ghp_"
+        + "a" * 36
+        + " gho_"
+        + "B1" * 18
+        + " ghu_"
+        + "c" * 30
+        + " ghs_"
+        + "d" * 40
+        + " ghr_"
+        + "e" * 36
         + "\ngithub_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN"
-        + "\nshort: ghp_" + "a" * 29 + " and github_pat_short"
+        + "\nshort: ghp_"
+        + "a" * 29
+        + " and github_pat_short"
     )
     assert redact(text) == "*** *** *** *** ***\n***\nshort: ghp_" + "a" * 29 + " and github_pat_short"
 
@@ -52,8 +63,7 @@ def test_openai_keys_by_shape_but_not_words_that_look_alike():
         "sk-too-short; risk-assessment-for-the-whole-team; task-sk-abcdefghijklmnopqrstuvwxyz"
     )
     assert redact(text) == (
-        "key=*** project ***\n"
-        "sk-too-short; risk-assessment-for-the-whole-team; task-sk-abcdefghijklmnopqrstuvwxyz"
+        "key=*** project ***\nsk-too-short; risk-assessment-for-the-whole-team; task-sk-abcdefghijklmnopqrstuvwxyz"
     )
 
 

@@ -4,9 +4,9 @@ Exact strings: each was checked with cmark-gfm, GitHub's renderer, for what it s
 
 import pytest
 
-from bot.github import render
 from bot import spec
 from bot.core.report import Attempt, Report
+from bot.github import render
 
 LIVE = "a|**APPROVED**|<img src=x>@team"
 
@@ -45,8 +45,14 @@ def test_code_spans_are_exact_and_on_one_line(text, span):
         (spec.Tests(command="python -m pytest -q tests"), "**Judged by:** `python -m pytest -q tests`."),
         (spec.Tests(command="true"), "**Judged by:** `true`."),
         (spec.Tests(code="assert f() == 1"), "**Judged by:** the inline checks (`tests.code`)."),
-        (spec.Tests(code="assert f() == 1", command="make `x`"), "**Judged by:** `` make `x` `` and the inline checks (`tests.code`)."),
-        (spec.Tests(command="make deps\nmake test\n"), "**Judged by:** this command:\n\n```sh\nmake deps\nmake test\n```"),
+        (
+            spec.Tests(code="assert f() == 1", command="make `x`"),
+            "**Judged by:** `` make `x` `` and the inline checks (`tests.code`).",
+        ),
+        (
+            spec.Tests(command="make deps\nmake test\n"),
+            "**Judged by:** this command:\n\n```sh\nmake deps\nmake test\n```",
+        ),
     ],
 )
 def test_the_tests_that_judged_are_named_exactly(tests, line):
@@ -58,7 +64,9 @@ def test_the_pull_request_and_the_comment_end_with_the_tests_that_judged():
     tests = spec.Tests(command="pytest -q")
     assert render.pull_body(done, "<!-- m -->", "Summary.", 4, tests).endswith(" s\n\n**Judged by:** `pytest -q`.")
     comment = render.failure_comment(done, "<!-- m -->", "Failed.", tests)
-    assert comment.endswith("**Judged by:** `pytest -q`.\n\n_No branch was pushed. Remove and add the label again to re-run autofix._")
+    assert comment.endswith(
+        "**Judged by:** `pytest -q`.\n\n_No branch was pushed. Remove and add the label again to re-run autofix._"
+    )
     assert "Judged by" not in render.failure_comment(None, "<!-- m -->", "No target.", None)
 
 
@@ -81,7 +89,10 @@ def test_a_cut_inside_folded_feedback_closes_the_fence_and_the_fold():
     assert len(cut) <= 3_000 and "<details><summary>Attempt 1: feedback</summary>\n\n```text\ny\n" in cut
     kept = cut[: cut.rindex("```\n\n</details>")]
     assert kept.endswith("y\n")
-    assert cut == kept + f"```\n\n</details>\n\n**[... {len(body) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+    assert (
+        cut
+        == kept + f"```\n\n</details>\n\n**[... {len(body) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+    )
 
 
 def test_a_body_within_the_limit_is_left_as_it_is():

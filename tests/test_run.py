@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import RIGHT, WRONG, ROOT
+from conftest import RIGHT, ROOT, WRONG
 from fake_openai import Failure, Reply, ScriptedOpenAI
 
 from bot.cli import main
@@ -26,7 +26,9 @@ def test_order_mistake_is_repaired_on_attempt_2(task, capsys, api):
     assert "unique_items" in first and "Your previous version" not in first
     assert "order: expected [3, 1, 2], got [1, 2, 3]" in second
     assert "return list(set(items))" in second
-    assert (task.parent / "unique.py").read_text() == "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+    assert (
+        task.parent / "unique.py"
+    ).read_text() == "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
     out = capsys.readouterr().out.splitlines()
     assert out[2].startswith("attempt 1/3  FAIL  ") and out[2].endswith("  130 tokens")
     assert out[3] == "    order: expected [3, 1, 2], got [1, 2, 3]"
@@ -101,7 +103,10 @@ def test_a_401_exits_2_with_a_clear_message(task, capsys, monkeypatch):
         assert run(task, fake) == 2
     assert fake.requests[0].headers["authorization"] == "Bearer sk-planted-secret-123456"
     err = capsys.readouterr().err
-    assert err == "autofix: error: the model API refused the credentials (401): Incorrect API key provided: sk-plan*****3456.; check OPENAI_API_KEY\n"
+    assert (
+        err
+        == "autofix: error: the model API refused the credentials (401): Incorrect API key provided: sk-plan*****3456.; check OPENAI_API_KEY\n"
+    )
 
 
 def test_the_model_service_down_exits_3_and_keeps_the_report(task, tmp_path, capsys):
@@ -116,7 +121,10 @@ def test_the_model_service_down_exits_3_and_keeps_the_report(task, tmp_path, cap
 
 def test_no_model_configured_names_the_flag(task, capsys):
     assert main(["run", str(task)]) == 2
-    assert capsys.readouterr().err == "autofix: error: no model configured: pass --model NAME (or set AUTOFIX_MODEL, or `model:` in the spec)\n"
+    assert (
+        capsys.readouterr().err
+        == "autofix: error: no model configured: pass --model NAME (or set AUTOFIX_MODEL, or `model:` in the spec)\n"
+    )
 
 
 def test_no_api_key_names_the_variable(task, capsys):
@@ -128,14 +136,31 @@ def test_quick_start_replay_through_the_installed_command(tmp_path):
     """What `make demo` runs, as a subprocess: real exit code, real output."""
     autofix = [sys.executable, "-m", "bot"]
     result = subprocess.run(
-        [*autofix, "run", "examples/unique_items.yml", "--model", "replay:examples/unique_items.replay.yml", "--workdir", str(tmp_path)],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [
+            *autofix,
+            "run",
+            "examples/unique_items.yml",
+            "--model",
+            "replay:examples/unique_items.replay.yml",
+            "--workdir",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0] == "autofix: model: replaying 2 recorded replies from examples/unique_items.replay.yml (no model is called)"
+    assert (
+        lines[0]
+        == "autofix: model: replaying 2 recorded replies from examples/unique_items.replay.yml (no model is called)"
+    )
     assert lines[2].startswith("attempt 1/3  FAIL  ") and lines[2].endswith("  133 tokens")
-    assert lines[3:5] == ["    order: expected [3, 1, 2], got [1, 2, 3]", "    strings: expected ['b', 'a'], got ['a', 'b']"]
+    assert lines[3:5] == [
+        "    order: expected [3, 1, 2], got [1, 2, 3]",
+        "    strings: expected ['b', 'a'], got ['a', 'b']",
+    ]
     assert lines[5].startswith("attempt 2/3  PASS  ")
     assert "seen = set()" in (tmp_path / "unique.py").read_text()
 
@@ -143,7 +168,12 @@ def test_quick_start_replay_through_the_installed_command(tmp_path):
 def test_malformed_spec_exits_2_naming_the_line(tmp_path):
     spec = tmp_path / "bad.yml"
     spec.write_text("task: t\ntarget: x.py\ntests:\n  code: 'assert f() == 1\n")
-    result = subprocess.run([sys.executable, "-m", "bot", "run", str(spec), "--model", "replay:x"], capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "run", str(spec), "--model", "replay:x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 2
     assert result.stderr.startswith(f"autofix: error: {spec}:5:1: invalid YAML: ")
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr

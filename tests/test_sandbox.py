@@ -66,7 +66,7 @@ def private_tmp():
     /tmp/pytest-of-<user>, and the run could no longer reach its paths."""
     top = Path(tempfile.mkdtemp(prefix="autofix-test-"))
     yield top
-    subprocess.run(["rm", "-rf", "--", str(top)], check=True)   # any depth a run left
+    subprocess.run(["rm", "-rf", "--", str(top)], check=True)  # any depth a run left
 
 
 @pytest.fixture
@@ -112,7 +112,7 @@ def sandbox_children() -> list[int]:
             owner = os.stat(f"/proc/{name}").st_uid
         except (OSError, ValueError):
             continue
-        if int(stat[stat.rfind(b")") + 2:].split()[1]) == me and owner != uid:
+        if int(stat[stat.rfind(b")") + 2 :].split()[1]) == me and owner != uid:
             found.append(int(name))
     return found
 
@@ -150,8 +150,18 @@ def test_allowed_environ_is_an_allowlist(monkeypatch):
     monkeypatch.setenv("PATH", "/usr/bin:/bin")
     monkeypatch.setenv("LANG", "C.UTF-8")
     env = allowed_environ({"AUTOFIX_SPEC": "1"})
-    assert set(env) <= {"PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "HOME",
-                        "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED", "AUTOFIX_SPEC"}
+    assert set(env) <= {
+        "PATH",
+        "LANG",
+        "LC_ALL",
+        "LC_CTYPE",
+        "TZ",
+        "TERM",
+        "HOME",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONUNBUFFERED",
+        "AUTOFIX_SPEC",
+    }
     assert env["PATH"] == "/usr/bin:/bin" and env["LANG"] == "C.UTF-8"
     assert env["HOME"] == "/tmp"
     assert env["PYTHONDONTWRITEBYTECODE"] == env["PYTHONUNBUFFERED"] == "1"
@@ -162,10 +172,9 @@ def test_allowed_environ_is_an_allowlist(monkeypatch):
 def test_command_gets_exactly_the_given_env(tier, workdir, monkeypatch):
     for k, v in SECRETS.items():
         monkeypatch.setenv(k, v)
-    monkeypatch.setenv("LANG", "C.UTF-8")   # no locale coercion adding LC_CTYPE
+    monkeypatch.setenv("LANG", "C.UTF-8")  # no locale coercion adding LC_CTYPE
     env = allowed_environ({"AUTOFIX_SPEC": "yes"})
-    out = py(get_sandbox(tier), "import json, os; print(json.dumps(dict(os.environ)))", workdir,
-             env=env)
+    out = py(get_sandbox(tier), "import json, os; print(json.dumps(dict(os.environ)))", workdir, env=env)
     assert out.returncode == 0, out.output
     assert json.loads(out.output) == env
     for v in SECRETS.values():
@@ -182,19 +191,25 @@ def test_loopback_listener_of_the_host(tier, workdir):
         listener.bind(("127.0.0.1", 0))
         listener.listen(8)
         port = listener.getsockname()[1]
-        out = py(sb, """
+        out = py(
+            sb,
+            """
             import socket, sys
             try:
                 socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
                 print("CONNECTED")
             except OSError as e:
                 print("FAILED", e)
-        """, workdir, Limits(wall_seconds=20), str(port))
+        """,
+            workdir,
+            Limits(wall_seconds=20),
+            str(port),
+        )
     assert out.returncode == 0, out.output
     if tier == "bwrap":
         assert sb.network_isolated
         assert "FAILED" in out.output
-    else:   # the flag is honest
+    else:  # the flag is honest
         assert not sb.network_isolated
         assert "CONNECTED" in out.output
 
@@ -212,7 +227,9 @@ def test_writes_land_only_in_workdir(tier, workdir, private_tmp):
     venv_target = Path(sys.prefix) / f"autofix-sandbox-test-{uuid.uuid4().hex}"
     targets = [other / "pwned", existing, private_tmp / "pwned", host_target, venv_target]
     try:
-        out = py(get_sandbox(tier), """
+        out = py(
+            get_sandbox(tier),
+            """
             import json, sys
             res = {}
             for p in sys.argv[1:] + ["inside.txt"]:
@@ -223,7 +240,11 @@ def test_writes_land_only_in_workdir(tier, workdir, private_tmp):
                 except OSError as e:
                     res[p] = type(e).__name__
             print(json.dumps(res))
-        """, workdir, Limits(wall_seconds=20), *map(str, targets))
+        """,
+            workdir,
+            Limits(wall_seconds=20),
+            *map(str, targets),
+        )
         assert out.returncode == 0, out.output
         assert json.loads(out.output)["inside.txt"] == "written"
         assert (workdir / "inside.txt").read_text() == "pwned"
@@ -243,13 +264,19 @@ def test_writes_land_only_in_workdir(tier, workdir, private_tmp):
 @pytest.mark.parametrize("tier", ISOLATING)
 def test_shared_temp_dirs_are_left_clean(tier, workdir):
     token = f"autofix-test-{uuid.uuid4().hex}"
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         import os, sys
         os.makedirs(f"/tmp/{sys.argv[1]}/deep")
         open(f"/tmp/{sys.argv[1]}/deep/f", "w").write("x")
         open(f"/tmp/{sys.argv[1]}.txt", "w").write("x")
         print("WROTE")
-    """, workdir, Limits(wall_seconds=20), token)
+    """,
+        workdir,
+        Limits(wall_seconds=20),
+        token,
+    )
     assert out.output == "WROTE\n", out.output
     assert not Path(f"/tmp/{token}").exists() and not Path(f"/tmp/{token}.txt").exists()
 
@@ -260,11 +287,13 @@ def test_links_in_workdir_do_not_reach_out(tier, workdir, private_tmp):
     victim.write_text("victim")
     linked = private_tmp / "linked.txt"
     linked.write_text("linked")
-    (workdir / "link").symlink_to(victim)          # chown must not follow it
-    os.link(linked, workdir / "hardlink")          # nor give away a file linked from outside
+    (workdir / "link").symlink_to(victim)  # chown must not follow it
+    os.link(linked, workdir / "hardlink")  # nor give away a file linked from outside
     (workdir / "twin1").write_text("twin")
     os.link(workdir / "twin1", workdir / "twin2")  # linked only inside: the run's to write
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         for p in ("link", "hardlink", "twin2"):
             try:
                 with open(p, "w") as f:
@@ -272,13 +301,15 @@ def test_links_in_workdir_do_not_reach_out(tier, workdir, private_tmp):
                 print(p, "written")
             except OSError as e:
                 print(p, type(e).__name__)
-    """, workdir)
+    """,
+        workdir,
+    )
     assert out.returncode == 0, out.output
     assert victim.read_text() == "victim" and linked.read_text() == "linked"
     assert victim.stat().st_uid == os.getuid() and linked.stat().st_uid == os.getuid()
     assert "hardlink written" not in out.output
     assert "twin2 written" in out.output and (workdir / "twin1").read_text() == "pwned"
-    if tier == "process":   # (in bwrap the link dangles into the sandbox's own /tmp)
+    if tier == "process":  # (in bwrap the link dangles into the sandbox's own /tmp)
         assert "link written" not in out.output
 
 
@@ -293,12 +324,20 @@ def test_host_secrets_outside_readable_are_unreachable(tier, workdir, private_tm
     shared.mkdir(mode=0o755)
     (shared / "note.txt").write_text("TOPSECRET-note")
     (shared / "note.txt").chmod(0o644)
-    candidates = [private / "secret.txt", shared / "note.txt", "/etc/shadow",
-                  "/root/.bash_history", "/root/.gitconfig", "/root/.bashrc"]
+    candidates = [
+        private / "secret.txt",
+        shared / "note.txt",
+        "/etc/shadow",
+        "/root/.bash_history",
+        "/root/.gitconfig",
+        "/root/.bashrc",
+    ]
     # (not /root: runs of other processes on this machine may hold it open)
     watched = [private_tmp, shared, shared / "note.txt", private]
     before = {p: os.stat(p).st_mode for p in watched}
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         import sys
         for p in sys.argv[1:]:
             try:
@@ -306,7 +345,11 @@ def test_host_secrets_outside_readable_are_unreachable(tier, workdir, private_tm
                     print("READ", p, f.read()[:40].replace("\\n", " "))
             except OSError as e:
                 print("DENIED", p, type(e).__name__)
-    """, workdir, Limits(wall_seconds=20), *map(str, candidates))
+    """,
+        workdir,
+        Limits(wall_seconds=20),
+        *map(str, candidates),
+    )
     assert out.returncode == 0, out.output
     assert "READ" not in out.output
     assert "TOPSECRET" not in out.output
@@ -344,7 +387,9 @@ def test_machine_python_runs_only_with_its_prefixes_readable(tier, workdir, priv
 @pytest.mark.parametrize("tier", ISOLATING)
 def test_process_limit(tier, workdir):
     token = f"autofix-test-{uuid.uuid4().hex}"
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         import os, time
         n = 0
         try:
@@ -357,24 +402,34 @@ def test_process_limit(tier, workdir):
             print("LIMIT", n, flush=True)
         else:
             print("NOLIMIT", n, flush=True)
-    """, workdir, Limits(wall_seconds=20, processes=24), token)
+    """,
+        workdir,
+        Limits(wall_seconds=20, processes=24),
+        token,
+    )
     assert out.returncode == 0, out.output
     word, n = out.output.split()
     assert word == "LIMIT" and int(n) < 24
-    assert token_procs(token) == []      # the sleeping children died with the run
+    assert token_procs(token) == []  # the sleeping children died with the run
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
 def test_fork_bomb_is_contained(tier, workdir):
     token = f"autofix-test-{uuid.uuid4().hex}"
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         import os
         while True:
             try:
                 os.fork()
             except OSError:
                 pass
-    """, workdir, Limits(wall_seconds=1.5, processes=64), token)
+    """,
+        workdir,
+        Limits(wall_seconds=1.5, processes=64),
+        token,
+    )
     assert out.killed == "timed out after 1.5 s"
     assert out.returncode is None
     assert out.seconds < 1.5 + 3
@@ -383,7 +438,9 @@ def test_fork_bomb_is_contained(tier, workdir):
 
 @pytest.mark.parametrize("tier", ISOLATING)
 def test_memory_bomb_fails(tier, workdir):
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         import sys
         hoard = []
         try:
@@ -393,7 +450,10 @@ def test_memory_bomb_fails(tier, workdir):
             print("MEMORYERROR", len(hoard))
             sys.exit(3)
         print("ALLOCATED")
-    """, workdir, Limits(wall_seconds=20, memory_mb=256))
+    """,
+        workdir,
+        Limits(wall_seconds=20, memory_mb=256),
+    )
     assert "MEMORYERROR" in out.output, out.output
     assert out.returncode == 3
 
@@ -408,14 +468,19 @@ def test_infinite_loop_is_killed_at_wall_timeout(tier, workdir):
 
 @pytest.mark.parametrize("tier", ALL)
 def test_output_flood_is_cut_and_killed(tier, workdir):
-    out = py(get_sandbox(tier), """
+    out = py(
+        get_sandbox(tier),
+        """
         import sys
         line = b"x" * 1023 + b"\\n"
         block = line * 1024
         for _ in range(200):                         # 200 MiB
             sys.stdout.buffer.write(block)
         print("END")
-    """, workdir, Limits(wall_seconds=20, output_bytes=2**20, excerpt_bytes=4096))
+    """,
+        workdir,
+        Limits(wall_seconds=20, output_bytes=2**20, excerpt_bytes=4096),
+    )
     assert out.killed == "output limit of 1 MiB exceeded"
     assert out.returncode is None
     assert out.output_bytes > 2**20
@@ -425,10 +490,15 @@ def test_output_flood_is_cut_and_killed(tier, workdir):
 
 
 def test_excerpt_keeps_a_short_head_and_a_long_tail(workdir):
-    out = py(get_sandbox("none"), """
+    out = py(
+        get_sandbox("none"),
+        """
         for i in range(20000):
             print(f"line {i:05d}")
-    """, workdir, Limits(wall_seconds=20, excerpt_bytes=4096))
+    """,
+        workdir,
+        Limits(wall_seconds=20, excerpt_bytes=4096),
+    )
     assert out.returncode == 0 and out.killed is None
     assert out.output_bytes == 20000 * 11
     text = out.output
@@ -479,8 +549,8 @@ def test_detached_grandchildren_do_not_survive(tier, mode, workdir):
         assert out.returncode == 0 and out.killed is None
     else:
         assert out.killed == "timed out after 1.5 s"
-    assert token_procs(token) == []      # already gone when run() returns
-    assert sandbox_children() == []      # not even exiting, nor a zombie left to reap
+    assert token_procs(token) == []  # already gone when run() returns
+    assert sandbox_children() == []  # not even exiting, nor a zombie left to reap
     assert not wait_until(lambda: token_procs(token) != [], 0.2)
 
 
@@ -524,8 +594,7 @@ def test_concurrent_runs_overlap_and_keep_to_their_own(tier, private_tmp):
 
     def go(name: str) -> None:
         other = workdirs["b" if name == "a" else "a"] / "started"
-        results[name] = py(sb, CONCURRENT, workdirs[name], Limits(wall_seconds=60),
-                           f"{token}-{name}", str(other))
+        results[name] = py(sb, CONCURRENT, workdirs[name], Limits(wall_seconds=60), f"{token}-{name}", str(other))
 
     threads = {name: threading.Thread(target=go, args=(name,)) for name in "ab"}
     for t in threads.values():
@@ -536,8 +605,8 @@ def test_concurrent_runs_overlap_and_keep_to_their_own(tier, private_tmp):
         (workdirs["a"] / "go").write_text("")
         threads["a"].join(30)
         assert not threads["a"].is_alive()
-        assert token_procs(f"{token}-a-orphan") == []            # gone with A...
-        assert threads["b"].is_alive() and token_procs(f"{token}-b") != []   # ...B runs on
+        assert token_procs(f"{token}-a-orphan") == []  # gone with A...
+        assert threads["b"].is_alive() and token_procs(f"{token}-b") != []  # ...B runs on
     finally:
         for wd in workdirs.values():
             (wd / "go").write_text("")
@@ -547,10 +616,10 @@ def test_concurrent_runs_overlap_and_keep_to_their_own(tier, private_tmp):
         assert results[name].returncode == 0 and results[name].killed is None, results[name]
     a, b = (json.loads(results[name].output) for name in "ab")
     assert a["go"] and b["go"]
-    assert max(a["start"], b["start"]) < min(a["end"], b["end"])   # the runs overlapped
+    assert max(a["start"], b["start"]) < min(a["end"], b["end"])  # the runs overlapped
     if ROOT:
-        assert a["uid"] != b["uid"]                      # each run has a uid of its own
-    assert a["peek"] != "READ" and b["peek"] != "READ"   # and cannot look into the other's workdir
+        assert a["uid"] != b["uid"]  # each run has a uid of its own
+    assert a["peek"] != "READ" and b["peek"] != "READ"  # and cannot look into the other's workdir
     assert a["fresh"] == b["fresh"] == "fresh"
 
 
@@ -586,7 +655,7 @@ def test_workdir_holding_a_readable_path_is_refused(tmp_path):
     sb = open_sandbox("process", readable=[lib])
     with pytest.raises(ValueError):
         sb.run(["true"], tmp_path / "work", allowed_environ(), Limits())
-    assert (tmp_path / "work").stat().st_uid == os.getuid()   # never handed over
+    assert (tmp_path / "work").stat().st_uid == os.getuid()  # never handed over
 
 
 CRASHING_AUTOFIX = """
@@ -611,19 +680,22 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
     try:
         for wd in crashed:
             wd.mkdir()
-            autofixes.append(subprocess.Popen(
-                [sys.executable, "-c", CRASHING_AUTOFIX, tier, str(wd), token],
-                cwd=Path(__file__).resolve().parent.parent))
+            autofixes.append(
+                subprocess.Popen(
+                    [sys.executable, "-c", CRASHING_AUTOFIX, tier, str(wd), token],
+                    cwd=Path(__file__).resolve().parent.parent,
+                )
+            )
         for wd, autofix in zip(crashed, autofixes):
             assert wait_until(lambda: (wd / "started").exists() or autofix.poll() is not None, 20)
             assert autofix.poll() is None
-            assert wd.stat().st_uid != os.getuid()       # handed to a sandbox uid
+            assert wd.stat().st_uid != os.getuid()  # handed to a sandbox uid
         assert crashed[0].stat().st_uid != crashed[1].stat().st_uid
-        assert private_tmp.stat().st_mode != mode        # and opened for them
+        assert private_tmp.stat().st_mode != mode  # and opened for them
         for autofix in autofixes:
-            autofix.kill()                               # autofix dies mid-run
+            autofix.kill()  # autofix dies mid-run
             autofix.wait()
-        if tier == "bwrap":   # --die-with-parent: the sandbox dies with autofix, at once
+        if tier == "bwrap":  # --die-with-parent: the sandbox dies with autofix, at once
             assert wait_until(lambda: token_procs(token) == [], 5)
     finally:
         for autofix in autofixes:
@@ -632,13 +704,15 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
         # the next run, in any workdir, undoes what the dead ones left
         fresh = private_tmp / "fresh"
         fresh.mkdir()
-        out = open_sandbox(tier).run(["/bin/sh", "-c", "echo ok"], fresh, allowed_environ(),
-                                     Limits())
+        out = open_sandbox(tier).run(["/bin/sh", "-c", "echo ok"], fresh, allowed_environ(), Limits())
     assert out.returncode == 0, out.output
 
     def undone() -> bool:
-        return (all(p.stat().st_uid == os.getuid() for wd in crashed for p in (wd, wd / "started"))
-                and private_tmp.stat().st_mode == mode and token_procs(token) == [])
+        return (
+            all(p.stat().st_uid == os.getuid() for wd in crashed for p in (wd, wd / "started"))
+            and private_tmp.stat().st_mode == mode
+            and token_procs(token) == []
+        )
 
     # (if a run of another process on this machine takes a crashed uid first, that run is
     # the one that undoes it, at the same moment: hence the wait)

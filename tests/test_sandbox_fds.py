@@ -31,11 +31,10 @@ LIST_FDS = """
 def test_passed_pipe_reaches_the_command_and_nothing_else_does(tier, workdir):
     r, w = os.pipe()
     stray = os.open("/dev/null", os.O_RDONLY)
-    os.set_inheritable(stray, True)          # inheritable, yet not passed: must stay out
+    os.set_inheritable(stray, True)  # inheritable, yet not passed: must stay out
     try:
         argv = [sys.executable, "-c", textwrap.dedent(LIST_FDS), str(w)]
-        out = get_sandbox(tier).run(argv, workdir, allowed_environ(), Limits(wall_seconds=20),
-                                    pass_fds=(w,))
+        out = get_sandbox(tier).run(argv, workdir, allowed_environ(), Limits(wall_seconds=20), pass_fds=(w,))
     finally:
         os.close(w)
         os.close(stray)

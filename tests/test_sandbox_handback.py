@@ -33,8 +33,8 @@ from test_sandbox import (  # noqa: F401 - private_tmp, workdir: fixtures
     workdir,
 )
 
-from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 from bot.sandbox.state import _state_dir
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 
 pytestmark = requires_root
 
@@ -57,20 +57,20 @@ def journal(sb) -> Path:
 
 def not_ours(path: Path) -> list[bytes]:
     """Every entry below ``path`` (itself included) not owned by autofix's uid and gid."""
-    found = subprocess.run(["find", str(path), "(", "!", "-uid", str(os.getuid()), "-o", "!",
-                            "-gid", str(os.getgid()), ")", "-print0"],
-                           capture_output=True, check=True).stdout
+    found = subprocess.run(
+        ["find", str(path), "(", "!", "-uid", str(os.getuid()), "-o", "!", "-gid", str(os.getgid()), ")", "-print0"],
+        capture_output=True,
+        check=True,
+    ).stdout
     return [p for p in found.split(b"\0") if p]
 
 
 def count(path: Path) -> int:
-    return subprocess.run(["find", str(path), "-printf", "."], capture_output=True,
-                          check=True).stdout.count(b".")
+    return subprocess.run(["find", str(path), "-printf", "."], capture_output=True, check=True).stdout.count(b".")
 
 
 def run_py(sb, code: str, wd: Path, *args: str, limits: Limits = Limits(wall_seconds=30)):
-    return sb.run([sys.executable, "-c", textwrap.dedent(code), *args], wd, allowed_environ(),
-                  limits)
+    return sb.run([sys.executable, "-c", textwrap.dedent(code), *args], wd, allowed_environ(), limits)
 
 
 SHAPES = {
@@ -108,8 +108,11 @@ SHAPES = {
 }
 
 
-USES = {f"{tier} {test}" for tier in ("bwrap", "process")
-        for test in ("crash", "mount", *(f"shape {shape}" for shape in SHAPES))}
+USES = {
+    f"{tier} {test}"
+    for tier in ("bwrap", "process")
+    for test in ("crash", "mount", *(f"shape {shape}" for shape in SHAPES))
+}
 USES |= {"process launder", "process root link", "process journal"}
 
 
@@ -118,16 +121,15 @@ USES |= {"process launder", "process root link", "process journal"}
 def test_any_tree_shape_is_handed_back(tier, shape, workdir):
     sb = dedicated(tier, "shape " + shape)
     result = []
-    runner = threading.Thread(target=lambda: result.append(run_py(sb, SHAPES[shape], workdir)),
-                              daemon=True)
+    runner = threading.Thread(target=lambda: result.append(run_py(sb, SHAPES[shape], workdir)), daemon=True)
     runner.start()
     runner.join(60)
     assert not runner.is_alive(), "run() hangs on the tree the candidate left"
-    out, = result
+    (out,) = result
     assert out.returncode == 0, out.output
-    assert count(workdir) > 3                      # the shape is there...
-    assert not_ours(workdir) == []                 # ...and all of it is autofix's again
-    assert not journal(sb).exists()                # the run is over: nothing left to recover
+    assert count(workdir) > 3  # the shape is there...
+    assert not_ours(workdir) == []  # ...and all of it is autofix's again
+    assert not journal(sb).exists()  # the run is over: nothing left to recover
 
 
 LAUNDER = """
@@ -159,14 +161,18 @@ def test_a_root_file_linked_from_outside_stays_root_and_unchanged(workdir, tmp_p
     secret.chmod(0o644)
     os.link(secret, workdir / "linked")
     sb = dedicated("process", "root link")
-    out = run_py(sb, """
+    out = run_py(
+        sb,
+        """
         import os
         try:
             open("linked", "w").write("pwned")
             print("WRITTEN")
         except OSError as e:
             print(type(e).__name__)
-    """, workdir)
+    """,
+        workdir,
+    )
     assert out.output == "PermissionError\n", out.output
     st = secret.stat()
     assert (st.st_uid, st.st_gid) == (0, 0) and secret.read_text() == "root's"
@@ -176,18 +182,21 @@ def test_a_root_file_linked_from_outside_stays_root_and_unchanged(workdir, tmp_p
 def test_another_filesystem_mounted_in_the_workdir_is_left_alone(tier, workdir):
     mounted = workdir / "mnt"
     mounted.mkdir()
-    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=755", "tmpfs", str(mounted)],
-                   check=True)
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m,mode=755", "tmpfs", str(mounted)], check=True)
     try:
         (mounted / "file").write_text("root's")
-        out = run_py(dedicated(tier, "mount"), """
+        out = run_py(
+            dedicated(tier, "mount"),
+            """
             for path in ("mnt/file", "mnt/new"):
                 try:
                     open(path, "w").write("pwned")
                     print("WRITTEN", path)
                 except OSError as e:
                     print(type(e).__name__)
-        """, workdir)
+        """,
+            workdir,
+        )
         assert out.output == "PermissionError\nPermissionError\n", out.output
         assert (mounted / "file").read_text() == "root's"
         assert not_ours(mounted) == []
@@ -205,23 +214,36 @@ sb.run([sys.executable, "-c", code, token], Path(workdir), allowed_environ(), Li
 """
 
 # every shape side by side, then the run hangs until autofix dies
-ALL_SHAPES = ("import os, time\ntop = os.getcwd()\n"
-              + "".join(textwrap.dedent(code) + "os.chdir(top)\n" for code in SHAPES.values())
-              + 'open("started", "w").write("yes")\ntime.sleep(60)\n')
+ALL_SHAPES = (
+    "import os, time\ntop = os.getcwd()\n"
+    + "".join(textwrap.dedent(code) + "os.chdir(top)\n" for code in SHAPES.values())
+    + 'open("started", "w").write("yes")\ntime.sleep(60)\n'
+)
 
 
 @pytest.mark.parametrize("tier", ISOLATING)
 def test_a_crashed_run_with_any_tree_is_undone_by_the_next(tier, workdir):
     sb = dedicated(tier, "crash")
     token = f"autofix-test-{uuid.uuid4().hex}"
-    autofix = subprocess.Popen([sys.executable, "-c", CRASHING_AUTOFIX, tier, str(sb.uid),
-                                str(workdir), token, ALL_SHAPES, *python_readable()],
-                               cwd=Path(__file__).resolve().parent.parent)
+    autofix = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            CRASHING_AUTOFIX,
+            tier,
+            str(sb.uid),
+            str(workdir),
+            token,
+            ALL_SHAPES,
+            *python_readable(),
+        ],
+        cwd=Path(__file__).resolve().parent.parent,
+    )
     try:
         assert wait_until(lambda: (workdir / "started").exists() or autofix.poll() is not None, 60)
         assert autofix.poll() is None
     finally:
-        autofix.kill()                             # autofix dies mid-run
+        autofix.kill()  # autofix dies mid-run
         autofix.wait()
     assert journal(sb).exists() and not_ours(workdir) != []
     fresh = workdir.parent / "fresh"
@@ -243,8 +265,7 @@ def test_recovery_goes_on_past_a_journal_it_cannot_use(workdir, tmp_path):
     for p in (victim, victim / "inside"):
         os.chown(p, sb.uid, sb.uid)
     (tmp_path / "link").symlink_to(victim)
-    journal(sb).write_text(json.dumps({"workdir": str(tmp_path / "link"), "owner": [0, 0],
-                                       "mode": 0o755}) + "\n")
+    journal(sb).write_text(json.dumps({"workdir": str(tmp_path / "link"), "owner": [0, 0], "mode": 0o755}) + "\n")
     out = sb.run(["/bin/true"], workdir, allowed_environ(), Limits())
     assert out.returncode == 0, out.output
     assert {p.stat().st_uid for p in (victim, victim / "inside")} == {sb.uid}

@@ -12,11 +12,10 @@ import textwrap
 import uuid
 from pathlib import Path
 
-import pytest
 from test_sandbox import private_tmp, python_readable, requires_root, workdir  # noqa: F401
 
-from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 from bot.sandbox.state import SHARED_TMP, mqueue_dir
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 
 pytestmark = requires_root
 
@@ -69,8 +68,7 @@ def sysv_of(uid: int) -> list[str]:
 
 
 def files_of(uid: int, places) -> list[bytes]:
-    found = subprocess.run(["find", *places, "-xdev", "-uid", str(uid), "-print0"],
-                           capture_output=True).stdout
+    found = subprocess.run(["find", *places, "-xdev", "-uid", str(uid), "-print0"], capture_output=True).stdout
     return [p for p in found.split(b"\0") if p]
 
 
@@ -79,25 +77,29 @@ def procs_of(uid: int) -> list[str]:
 
 
 def test_process_tier_leaves_nothing_of_the_run_behind(workdir):
-    uid = 64980                      # a uid of its own: nothing else on the machine uses it
+    uid = 64980  # a uid of its own: nothing else on the machine uses it
     sb = open_sandbox("process", python_readable(), uid=uid)
     token = f"autofix-test-{uuid.uuid4().hex}"
-    shared = Path(f"/tmp/{token}-shared")          # as a sticky /tmp/.X11-unix is
+    shared = Path(f"/tmp/{token}-shared")  # as a sticky /tmp/.X11-unix is
     shared.mkdir()
     shared.chmod(0o1777)
     try:
-        out = sb.run([sys.executable, "-c", textwrap.dedent(LEAVE_EVERYTHING), token,
-                      str(shared)], workdir, allowed_environ(), Limits(wall_seconds=30))
+        out = sb.run(
+            [sys.executable, "-c", textwrap.dedent(LEAVE_EVERYTHING), token, str(shared)],
+            workdir,
+            allowed_environ(),
+            Limits(wall_seconds=30),
+        )
         assert out.returncode == 0, out.output
         made = json.loads(out.output)
         assert made["uid"] == uid and made["mq"] >= 0, made
         queues = mqueue_dir()
-        assert queues is not None                  # found or mounted (autofix is root)
+        assert queues is not None  # found or mounted (autofix is root)
         places = [*SHARED_TMP, queues]
         assert files_of(uid, places) == []
         assert sysv_of(uid) == []
         assert procs_of(uid) == []
-        assert shared.is_dir() and list(shared.iterdir()) == []   # root's folder stays
+        assert shared.is_dir() and list(shared.iterdir()) == []  # root's folder stays
     finally:
         subprocess.run(["rm", "-rf", "--", str(shared)], check=True)
 
@@ -116,10 +118,11 @@ def test_without_an_mqueue_filesystem_no_queue_can_be_made(workdir):
     # where autofix finds no mqueue filesystem to clean (and may not mount one), a queue
     # it could not remove must not be made at all
     sb = open_sandbox("process", python_readable(), uid=64981)
-    sb._no_mqueue = True                      # as when mqueue_dir() found none
+    sb._no_mqueue = True  # as when mqueue_dir() found none
     token = f"autofix-test-{uuid.uuid4().hex}"
-    out = sb.run([sys.executable, "-c", textwrap.dedent(MQ_OPEN), token], workdir,
-                 allowed_environ(), Limits(wall_seconds=20))
+    out = sb.run(
+        [sys.executable, "-c", textwrap.dedent(MQ_OPEN), token], workdir, allowed_environ(), Limits(wall_seconds=20)
+    )
     assert out.returncode == 0, out.output
-    assert out.output.strip() == os.strerror(24), out.output     # EMFILE: RLIMIT_MSGQUEUE
+    assert out.output.strip() == os.strerror(24), out.output  # EMFILE: RLIMIT_MSGQUEUE
     assert not os.path.exists(os.path.join(mqueue_dir(), f"{token}"))

@@ -19,15 +19,14 @@ from test_sandbox import (  # noqa: F401 - private_tmp, workdir: fixtures
     workdir,
 )
 
-from bot.sandbox.tiers import Limits, allowed_environ
 from bot.sandbox.procs import cgroup_parent
+from bot.sandbox.tiers import Limits, allowed_environ
 
 ROOT = os.geteuid() == 0
 
 
 def py(sb, code: str, wd: Path, limits: Limits, *args: str):
-    return sb.run([sys.executable, "-c", textwrap.dedent(code), *args], wd, allowed_environ(),
-                  limits)
+    return sb.run([sys.executable, "-c", textwrap.dedent(code), *args], wd, allowed_environ(), limits)
 
 
 def cgroup_v2_usable() -> bool:
@@ -83,8 +82,7 @@ WRITER = """
 
 @pytest.mark.parametrize("tier", ALL)
 def test_disk_cap_kills_a_writer(tier, workdir):
-    out = py(get_sandbox(tier), WRITER, workdir, Limits(wall_seconds=60, disk_mb=16),
-             "big", "stay")
+    out = py(get_sandbox(tier), WRITER, workdir, Limits(wall_seconds=60, disk_mb=16), "big", "stay")
     assert out.killed == "wrote more than 16 MiB to disk", out.output
     assert out.returncode is None
     assert out.seconds < 10
@@ -93,8 +91,7 @@ def test_disk_cap_kills_a_writer(tier, workdir):
 
 @pytest.mark.parametrize("tier", ALL)
 def test_disk_cap_catches_a_writer_that_exits_at_once(tier, workdir):
-    out = py(get_sandbox(tier), WRITER, workdir, Limits(wall_seconds=60, disk_mb=16),
-             "big", "exit")
+    out = py(get_sandbox(tier), WRITER, workdir, Limits(wall_seconds=60, disk_mb=16), "big", "exit")
     assert out.killed == "wrote more than 16 MiB to disk", out.output
     assert out.returncode is None
 
@@ -103,8 +100,7 @@ def test_disk_cap_catches_a_writer_that_exits_at_once(tier, workdir):
 def test_disk_cap_counts_the_shared_temp_dirs(tier, workdir):
     path = f"/dev/shm/autofix-test-{uuid.uuid4().hex}"
     try:
-        out = py(get_sandbox(tier), WRITER, workdir, Limits(wall_seconds=60, disk_mb=16),
-                 path, "stay")
+        out = py(get_sandbox(tier), WRITER, workdir, Limits(wall_seconds=60, disk_mb=16), path, "stay")
         assert out.killed == "wrote more than 16 MiB to disk", out.output
     finally:
         if os.path.exists(path):

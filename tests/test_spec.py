@@ -66,9 +66,13 @@ def test_missing_target_folder(tmp_path):
 
 
 def test_target_may_not_escape_or_be_protected(tmp_path):
-    assert error_of(write(tmp_path, GOOD.replace("unique.py", "../x.py"))).endswith("must be a path inside the work folder, got '../x.py'")
+    assert error_of(write(tmp_path, GOOD.replace("unique.py", "../x.py"))).endswith(
+        "must be a path inside the work folder, got '../x.py'"
+    )
     (tmp_path / "tests").mkdir()
-    assert error_of(write(tmp_path, GOOD.replace("unique.py", "tests/test_x.py"))).endswith("tests/test_x.py is a protected path")
+    assert error_of(write(tmp_path, GOOD.replace("unique.py", "tests/test_x.py"))).endswith(
+        "tests/test_x.py is a protected path"
+    )
 
 
 def test_not_a_mapping(tmp_path):

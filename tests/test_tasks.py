@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.github.config import Config, RepoConfig
 from bot.errors import UserError
+from bot.github.config import Config, RepoConfig
 from bot.github.tasks import Issue, from_issue, visible_yaml_block
 
 BLOCK = "```yaml\ntarget: unique.py\n```\n"
@@ -60,7 +60,11 @@ def test_the_tests_of_an_author_without_write_access_are_ignored(tmp_path):
     ignored = spec(repo, BLOCK_WITH_GATE, tests_from_block=False)
     assert (ignored.tests.command, ignored.tests.protect, ignored.max_attempts) == ("make test", ["golden.json"], 2)
     honoured = spec(repo, BLOCK_WITH_GATE, tests_from_block=True)
-    assert (honoured.tests.command, honoured.tests.protect, honoured.max_attempts) == ("true", ["golden.json", "data"], 2)
+    assert (honoured.tests.command, honoured.tests.protect, honoured.max_attempts) == (
+        "true",
+        ["golden.json", "data"],
+        2,
+    )
 
 
 @pytest.mark.parametrize(
@@ -74,7 +78,10 @@ def test_the_tests_of_an_author_without_write_access_are_ignored(tmp_path):
 )
 def test_an_issue_can_only_lower_the_attempts(tmp_path, repo, inputs, block, attempts):
     body = f"```yaml\ntarget: unique.py\n{block}\n```\n"
-    assert spec(config(tmp_path, inputs, tests={"command": "make test"}, **repo), body, tests_from_block=True).max_attempts == attempts
+    assert (
+        spec(config(tmp_path, inputs, tests={"command": "make test"}, **repo), body, tests_from_block=True).max_attempts
+        == attempts
+    )
 
 
 def test_ignored_tests_and_none_in_the_repository_say_so(tmp_path):

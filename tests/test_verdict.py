@@ -9,10 +9,10 @@ import sys
 import pytest
 
 from bot.errors import UserError
-from bot.sandbox.tiers import open_sandbox
-from bot.spec import Spec
 from bot.judge.validate import Validator, python_paths
 from bot.judge.verdict import PLUGIN_FOLDER
+from bot.sandbox.tiers import open_sandbox
+from bot.spec import Spec
 
 TIERS = ["bwrap", "process"]
 WRONG = "def unique_items(items):\n    return list(set(items))\n"
@@ -65,7 +65,9 @@ def test_inline_checks_pass_and_fail_on_their_values(tmp_path, tier):
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_replacing_the_runners_function_changes_nothing(tmp_path, tier):
-    forger = "import sys\nsys.modules['__main__'].run_statement = lambda s, ns: {'line': s['line'], 'kind': 'ok'}\n" + WRONG
+    forger = (
+        "import sys\nsys.modules['__main__'].run_statement = lambda s, ns: {'line': s['line'], 'kind': 'ok'}\n" + WRONG
+    )
     assert inline(tmp_path, tier).check(forger).failing == ["order"]
 
 
@@ -149,7 +151,10 @@ def test_replacing_runtest_fails(tmp_path, tier):
     forger = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n" + WRONG
     verdict = suite(tmp_path, tier).check(forger)
     assert verdict.failing == ["(pytest)"]
-    assert "(pytest): pytest's _pytest.python.Function.runtest was replaced during the run; the tests' machinery may not change" in verdict.feedback
+    assert (
+        "(pytest): pytest's _pytest.python.Function.runtest was replaced during the run; the tests' machinery may not change"
+        in verdict.feedback
+    )
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -166,7 +171,9 @@ def test_a_hookwrapper_registered_through_gc_fails(tmp_path, tier):
     )
     verdict = suite(tmp_path, tier).check(forger)
     assert verdict.failing == ["(pytest)"]
-    assert "(pytest): the hook pytest_runtest_makereport was implemented by unique.py during the run" in verdict.feedback
+    assert (
+        "(pytest): the hook pytest_runtest_makereport was implemented by unique.py during the run" in verdict.feedback
+    )
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -192,8 +199,8 @@ def test_a_forged_junit_report_and_early_exit_fail(tmp_path, tier):
         "import os, re\n"
         "options = os.environ.get('PYTEST_ADDOPTS', '')\n"
         "path = (re.findall(r'--junitxml=(\\S+)', options) or ['report.xml'])[0]\n"
-        "open(path, 'w').write('<testsuite><testcase classname=\"tests.test_unique\" name=\"test_order\"/>"
-        "<testcase classname=\"tests.test_unique\" name=\"test_empty\"/></testsuite>')\n"
+        'open(path, \'w\').write(\'<testsuite><testcase classname="tests.test_unique" name="test_order"/>'
+        '<testcase classname="tests.test_unique" name="test_empty"/></testsuite>\')\n'
         "fd = int(os.environ.get('AUTOFIX_VERDICT_FD', '-1'))\n"
         "if fd >= 0:\n"
         "    os.write(fd, b'\\n@@autofix-verdict-' + b'0' * 32 + b'@@' + repr({'exitstatus': 0, 'cases': [], 'tampered': [], 'paths': [], 'loaded': []}).encode())\n"
@@ -230,10 +237,15 @@ def test_unittest_exiting_at_import_fails(tmp_path, tier):
     )
     checker = validator(tmp_path, tier, {"command": f"{sys.executable} -m unittest discover -s tests"})
     assert checker.check(RIGHT).passed
-    assert checker.check(WRONG).feedback.startswith(f"Failing checks:\n- {sys.executable} -m unittest discover -s tests: 1 failed, 0 errors")
+    assert checker.check(WRONG).feedback.startswith(
+        f"Failing checks:\n- {sys.executable} -m unittest discover -s tests: 1 failed, 0 errors"
+    )
     verdict = checker.check("import os\nos._exit(0)\n" + WRONG)
     assert "the test run ended before unittest finished the suite (exit code 0)" in verdict.feedback
-    patched = "import unittest\nunittest.TestResult.wasSuccessful = lambda self: True\nunittest.TestCase.run = lambda self, result=None: None\n" + WRONG
+    patched = (
+        "import unittest\nunittest.TestResult.wasSuccessful = lambda self: True\nunittest.TestCase.run = lambda self, result=None: None\n"
+        + WRONG
+    )
     verdict = checker.check(patched)
     assert "(unittest): unittest's unittest.case.TestCase.run was replaced during the run" in verdict.feedback
 
@@ -269,9 +281,17 @@ def test_an_installed_copy_that_shadows_the_target_is_a_configuration_error(tmp_
     (work / "tests").mkdir()
     (work / "tests" / "test_unique.py").write_text(TEST_FILE)
     # The copy comes first on the path, as an installed package does when the tests run from elsewhere.
-    checker = validator(work, tier, {"command": f"cd tests && PYTHONPATH={installed}:$PYTHONPATH {sys.executable} -m pytest -q -p no:cacheprovider ."})
+    checker = validator(
+        work,
+        tier,
+        {
+            "command": f"cd tests && PYTHONPATH={installed}:$PYTHONPATH {sys.executable} -m pytest -q -p no:cacheprovider ."
+        },
+    )
     checker.sandbox = open_sandbox(tier, readable=[*python_paths(), installed])
-    with pytest.raises(UserError, match=f"the tests imported unique from {installed}/unique.py, not from the copy under test"):
+    with pytest.raises(
+        UserError, match=f"the tests imported unique from {installed}/unique.py, not from the copy under test"
+    ):
         checker.check(WRONG)
 
 
@@ -289,8 +309,13 @@ def test_the_original_folder_is_never_shown_to_the_sandbox(tmp_path):
 def test_the_plugin_is_inert_outside_autofix(tmp_path):
     (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
     environ = {"PYTHONPATH": str(PLUGIN_FOLDER), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "autofix_verdict", "-p", "no:cacheprovider", str(tmp_path)],
-                          capture_output=True, text=True, env=environ, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "autofix_verdict", "-p", "no:cacheprovider", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        env=environ,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0
     assert "1 passed" in done.stdout
 
@@ -303,12 +328,18 @@ def test_a_check_judged_in_the_candidates_process_is_said_so(tmp_path, capsys):
     from bot.cli import main
 
     spec = tmp_path / "task.yml"
-    spec.write_text("task: t\ntarget: apply.py\ntests:\n  code: |\n    assert apply(lambda x: x + 1, 2) == 3, 'lambda'\n"
-                    "    assert apply(abs, -2) == 2, 'builtin'\n")
+    spec.write_text(
+        "task: t\ntarget: apply.py\ntests:\n  code: |\n    assert apply(lambda x: x + 1, 2) == 3, 'lambda'\n"
+        "    assert apply(abs, -2) == 2, 'builtin'\n"
+    )
     reply = "```python\ndef apply(f, x):\n    return f(x)\n```"
     with ScriptedOpenAI([reply]) as fake:
-        code = main(["run", str(spec), "--model", "m", "--base-url", fake.base_url, "--report", str(tmp_path / "r.json")])
+        code = main(
+            ["run", str(spec), "--model", "m", "--base-url", fake.base_url, "--report", str(tmp_path / "r.json")]
+        )
     assert code == 0
     headline = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("attempt 1/3  PASS"))
-    assert headline.endswith("tokens  (2 checks judged in the candidate's process)")  # a lambda and a built-in can't cross
+    assert headline.endswith(
+        "tokens  (2 checks judged in the candidate's process)"
+    )  # a lambda and a built-in can't cross
     assert json.loads((tmp_path / "r.json").read_text())["attempts"][0]["inprocess_checks"] == ["lambda", "builtin"]

@@ -50,7 +50,9 @@ def test_test_names_with_newlines_never_become_commands(world, github, capsys, m
     assert commands[:3] == [f"::add-mask::{TOKEN}", f"::add-mask::{API_KEY}", out[2]]  # the token as git sends it
     assert {line.split("::")[1].split(" ")[0] for line in commands[3:]} == {"group", "endgroup"}
     escaped = COMMANDS.replace("\n", "\\n")
-    assert f"autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes[{escaped}]" in out
+    assert (
+        f"autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes[{escaped}]" in out
+    )
 
 
 def test_a_line_of_autofix_s_own_stays_one_line():

@@ -36,7 +36,7 @@ def unfenced(reply: str) -> str:
     match = CODE_START.search(reply)
     if not match:
         return ""
-    lines = reply[match.start():].splitlines()
+    lines = reply[match.start() :].splitlines()
     while lines:
         try:
             ast.parse("\n".join(lines))

@@ -7,15 +7,15 @@ still holds `report` with every attempt made so far and a stop reason that names
 from __future__ import annotations
 
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from bot.core import prompts
-from bot.errors import ModelUnavailable, UserError
 from bot.core.extract import NoCode, extract_code
-from bot.models.registry import Model
 from bot.core.report import Attempt, Report, code_diff, write_atomically
-from bot.spec import Spec
+from bot.errors import ModelUnavailable, UserError
 from bot.judge.validate import Validator, Verdict
+from bot.models.registry import Model
+from bot.spec import Spec
 
 
 def solve(
@@ -41,7 +41,11 @@ def solve(
             verdict = confirmed(validator, code)
         except NoCode as exc:
             code = reply.text
-            verdict = Verdict(False, ["(no code)"], f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block.")
+            verdict = Verdict(
+                False,
+                ["(no code)"],
+                f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block.",
+            )
         attempt = Attempt(
             number=number,
             passed=verdict.passed,

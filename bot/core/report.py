@@ -84,7 +84,9 @@ def printable(value):
 def write_atomically(path: Path, text: str, mode: int | None = None) -> None:
     """Write a sibling temporary file, then rename it over `path`: readers never see half a file.
     `mode` sets the permissions (the temporary file's own are 0600)."""
-    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8", prefix=".autofix-", suffix=".tmp") as out:
+    with tempfile.NamedTemporaryFile(
+        "w", dir=path.parent, delete=False, encoding="utf-8", prefix=".autofix-", suffix=".tmp"
+    ) as out:
         out.write(text)
     if mode is not None:
         os.chmod(out.name, mode)

@@ -18,10 +18,19 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 
 from bot.errors import ModelUnavailable, UserError
-from bot.eval.results import (
-    IDENTITY, LOG, STRATEGIES, Log, parse_shard, read_meta, read_results, start_run, summary_table, write_reports,
-)
 from bot.eval.progress import Progress
+from bot.eval.results import (
+    IDENTITY,
+    LOG,
+    STRATEGIES,
+    Log,
+    parse_shard,
+    read_meta,
+    read_results,
+    start_run,
+    summary_table,
+    write_reports,
+)
 
 DEFAULT_OUT = Path("out/eval")
 DEFAULT_MERGED = Path("out/eval-merged")
@@ -35,7 +44,9 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
     parser.add_argument("taskset", help="`humaneval`, a folder of spec files, or `merge` followed by result folders")
     parser.add_argument("folders", nargs="*", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--strategy", choices=(*STRATEGIES, "all"), default="all", help="default: all")
-    parser.add_argument("--attempts", type=int, default=3, metavar="K", help="model calls per task for repair and resample (default: 3)")
+    parser.add_argument(
+        "--attempts", type=int, default=3, metavar="K", help="model calls per task for repair and resample (default: 3)"
+    )
     parser.add_argument("--model", help="model name, or local:FILE.gguf for an in-process model")
     parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
     parser.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
@@ -45,27 +56,40 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
     pick.add_argument("--sample", type=int, metavar="N", help="N tasks drawn at random (see --seed)")
     parser.add_argument("--seed", type=int, default=0, help="for --sample (default: 0, the same draw on every shard)")
     parser.add_argument("--shard", default="1/1", metavar="I/N", help="run only the I-th of N slices of the tasks")
-    parser.add_argument("--out", type=Path, metavar="DIR", help=f"results folder (default: {DEFAULT_OUT}, for merge {DEFAULT_MERGED})")
-    parser.add_argument("--sandbox", choices=sandboxes, default="auto", help="isolation for the tests (default: the strongest available)")
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help=f"results folder (default: {DEFAULT_OUT}, for merge {DEFAULT_MERGED})"
+    )
+    parser.add_argument(
+        "--sandbox",
+        choices=sandboxes,
+        default="auto",
+        help="isolation for the tests (default: the strongest available)",
+    )
 
 
 def main(args: argparse.Namespace, redact) -> int:
     if args.taskset == "merge":
         return merge(args.folders, args.out or DEFAULT_MERGED)
     if args.folders:
-        raise UserError(f"unexpected arguments {' '.join(map(str, args.folders))}: only `autofix eval merge` takes several folders")
+        raise UserError(
+            f"unexpected arguments {' '.join(map(str, args.folders))}: only `autofix eval merge` takes several folders"
+        )
     return evaluate(args, redact)
 
 
 def evaluate(args: argparse.Namespace, redact) -> int:
     # The loop, the sandbox and pydantic load only when an eval runs: `autofix --help` stays quick.
-    from bot.eval.tasks import load_taskset, select
-    from bot.models.registry import Masked, open_model, settings_from
     from bot.cli import warn
+    from bot.eval.tasks import load_taskset, select
     from bot.judge.validate import open_test_sandbox
+    from bot.models.registry import Masked, open_model, settings_from
 
-    for flag, value, low in (("--attempts", args.attempts, 1), ("--jobs", args.jobs, 1),
-                             ("--limit", args.limit, 1), ("--sample", args.sample, 1)):
+    for flag, value, low in (
+        ("--attempts", args.attempts, 1),
+        ("--jobs", args.jobs, 1),
+        ("--limit", args.limit, 1),
+        ("--sample", args.sample, 1),
+    ):
         if value is not None and value < low:
             raise UserError(f"{flag}: must be at least {low}")
     if args.attempts > 50:
@@ -113,7 +137,10 @@ def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) 
         for future in done:
             future.result()  # the first error (a refused key, a model service down) ends the eval
     except (UserError, ModelUnavailable, KeyboardInterrupt):
-        print(f"autofix: eval stopped; finished runs are kept in {out / LOG} and the same command resumes", file=sys.stderr)
+        print(
+            f"autofix: eval stopped; finished runs are kept in {out / LOG} and the same command resumes",
+            file=sys.stderr,
+        )
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -127,15 +154,22 @@ def merge(folders: list[Path], out: Path) -> int:
     for folder, meta in zip(folders, metas):
         for key in IDENTITY:
             if meta.get(key) != metas[0].get(key):
-                raise UserError(f"{folder}: another run than {folders[0]} ({key}: {meta.get(key)!r} vs {metas[0].get(key)!r})")
+                raise UserError(
+                    f"{folder}: another run than {folders[0]} ({key}: {meta.get(key)!r} vs {metas[0].get(key)!r})"
+                )
     shards = [parse_shard(meta["shard"]) for meta in metas]
     if len({count for _, count in shards}) > 1:
-        raise UserError("eval merge: the folders were sliced differently (" + ", ".join(m["shard"] for m in metas) + ")")
+        raise UserError(
+            "eval merge: the folders were sliced differently (" + ", ".join(m["shard"] for m in metas) + ")"
+        )
     if len(set(shards)) < len(shards):
         raise UserError("eval merge: the same slice is given twice")
     missing = sorted(set(range(1, shards[0][1] + 1)) - {index for index, _ in shards})
     if missing:
-        print(f"autofix: warning: slices {', '.join(f'{i}/{shards[0][1]}' for i in missing)} are missing; the summary covers the rest", file=sys.stderr)
+        print(
+            f"autofix: warning: slices {', '.join(f'{i}/{shards[0][1]}' for i in missing)} are missing; the summary covers the rest",
+            file=sys.stderr,
+        )
     results = [result for folder in folders for result in read_results(folder)]
     strategies = [s for s in STRATEGIES if any(r.strategy == s for r in results)]
     meta = {key: metas[0][key] for key in IDENTITY} | {"shard": "+".join(m["shard"] for m in metas)}

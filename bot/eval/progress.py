@@ -9,14 +9,20 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Callable, TextIO
+from collections.abc import Callable
+from typing import TextIO
 
 WIDTH = 24  # characters of the bar
 
 
 class Progress:
-    def __init__(self, total: int, stream: TextIO | None = None, clock: Callable[[], float] = time.monotonic,
-                 live: bool | None = None):
+    def __init__(
+        self,
+        total: int,
+        stream: TextIO | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        live: bool | None = None,
+    ):
         self.total, self.clock = total, clock
         self.stream = stream or sys.stderr  # looked up now: tests and callers may have swapped it
         self.live = self.stream.isatty() if live is None else live
@@ -43,8 +49,10 @@ class Progress:
         elapsed = self.clock() - self.started
         rate = self.done / elapsed if elapsed > 0 else 0.0
         eta = duration((self.total - self.done) / rate) if rate else "?"
-        return (f"eval [{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.total} "
-                f"pass {100 * self.passed / self.done:.1f}%  {rate:.2f}/s  ETA {eta}")
+        return (
+            f"eval [{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.total} "
+            f"pass {100 * self.passed / self.done:.1f}%  {rate:.2f}/s  ETA {eta}"
+        )
 
 
 def duration(seconds: float) -> str:

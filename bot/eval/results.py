@@ -17,8 +17,8 @@ import threading
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-from bot.errors import UserError
 from bot.core.report import write_atomically
+from bot.errors import UserError
 
 META = "run.json"
 LOG = "results.jsonl"
@@ -171,8 +171,13 @@ def write_reports(out: Path, meta: dict, results: list[Result], strategies: list
     """eval.json, eval.md and eval.png; returns the summary."""
     results = ordered(results)
     summary = summarize(results, strategies, meta["attempts"])
-    document = {**meta, "strategies": strategies, "tasks": len({r.task for r in results}),
-                "summary": summary, "results": [asdict(r) for r in results]}
+    document = {
+        **meta,
+        "strategies": strategies,
+        "tasks": len({r.task for r in results}),
+        "summary": summary,
+        "results": [asdict(r) for r in results],
+    }
     write_atomically(out / "eval.json", json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     write_atomically(out / "eval.md", markdown(meta, summary, results, strategies))
     from bot.eval.plot import plot  # matplotlib is imported only when a plot is drawn
@@ -209,17 +214,38 @@ def markdown(meta: dict, summary: dict, results: list[Result], strategies: list[
 
 def summary_table(summary: dict, k: int) -> str:
     within = [f"within {c} call{'s' if c > 1 else ''}" for c in range(1, k + 1)]
-    head = ["strategy", "tasks", "passed", "pass rate", *within, "mean calls per solved task",
-            "p50 latency", "p95 latency", "tokens in / out", "tokens per solved task"]
+    head = [
+        "strategy",
+        "tasks",
+        "passed",
+        "pass rate",
+        *within,
+        "mean calls per solved task",
+        "p50 latency",
+        "p95 latency",
+        "tokens in / out",
+        "tokens per solved task",
+    ]
     rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
     for strategy, s in summary.items():
-        rows.append("| " + " | ".join([
-            strategy, str(s["tasks"]), str(s["passed"]), percent(s["pass_rate"]),
-            *(percent(rate) for rate in s["pass_rate_within"]),
-            number(s["mean_calls_per_solved"], 2),
-            seconds(s["latency_p50"]), seconds(s["latency_p95"]),
-            f"{s['tokens_in']} / {s['tokens_out']}", number(s["tokens_per_solved"], 0),
-        ]) + " |")
+        rows.append(
+            "| "
+            + " | ".join(
+                [
+                    strategy,
+                    str(s["tasks"]),
+                    str(s["passed"]),
+                    percent(s["pass_rate"]),
+                    *(percent(rate) for rate in s["pass_rate_within"]),
+                    number(s["mean_calls_per_solved"], 2),
+                    seconds(s["latency_p50"]),
+                    seconds(s["latency_p95"]),
+                    f"{s['tokens_in']} / {s['tokens_out']}",
+                    number(s["tokens_per_solved"], 0),
+                ]
+            )
+            + " |"
+        )
     return "\n".join(rows)
 
 
@@ -240,4 +266,3 @@ def number(value: float | None, digits: int) -> str:
 
 def seconds(value: float | None) -> str:
     return "—" if value is None else f"{value:.2f} s"
-

@@ -11,18 +11,18 @@ confirmed) exactly as `autofix run` does it, and repair's feedback is the loop's
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from bot.core import prompts
+from bot.core.loop import solve
+from bot.core.report import Report
 from bot.eval.results import Result, budget
 from bot.eval.tasks import Task
-from bot.core.loop import solve
+from bot.judge.validate import Validator, Verdict
 from bot.models.registry import Model, Reply
-from bot.core.report import Report
 from bot.sandbox.tiers import Sandbox
 from bot.spec import Spec
-from bot.judge.validate import Validator, Verdict
 
 FAILURE_CHARS = 300  # of the final failure reason kept per result
 
@@ -52,17 +52,28 @@ class TimedValidator:
         return verdict
 
 
-def run_pair(task: Task, strategy: str, attempts: int, model: Model, sandbox: Sandbox,
-             solutions: Path, clock: Callable[[], float] = time.monotonic) -> Result:
+def run_pair(
+    task: Task,
+    strategy: str,
+    attempts: int,
+    model: Model,
+    sandbox: Sandbox,
+    solutions: Path,
+    clock: Callable[[], float] = time.monotonic,
+) -> Result:
     """Run one strategy on one task. The passing code lands under `solutions`, never in the
     task's own folder: an eval leaves the repository it reads untouched."""
     calls = budget(strategy, attempts)
     # Equal budgets mean equal calls: a spec's own token or time budget would cut some
     # strategies short and not others.
-    spec = task.spec.model_copy(update={
-        "max_attempts": calls, "max_tokens": None, "max_seconds": None,
-        "workdir": solutions / strategy / task.id,
-    })
+    spec = task.spec.model_copy(
+        update={
+            "max_attempts": calls,
+            "max_tokens": None,
+            "max_seconds": None,
+            "workdir": solutions / strategy / task.id,
+        }
+    )
     spec.target_path.parent.mkdir(parents=True, exist_ok=True)
     validator = TimedValidator(Validator(task.spec, sandbox))
     asked = FreshSamples(model, spec) if strategy == "resample" else model

@@ -82,7 +82,8 @@ def humaneval_checks(test: str, entry: str) -> str:
 def spec_folder(folder: Path) -> list[Task]:
     """Every spec file directly in `folder`; `*.replay.yml` files are recorded replies, not specs."""
     paths = sorted(
-        p for p in folder.iterdir()
+        p
+        for p in folder.iterdir()
         if p.suffix in (".yml", ".yaml") and not p.name.endswith((".replay.yml", ".replay.yaml")) and p.is_file()
     )
     if not paths:
@@ -90,8 +91,13 @@ def spec_folder(folder: Path) -> list[Task]:
     return [Task(path.stem, specs.load(path)) for path in paths]
 
 
-def select(tasks: list[Task], limit: int | None = None, sample: int | None = None, seed: int = 0,
-           shard: tuple[int, int] = (1, 1)) -> list[Task]:
+def select(
+    tasks: list[Task],
+    limit: int | None = None,
+    sample: int | None = None,
+    seed: int = 0,
+    shard: tuple[int, int] = (1, 1),
+) -> list[Task]:
     """--limit takes the first N, --sample N at random (seeded, so every shard draws the same
     N), then --shard I/N keeps every N-th task from the I-th on: slices stay balanced."""
     if sample is not None:
@@ -99,4 +105,4 @@ def select(tasks: list[Task], limit: int | None = None, sample: int | None = Non
     if limit is not None:
         tasks = tasks[:limit]
     index, count = shard
-    return tasks[index - 1::count]
+    return tasks[index - 1 :: count]

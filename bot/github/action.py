@@ -21,20 +21,20 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Mapping, TextIO
+from typing import TextIO
 
-from bot.github import render
-from bot.github import tasks
-from bot.github.config import Config, RepoConfig, load_repo_config
+from bot.core.report import Attempt, Report
 from bot.errors import ModelUnavailable, UserError
+from bot.github import render, tasks
+from bot.github.config import Config, RepoConfig, load_repo_config
 from bot.github.forge import MAY_TRIGGER, Forge, PullResult
 from bot.github.git import Git
-from bot.redact import SECRET_NAME, Redactor
-from bot.core.report import Attempt, Report
-from bot.spec import Spec, Tests
 from bot.github.workflow import Workflow, append_summary, write_outputs
+from bot.redact import SECRET_NAME, Redactor
+from bot.spec import Spec, Tests
 
 SECRET_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OPENAI-API-KEY")
 SETUP_TIMEOUT = 1800
@@ -143,7 +143,9 @@ def read_event(config: Config) -> dict:
 def on_issue(step: Step, event: dict) -> int:
     config, flow = step.config, step.flow
     if event.get("action") != "labeled":
-        raise Skip(f"ignored: issues event {event.get('action')!r}: autofix starts when an issue is labeled {config.label!r}")
+        raise Skip(
+            f"ignored: issues event {event.get('action')!r}: autofix starts when an issue is labeled {config.label!r}"
+        )
     label = (event.get("label") or {}).get("name")
     if label != config.label:
         raise Skip(f"ignored: label {label!r} is not {config.label!r}")
@@ -155,7 +157,9 @@ def on_issue(step: Step, event: dict) -> int:
         raise Skip(f"ignored: labeled by autofix's own account @{login}")
     permission = step.forge.permission(login)
     if permission not in MAY_TRIGGER:
-        raise Skip(f"ignored: @{login} has {permission} permission on {config.repository}; autofix needs write, maintain or admin")
+        raise Skip(
+            f"ignored: @{login} has {permission} permission on {config.repository}; autofix needs write, maintain or admin"
+        )
     issue = event.get("issue") or {}
     number = int(issue["number"])
     mark = render.marker("issue", number)
@@ -166,7 +170,9 @@ def on_issue(step: Step, event: dict) -> int:
     try:
         # The payload's title and body are what the labeler saw; a later edit can't swap the task.
         task = tasks.Issue.read(number, str(issue.get("title") or ""), str(issue.get("body") or ""))
-        spec = tasks.from_issue(config, task, task.block.tests is None or author_may_write(step, issue, login, permission))
+        spec = tasks.from_issue(
+            config, task, task.block.tests is None or author_may_write(step, issue, login, permission)
+        )
         tests = spec.tests
         run_setup(step)
         sandbox = open_sandbox(step)
@@ -187,7 +193,9 @@ def on_issue(step: Step, event: dict) -> int:
     except (UserError, ModelUnavailable) as exc:
         headline = f"autofix stopped with an error:\n\n{render.fence(str(exc))}"
         try:
-            step.forge.upsert_comment(number, mark, step.for_github(render.failure_comment(outcome.report, mark, headline, tests)))
+            step.forge.upsert_comment(
+                number, mark, step.for_github(render.failure_comment(outcome.report, mark, headline, tests))
+            )
         except UserError as unreported:  # the job's error annotation still tells
             annotate_error(step, unreported)
         raise
@@ -248,7 +256,11 @@ def regenerate(step: Step, relpath: str, sandbox, outcome: Outcome) -> int:
         report.stop_reason = "the current code already passes its tests"
         write_report(step, report, f"spec-{name}", outcome)
         step.flow.print(f"autofix: {relpath}: {spec.target} already passes its tests; nothing to do")
-        append_summary(step.config.summary, f"### autofix: {relpath}\n\n{spec.target} already passes its tests: nothing to do.", step.redact)
+        append_summary(
+            step.config.summary,
+            f"### autofix: {relpath}\n\n{spec.target} already passes its tests: nothing to do.",
+            step.redact,
+        )
         return 0
     report = solve(step, spec, sandbox, outcome, f"spec-{name}")
     if not report.passed:
@@ -306,7 +318,9 @@ def open_model(config: Config, spec: Spec | RepoConfig, redact: Callable[[str], 
         raise UserError(f"no model configured: set the `model` input, or `model:` in {config.config_path} or the spec")
     if name.partition(":")[0] not in PROVIDERS and not (config.api_key or config.base_url):
         raise UserError("no API key: set the `openai-api-key` input (or `base-url` for a server that needs none)")
-    settings = ModelSettings(name=name, api=config.api or spec.api or "responses", base_url=config.base_url, api_key=config.api_key)
+    settings = ModelSettings(
+        name=name, api=config.api or spec.api or "responses", base_url=config.base_url, api_key=config.api_key
+    )
     return Masked(open_named(settings), redact)
 
 
@@ -317,7 +331,9 @@ def solve(step: Step, spec: Spec, sandbox, outcome: Outcome, name: str) -> Repor
 
     model = open_model(step.config, spec, step.redact)
     step.flow.print(f"autofix: {model.banner}")
-    report = outcome.report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
+    report = outcome.report = Report(
+        model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts
+    )
 
     def show(attempt: Attempt) -> None:
         with step.flow.group(attempt.headline(spec.max_attempts)):

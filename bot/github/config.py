@@ -4,9 +4,10 @@ the repository's `.github/autofix.yml`. An input that is set wins over the file.
 from __future__ import annotations
 
 import base64
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, Mapping
+from typing import Literal
 
 from pydantic import Field
 
@@ -111,8 +112,12 @@ class Config:
             value = self.inputs["max-attempts"]
             if not value.isdigit() or not 1 <= int(value) <= 50:
                 raise UserError(f"input max-attempts: must be a whole number from 1 to 50, got {value!r}")
-        if "max-tokens" in self.inputs and not (self.inputs["max-tokens"].isdigit() and int(self.inputs["max-tokens"]) >= 1):
-            raise UserError(f"input max-tokens: must be a whole number of tokens, at least 1, got {self.inputs['max-tokens']!r}")
+        if "max-tokens" in self.inputs and not (
+            self.inputs["max-tokens"].isdigit() and int(self.inputs["max-tokens"]) >= 1
+        ):
+            raise UserError(
+                f"input max-tokens: must be a whole number of tokens, at least 1, got {self.inputs['max-tokens']!r}"
+            )
         if "pr" in self.inputs and not self.inputs["pr"].isdigit():
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
         for name in ("draft", "plan", "publish"):

@@ -15,8 +15,9 @@ from __future__ import annotations
 import http.client
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from bot.errors import UserError
 
@@ -87,7 +88,14 @@ class Comment:
 
 
 class Forge:
-    def __init__(self, api_url: str, token: str, repository: str, pacing: Pacing | None = None, log: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        api_url: str,
+        token: str,
+        repository: str,
+        pacing: Pacing | None = None,
+        log: Callable[[str], None] | None = None,
+    ):
         self.api_url = api_url
         self.token = token
         self.repository = repository
@@ -198,7 +206,9 @@ class Forge:
         import github
 
         try:
-            return self.repo().create_pull(base=base, head=branch, title=title, body=body, draft=draft and self.drafts), True
+            return self.repo().create_pull(
+                base=base, head=branch, title=title, body=body, draft=draft and self.drafts
+            ), True
         except github.GithubException as exc:
             if exc.status == 422 and DRAFTS_REFUSED in message_of(exc) and self.drafts:
                 self.drafts = False
@@ -233,7 +243,9 @@ class Forge:
 
     def failed_run(self, head_sha: str) -> RunInfo | None:
         """The latest failed workflow run of a commit, if any."""
-        runs = self.call("list workflow runs", lambda: list(self.repo().get_workflow_runs(head_sha=head_sha, status="failure")[:1]))
+        runs = self.call(
+            "list workflow runs", lambda: list(self.repo().get_workflow_runs(head_sha=head_sha, status="failure")[:1])
+        )
         return RunInfo(runs[0].id, runs[0].html_url, runs[0].head_sha) if runs else None
 
     def failed_job_logs(
@@ -245,7 +257,10 @@ class Forge:
         and all of them within `seconds`."""
         deadline = time.monotonic() + seconds
         try:
-            jobs = self.call(f"list jobs of run {run_id}", lambda: [j for j in self.repo().get_workflow_run(run_id).jobs() if j.conclusion == "failure"])
+            jobs = self.call(
+                f"list jobs of run {run_id}",
+                lambda: [j for j in self.repo().get_workflow_run(run_id).jobs() if j.conclusion == "failure"],
+            )
         except ForgeError as exc:
             return [], f"job logs of run {run_id} unavailable: {exc}"
         found, missing = [], []
@@ -337,7 +352,11 @@ def rate_limited(exc) -> bool:
     headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
     return exc.status == 429 or (
         exc.status == 403
-        and ("retry-after" in headers or headers.get("x-ratelimit-remaining") == "0" or "rate limit" in message_of(exc).lower())
+        and (
+            "retry-after" in headers
+            or headers.get("x-ratelimit-remaining") == "0"
+            or "rate limit" in message_of(exc).lower()
+        )
     )
 
 
@@ -373,7 +392,15 @@ def dropped_connection() -> tuple[type[BaseException], ...]:
     import requests
 
     errors = requests.exceptions
-    return (errors.ConnectionError, errors.Timeout, errors.ChunkedEncodingError, errors.RetryError, http.client.HTTPException, ConnectionError, TimeoutError)
+    return (
+        errors.ConnectionError,
+        errors.Timeout,
+        errors.ChunkedEncodingError,
+        errors.RetryError,
+        http.client.HTTPException,
+        ConnectionError,
+        TimeoutError,
+    )
 
 
 def failure(what: str, exc: BaseException, tries: int, waited: float, wait: float | None, budget: float) -> str:

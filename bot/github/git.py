@@ -24,9 +24,9 @@ import os
 import stat
 import subprocess
 import tempfile
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator
 
 from bot.errors import UserError
 
@@ -111,7 +111,14 @@ class Git:
             return []
         return [entry.split("\n", 1)[0] for entry in listed.split("\0") if entry]
 
-    def run(self, *args: str, auth: bool = False, env: dict[str, str] | None = None, stdin: str | None = None, strip: bool = True) -> str:
+    def run(
+        self,
+        *args: str,
+        auth: bool = False,
+        env: dict[str, str] | None = None,
+        stdin: str | None = None,
+        strip: bool = True,
+    ) -> str:
         # Settings go through GIT_CONFIG_* rather than -c: a key is never parsed out of a value.
         settings = self.settings + (self.auth if auth else [])
         config = {"GIT_CONFIG_COUNT": str(len(settings))}
@@ -150,7 +157,15 @@ class Git:
             return None
         sha = listed.split()[0]
         shallow = self.run("rev-parse", "--is-shallow-repository") == "true"
-        self.run("fetch", "--no-tags", UPLOAD_PACK, *(["--depth=1"] if shallow else []), "origin", f"refs/heads/{branch}", auth=True)
+        self.run(
+            "fetch",
+            "--no-tags",
+            UPLOAD_PACK,
+            *(["--depth=1"] if shallow else []),
+            "origin",
+            f"refs/heads/{branch}",
+            auth=True,
+        )
         return sha, self.run("rev-parse", "FETCH_HEAD^{tree}")
 
     def commit(self, paths: list[str], message: str) -> tuple[str, str]:
@@ -179,7 +194,15 @@ class Git:
         """The pull request's head commit as origin has it (`refs/pull/<n>/head` exists for forks
         too), and its base branch beside it for the diff."""
         ref = f"refs/autofix/pull-{number}"
-        self.run("fetch", "--no-tags", UPLOAD_PACK, "origin", f"+refs/pull/{number}/head:{ref}/head", f"+refs/heads/{base}:{ref}/base", auth=True)
+        self.run(
+            "fetch",
+            "--no-tags",
+            UPLOAD_PACK,
+            "origin",
+            f"+refs/pull/{number}/head:{ref}/head",
+            f"+refs/heads/{base}:{ref}/base",
+            auth=True,
+        )
         return self.run("rev-parse", f"{ref}/head^{{commit}}")
 
     def pull_diff(self, number: int) -> str | None:
@@ -187,7 +210,9 @@ class Git:
         clone lacks that point (check out with `fetch-depth: 0`)."""
         ref = f"refs/autofix/pull-{number}"
         try:
-            return self.run("diff", "--no-color", "--no-ext-diff", "--no-textconv", f"{ref}/base...{ref}/head", strip=False)
+            return self.run(
+                "diff", "--no-color", "--no-ext-diff", "--no-textconv", f"{ref}/base...{ref}/head", strip=False
+            )
         except GitError:
             return None
 

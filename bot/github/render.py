@@ -9,7 +9,7 @@ GitHub splits the row into cells before it finds the code spans.
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from bot.core.report import Report
 from bot.spec import Tests
@@ -70,7 +70,9 @@ def feedback_sections(report: Report) -> str:
         feedback = attempt.feedback or "(no feedback)"
         if len(feedback) > room:
             feedback = f"[... {len(feedback) - room} characters cut ...]\n" + feedback[-room:]
-        sections.append(f"<details><summary>Attempt {attempt.number}: feedback</summary>\n\n{fence(feedback)}\n\n</details>")
+        sections.append(
+            f"<details><summary>Attempt {attempt.number}: feedback</summary>\n\n{fence(feedback)}\n\n</details>"
+        )
     return "\n\n".join(sections)
 
 
@@ -108,7 +110,13 @@ def pull_body(report: Report, mark: str, summary: str, fixes: int | None, tests:
 def failure_comment(report: Report | None, mark: str, headline: str, tests: Tests | None) -> str:
     attempts = log(report) if report is not None and report.attempts else ""
     judged = judged_by(tests) if tests is not None else ""
-    parts = [mark, headline, attempts, judged, "_No branch was pushed. Remove and add the label again to re-run autofix._"]
+    parts = [
+        mark,
+        headline,
+        attempts,
+        judged,
+        "_No branch was pushed. Remove and add the label again to re-run autofix._",
+    ]
     return "\n\n".join(part for part in parts if part)
 
 
@@ -121,7 +129,9 @@ def capped(markdown: str, limit: int = BODY_LIMIT, size: Callable[[str], int] = 
     while room > 0:
         kept = prefix(markdown, room, size)
         kept = kept[: kept.rfind("\n") + 1]
-        text = f"{kept}{closing(kept)}\n**[... {len(markdown) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+        text = (
+            f"{kept}{closing(kept)}\n**[... {len(markdown) - len(kept):,} characters cut: too long for GitHub ...]**\n"
+        )
         if size(text) <= limit:
             return text
         room -= size(text) - limit
@@ -162,7 +172,9 @@ def passed_summary(report: Report) -> str:
 def baseline_proof(total: int, before: int, after: tuple[int, int] | None, flaky: list[str]) -> str:
     """The numbers a CI fix is judged by: the whole suite before and after (the last candidate's
     target tests still failing, tests it broke), each run in a fresh copy."""
-    named = ", ".join(code_span(test) for test in flaky[:20]) + (f" and {len(flaky) - 20} more" if len(flaky) > 20 else "")
+    named = ", ".join(code_span(test) for test in flaky[:20]) + (
+        f" and {len(flaky) - 20} more" if len(flaky) > 20 else ""
+    )
     judged = f"{after[0]} failing, {after[1]} new failures" if after else "no candidate reached the tests"
     return (
         f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a fresh copy): "

@@ -17,8 +17,8 @@ from pathlib import Path
 from pydantic import Field
 
 from bot import spec as specs
-from bot.github.config import Config
 from bot.errors import UserError
+from bot.github.config import Config
 from bot.spec import Spec, Strict, Tests
 
 DEFAULT_ATTEMPTS = 3
@@ -66,7 +66,12 @@ def visible_yaml_block(body: str) -> str | None:
             hidden = "-->" not in line or opens_comment(line[line.index("-->") + 3 :])
         elif fence is not None:
             closing = FENCE.match(line)
-            if closing and not closing["info"] and closing["fence"][0] == fence[0] and len(closing["fence"]) >= len(fence):
+            if (
+                closing
+                and not closing["info"]
+                and closing["fence"][0] == fence[0]
+                and len(closing["fence"]) >= len(fence)
+            ):
                 if yaml:
                     return "".join(content)
                 fence = None
@@ -88,7 +93,9 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
     the block's `tests` count; otherwise the repository's configuration alone says what judges."""
     block, where = issue.block, Issue.where(issue.number)
     if not block.target:
-        raise UserError(f"issue #{issue.number}: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`")
+        raise UserError(
+            f"issue #{issue.number}: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`"
+        )
     block_tests = (block.tests or {}) if tests_from_block else {}
     tests = {k: v for k, v in config.repo.tests.model_dump().items() if v}
     tests.update(block_tests)
@@ -108,7 +115,13 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
         "tests": tests,
         "max_attempts": min(block.max_attempts or most, most),
     }
-    data.update({k: v for k, v in (("timeout", config.repo.timeout), ("model", config.repo.model), ("api", config.repo.api)) if v})
+    data.update(
+        {
+            k: v
+            for k, v in (("timeout", config.repo.timeout), ("model", config.repo.model), ("api", config.repo.api))
+            if v
+        }
+    )
     if config.max_tokens:
         data["max_tokens"] = config.max_tokens
     spec = specs.validate(Spec, data, issue.lines, where)
@@ -127,8 +140,12 @@ def from_file(config: Config, relpath: str) -> Spec:
         spec.max_attempts = config.max_attempts
     if config.max_tokens:
         spec.max_tokens = min(spec.max_tokens or config.max_tokens, config.max_tokens)
-    spec.tests = Tests(code=spec.tests.code, command=spec.tests.command, protect=[*config.repo.tests.protect, *spec.tests.protect],
-                       exempt=[*config.repo.tests.exempt, *spec.tests.exempt])
+    spec.tests = Tests(
+        code=spec.tests.code,
+        command=spec.tests.command,
+        protect=[*config.repo.tests.protect, *spec.tests.protect],
+        exempt=[*config.repo.tests.exempt, *spec.tests.exempt],
+    )
     return placed(spec, config, Path(relpath))
 
 

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 import secrets
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
 
 from bot.github import render
 
@@ -70,7 +71,9 @@ class Workflow:
 
     def annotate(self, level: str, message: str, file: str | None = None, line: int | None = None) -> None:
         props = ",".join(
-            f"{key}={escape_property(str(value))}" for key, value in (("file", file), ("line", line)) if value is not None
+            f"{key}={escape_property(str(value))}"
+            for key, value in (("file", file), ("line", line))
+            if value is not None
         )
         self.print(f"::{level}{' ' + props if props else ''}::{escape_data(message)}")
 

@@ -19,7 +19,16 @@ OPERATORS = {
 SEQUENCES = {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}
 
 
-COMPARED = {ast.Eq: "Eq", ast.NotEq: "NotEq", ast.Lt: "Lt", ast.LtE: "LtE", ast.Gt: "Gt", ast.GtE: "GtE", ast.In: "In", ast.NotIn: "NotIn"}
+COMPARED = {
+    ast.Eq: "Eq",
+    ast.NotEq: "NotEq",
+    ast.Lt: "Lt",
+    ast.LtE: "LtE",
+    ast.Gt: "Gt",
+    ast.GtE: "GtE",
+    ast.In: "In",
+    ast.NotIn: "NotIn",
+}
 
 
 def prepare(code: str) -> list[dict]:
@@ -42,9 +51,12 @@ def prepare(code: str) -> list[dict]:
                 statement["message"] = ast.get_source_segment(code, node.msg)
             test = node.test
             if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in COMPARED:
-                statement.update(kind="compare", op=COMPARED[type(test.ops[0])],
-                                 left=ast.get_source_segment(code, test.left),
-                                 right=ast.get_source_segment(code, test.comparators[0]))
+                statement.update(
+                    kind="compare",
+                    op=COMPARED[type(test.ops[0])],
+                    left=ast.get_source_segment(code, test.left),
+                    right=ast.get_source_segment(code, test.comparators[0]),
+                )
             else:
                 statement.update(kind="truth", test=ast.get_source_segment(code, test))
         statements.append(statement)
@@ -98,7 +110,7 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
     payload = None
     for line in output.splitlines():
         if line.startswith(nonce):
-            payload = line[len(nonce):]
+            payload = line[len(nonce) :]
     if payload is None:
         results.failures.append("the checks did not finish: the process ended before reporting any result")
         results.names.append("(all checks)")
@@ -138,7 +150,11 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
 
 # The record kinds each statement kind may produce: a record from the candidate's process can't
 # turn an assertion into plain code that "ran fine".
-RECORD_KINDS = {"exec": {"ok", "error"}, "compare": {"compare", "error", "notplain"}, "truth": {"truth", "error", "notplain"}}
+RECORD_KINDS = {
+    "exec": {"ok", "error"},
+    "compare": {"compare", "error", "notplain"},
+    "truth": {"truth", "error", "notplain"},
+}
 
 
 def fits(statement: dict, record: dict) -> bool:

@@ -35,10 +35,36 @@ ITEMS = 100_000  # what one list on the wire may hold; more fails that statement
 MESSAGE_BYTES = 64 * 2**20
 # Operators a handle forwards to the candidate's object (its own semantics, asked for by the checks).
 FORWARDED = (
-    "__len__", "__iter__", "__next__", "__getitem__", "__contains__", "__bool__", "__str__",
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__enter__", "__exit__",
-    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
-    "__floordiv__", "__mod__", "__neg__", "__abs__", "__index__", "__int__", "__float__",
+    "__len__",
+    "__iter__",
+    "__next__",
+    "__getitem__",
+    "__contains__",
+    "__bool__",
+    "__str__",
+    "__eq__",
+    "__ne__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__hash__",
+    "__enter__",
+    "__exit__",
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__floordiv__",
+    "__mod__",
+    "__neg__",
+    "__abs__",
+    "__index__",
+    "__int__",
+    "__float__",
 )
 
 
@@ -93,7 +119,9 @@ def decode(value, handles=None):
     if kind == "bytes":
         return bytes.fromhex(rest[0])
     if kind in ("list", "tuple", "set", "frozenset"):
-        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](decode(item, handles) for item in rest[0])
+        return {"list": list, "tuple": tuple, "set": set, "frozenset": frozenset}[kind](
+            decode(item, handles) for item in rest[0]
+        )
     if kind == "dict":
         return {decode(k, handles): decode(v, handles) for k, v in rest[0]}
     if kind == "handle" and handles is not None:
@@ -154,7 +182,7 @@ def unpack(text):
             if tag == "s":
                 if count < 0 or pos + count > len(text):
                     raise ValueError("short string")
-                frame[0].append(text[pos:pos + count])
+                frame[0].append(text[pos : pos + count])
                 pos += count
             else:
                 if not 0 <= count <= ITEMS:
@@ -178,7 +206,7 @@ class Channel:
         data = pack(message).encode("utf-8", "surrogatepass")
         view = memoryview(b"%d\n" % len(data) + data)
         while view:
-            view = view[_write(self.write_fd, view):]
+            view = view[_write(self.write_fd, view) :]
 
     def receive(self):
         header = self.reader.readline(32)
@@ -215,8 +243,12 @@ def run_statement(statement, namespace):
             record["kind"] = "ok"
             return record
         if kind == "compare":
-            record.update(kind="compare", op=statement["op"],
-                          left=encode(evaluate(statement["left"])), right=encode(evaluate(statement["right"])))
+            record.update(
+                kind="compare",
+                op=statement["op"],
+                left=encode(evaluate(statement["left"])),
+                right=encode(evaluate(statement["right"])),
+            )
         else:
             record.update(kind="truth", value=encode(evaluate(statement["test"])))
         if statement.get("message"):
@@ -264,8 +296,14 @@ class Handle:
         return CHECKER.request(["getattr", self._autofix_id, name])
 
     def __call__(self, *args, **kwargs):
-        return CHECKER.request(["call", self._autofix_id, [CHECKER.outgoing(a) for a in args],
-                                [[k, CHECKER.outgoing(v)] for k, v in kwargs.items()]])
+        return CHECKER.request(
+            [
+                "call",
+                self._autofix_id,
+                [CHECKER.outgoing(a) for a in args],
+                [[k, CHECKER.outgoing(v)] for k, v in kwargs.items()],
+            ]
+        )
 
     def __repr__(self):
         try:
@@ -464,7 +502,12 @@ class Server:
             except BaseException as exc:  # noqa: BLE001 - the checker judges what the candidate raised
                 import traceback
 
-                reply = ["raise", _type(exc).__name__, f"{_type(exc).__name__}: {exc}"[:1000], traceback.format_exc()[-3000:]]
+                reply = [
+                    "raise",
+                    _type(exc).__name__,
+                    f"{_type(exc).__name__}: {exc}"[:1000],
+                    traceback.format_exc()[-3000:],
+                ]
             self.channel.send(reply)
 
     def answer(self, message):

@@ -13,10 +13,9 @@ from pathlib import Path
 
 from bot.judge import integrity
 from bot.judge.integrity import DETAIL_CHARS, Case
-from bot.sandbox.tiers import Limits, Sandbox
 from bot.judge.validate import keep_tail, scratch_copy
 from bot.judge.verdict import run_tests
-
+from bot.sandbox.tiers import Limits, Sandbox
 
 
 @dataclass
@@ -41,7 +40,9 @@ class SuiteRun:
 class Suite:
     """The repository's test command, run in the sandbox on a fresh copy of a folder."""
 
-    def __init__(self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float, exempt: tuple[str, ...] = ()):
+    def __init__(
+        self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float, exempt: tuple[str, ...] = ()
+    ):
         self.sandbox = sandbox
         self.command = command
         self.protected = protected
@@ -58,10 +59,19 @@ class Suite:
             problems = run.unittest.failing() if run.unittest else []
             passed = outcome.returncode == 0 and not outcome.killed and not problems
             why = outcome.killed or "; ".join(problems) or f"exited with code {outcome.returncode}"
-            cases = [Case(self.command, "passed" if passed else "failed", "" if passed else why, outcome.output[-DETAIL_CHARS:])]
+            cases = [
+                Case(
+                    self.command,
+                    "passed" if passed else "failed",
+                    "" if passed else why,
+                    outcome.output[-DETAIL_CHARS:],
+                )
+            ]
         results = {case.test_id: case for case in cases}
         sealed = run.cases is not None or run.unittest is not None
-        return SuiteRun(results, outcome.returncode, outcome.output, outcome.killed, str(work), tampered, run.tampered, sealed)
+        return SuiteRun(
+            results, outcome.returncode, outcome.output, outcome.killed, str(work), tampered, run.tampered, sealed
+        )
 
 
 @dataclass
@@ -113,7 +123,9 @@ def judge(baseline: Baseline, run: SuiteRun) -> Judgement:
     for change in run.machinery:
         verdict.other.append(("(pytest)", f"{change} during the test run; the tests' machinery may not change"))
     if baseline.first.sealed and not run.sealed and not run.killed:
-        verdict.other.append(("(suite)", f"the test run ended before the test runner finished the suite (exit code {run.returncode})"))
+        verdict.other.append(
+            ("(suite)", f"the test run ended before the test runner finished the suite (exit code {run.returncode})")
+        )
     for path, change in run.tampered:
         if (path, change) in baseline.first.tampered:  # the suite itself does that, at baseline too
             continue
@@ -144,10 +156,16 @@ def feedback(verdict: Judgement, run: SuiteRun, budget: int = 6000) -> str:
     elif verdict.newly_broken:
         parts.append("The target tests pass now.")
     if verdict.newly_broken:
-        parts.append("Tests that passed before your change and fail now (you broke them):\n" + lines(verdict.newly_broken))
+        parts.append(
+            "Tests that passed before your change and fail now (you broke them):\n" + lines(verdict.newly_broken)
+        )
     head = "\n\n".join(parts)
     names = [name for name, _ in verdict.still_failing + verdict.newly_broken]
-    details = "\n\n".join(f"{name}:\n{run.results[name].details.strip()}" for name in names if name in run.results and run.results[name].details.strip())
+    details = "\n\n".join(
+        f"{name}:\n{run.results[name].details.strip()}"
+        for name in names
+        if name in run.results and run.results[name].details.strip()
+    )
     if verdict.other and not details:
         details = run.output
     details = details.replace(run.root + "/", "")

@@ -136,7 +136,19 @@ IMPORT_SYSTEM = ("sys.meta_path", "sys.path_hooks", "sys.path_importer_cache")
 PATCHABLE_ROOTS = (set(sys.stdlib_module_names) | {"pytest", "_pytest", "pluggy"}) - {"builtins", "__main__"}
 IMPORT_FUNCTIONS = {"builtins.__import__", "importlib.import_module", "importlib.__import__", "sys.modules.get"}
 SET_ATTRIBUTE = {"builtins.setattr", "builtins.delattr", "builtins.object.__setattr__", "builtins.object.__delattr__"}
-MUTATORS = {"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault", "__setitem__", "__delitem__"}
+MUTATORS = {
+    "append",
+    "extend",
+    "insert",
+    "remove",
+    "pop",
+    "popitem",
+    "clear",
+    "update",
+    "setdefault",
+    "__setitem__",
+    "__delitem__",
+}
 EXITS = {"sys.exit", "builtins.exit", "builtins.quit"}
 DYNAMIC_CODE = {"builtins.exec", "builtins.eval", "builtins.compile"}  # with a literal, it is read too
 CODE_ATTRIBUTES = {"__code__", "f_code", "gi_code", "cr_code", "ag_code"}
@@ -221,7 +233,9 @@ class Scan:
                     self.aliases[alias.asname or name] = name
                 elif node.module and not node.level and alias.name != "*":
                     self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        assignments = sorted((n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: (n.lineno, n.col_offset))
+        assignments = sorted(
+            (n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: (n.lineno, n.col_offset)
+        )
         for node in assignments:
             named = self.dotted(node.value)
             for target in node.targets:
@@ -301,7 +315,11 @@ class Scan:
         if isinstance(node.func, ast.Attribute):
             if node.func.attr in MUTATORS:
                 self.check_change(node, self.dotted(node.func.value), None, attribute_set=False)
-            if node.func.attr == "replace" and isinstance(node.func.value, ast.Attribute) and node.func.value.attr in CODE_ATTRIBUTES:
+            if (
+                node.func.attr == "replace"
+                and isinstance(node.func.value, ast.Attribute)
+                and node.func.value.attr in CODE_ATTRIBUTES
+            ):
                 self.flag(node, "code-objects")
 
     def check_store(self, target: ast.expr) -> None:
@@ -412,7 +430,12 @@ def main_comparison(node: ast.AST) -> ast.Constant | None:
         return None
     left, right = node.left, node.comparators[0]
     for name, constant in ((left, right), (right, left)):
-        if isinstance(name, ast.Name) and name.id == "__name__" and isinstance(constant, ast.Constant) and constant.value == "__main__":
+        if (
+            isinstance(name, ast.Name)
+            and name.id == "__name__"
+            and isinstance(constant, ast.Constant)
+            and constant.value == "__main__"
+        ):
             return constant
     return None
 

@@ -111,7 +111,9 @@ class Baseline:
         baseline = cls()
         for case in cases:
             if case.outcome == "error" and "::" not in case.test_id:
-                baseline.required_names[case.test_id] = defined_tests(workdir / (case.test_id.replace(".", "/") + ".py"))
+                baseline.required_names[case.test_id] = defined_tests(
+                    workdir / (case.test_id.replace(".", "/") + ".py")
+                )
             else:
                 baseline.ids.add(case.test_id)
                 if case.outcome == "skipped":
@@ -145,7 +147,7 @@ def name_in(module: str, test_id: str) -> str | None:
     if classname == module:
         return name
     if classname.startswith(module + "."):
-        return f"{classname[len(module) + 1:]}::{name}"
+        return f"{classname[len(module) + 1 :]}::{name}"
     return None
 
 
@@ -161,5 +163,9 @@ def defined_tests(path: Path) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith("test"):
             names.add(node.name)
         elif isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
-            names |= {f"{node.name}::{m.name}" for m in node.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test")}
+            names |= {
+                f"{node.name}::{m.name}"
+                for m in node.body
+                if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)) and m.name.startswith("test")
+            }
     return names

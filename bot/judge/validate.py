@@ -9,19 +9,24 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
-from bot.judge import checks
-from bot.judge import guard
-from bot.judge import integrity
 from bot import safefs
 from bot.errors import UserError
-from bot.spec import Spec
+from bot.judge import checks, guard, integrity
+from bot.judge.verdict import (
+    DETERMINISTIC,
+    PLUGIN_FOLDER,
+    UnittestCounts,
+    refuse_hidden_plugin,
+    refuse_shadows,
+    run_tests,
+)
 from bot.sandbox.tiers import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox, within
-from bot.judge.verdict import DETERMINISTIC, PLUGIN_FOLDER, UnittestCounts, refuse_hidden_plugin, refuse_shadows, run_tests
+from bot.spec import Spec
 
 FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
 MESSAGE_CHARS = 400  # of one failure's message
@@ -57,7 +62,9 @@ Screen = Callable[[str, "str | None"], list]  # (code, the target's current text
 
 
 class Validator:
-    def __init__(self, spec: Spec, sandbox: Sandbox, limits: Limits | None = None, screen: Screen | None = guard.findings):
+    def __init__(
+        self, spec: Spec, sandbox: Sandbox, limits: Limits | None = None, screen: Screen | None = guard.findings
+    ):
         self.spec = spec
         self.sandbox = sandbox
         # The static guard refuses code that reaches into the test machinery before it runs;
@@ -96,7 +103,9 @@ class Validator:
                 self.run_checks(work, found)
             if self.spec.tests.command:
                 self.run_command(work, found)
-            for path, change in integrity.tampering(before, integrity.snapshot(work, self.spec.protected, self.spec.exempt)):
+            for path, change in integrity.tampering(
+                before, integrity.snapshot(work, self.spec.protected, self.spec.exempt)
+            ):
                 found.add(path, f"{change} during the run; protected paths may not change")
         return Verdict(
             passed=not found.messages,
@@ -112,7 +121,9 @@ class Validator:
         # The nonce travels in a memfd the checker reads and closes before the candidate exists:
         # never in an argument, the environment or a file the candidate could read.
         nonce = f"@@autofix-{secrets.token_hex(16)}@@"
-        payload = marshal.dumps((nonce, str(work / self.spec.target), self.statements, self.runner_paths, RUNNER_SOURCE))
+        payload = marshal.dumps(
+            (nonce, str(work / self.spec.target), self.statements, self.runner_paths, RUNNER_SOURCE)
+        )
         fd = os.memfd_create("autofix-checks")
         try:
             os.write(fd, payload)
@@ -142,12 +153,20 @@ class Validator:
         failed = outcome.returncode != 0
         if isinstance(baseline, UnittestCounts):
             if run.unittest is None:
-                found.add(command, f"the test run ended before unittest finished the suite (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails", outcome.output)
+                found.add(
+                    command,
+                    f"the test run ended before unittest finished the suite (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails",
+                    outcome.output,
+                )
                 return
             problems = [(command, problem) for problem in baseline.violations(run.unittest)]
         elif baseline is not None:
             if run.cases is None:
-                found.add("(pytest)", f"the test run ended before pytest finished its session (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails", outcome.output)
+                found.add(
+                    "(pytest)",
+                    f"the test run ended before pytest finished its session (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails",
+                    outcome.output,
+                )
                 return
             refuse_shadows(run, self.spec.workdir, work, self.spec.target)
             problems = baseline.violations(run.cases)
@@ -155,7 +174,10 @@ class Validator:
         else:  # neither pytest nor unittest: the exit code decides
             problems = []
         for change in run.tampered:
-            found.add("(pytest)" if run.unittest is None else "(unittest)", f"{change} during the run; the tests' machinery may not change")
+            found.add(
+                "(pytest)" if run.unittest is None else "(unittest)",
+                f"{change} during the run; the tests' machinery may not change",
+            )
         for name, problem in problems:
             found.add(name, problem)
         if failed and not problems:
@@ -169,7 +191,14 @@ class Validator:
         is a configuration error."""
         if self._baseline is False:
             with scratch_copy(self.spec.workdir) as work:
-                run = run_tests(self.sandbox, self.spec.tests.command, work, self.limits, self.spec.target, "--continue-on-collection-errors")
+                run = run_tests(
+                    self.sandbox,
+                    self.spec.tests.command,
+                    work,
+                    self.limits,
+                    self.spec.target,
+                    "--continue-on-collection-errors",
+                )
                 refuse_hidden_plugin(run, self.spec.tests.command)
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)
             if run.cases is not None:
@@ -200,7 +229,9 @@ def scratch_copy(folder: Path) -> Iterator[Path]:
         safefs.remove_tree(scratch)
 
 
-def open_test_sandbox(requested: str, option: str, warn: Callable[[str], None], original: Path | None = None) -> Sandbox:
+def open_test_sandbox(
+    requested: str, option: str, warn: Callable[[str], None], original: Path | None = None
+) -> Sandbox:
     """The sandbox the tests run in, with this interpreter's folders readable but nothing inside
     the `original` work folder. A tier that can't work here is the user's error, named by
     `option`; the `none` tier's warning goes to `warn`."""
@@ -224,9 +255,12 @@ def python_paths(original: Path | None = None) -> list[Path]:
     paths = {Path(entry) for entry in sys.path if entry and Path(entry).is_dir()} | {PLUGIN_FOLDER}
     if original is not None:
         home = os.path.realpath(original)
-        paths = {p for p in paths if not within(os.path.realpath(p), home) or any(within(str(p), str(e)) for e in environment)}
+        paths = {
+            p
+            for p in paths
+            if not within(os.path.realpath(p), home) or any(within(str(p), str(e)) for e in environment)
+        }
     return sorted(paths | environment)
-
 
 
 def without_result_line(output: str, nonce: str) -> str:

@@ -13,10 +13,10 @@ from __future__ import annotations
 import ast
 import os
 import secrets
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 from bot.errors import UserError
 from bot.judge.integrity import Case
@@ -48,7 +48,9 @@ class UnittestCounts:
 
     def failing(self) -> list[str]:
         if self.failures or self.errors or self.unexpected_successes:
-            return [f"{self.failures} failed, {self.errors} errors, {self.unexpected_successes} unexpected successes of {self.run} tests"]
+            return [
+                f"{self.failures} failed, {self.errors} errors, {self.unexpected_successes} unexpected successes of {self.run} tests"
+            ]
         return []
 
     def violations(self, now: UnittestCounts) -> list[str]:
@@ -61,20 +63,24 @@ class UnittestCounts:
         return problems
 
 
-def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, target: str = "", extra_options: str = "") -> TestRun:
+def run_tests(
+    sandbox: Sandbox, command: str, work: Path, limits: Limits, target: str = "", extra_options: str = ""
+) -> TestRun:
     """The test command in the sandbox; with pytest, its verdict through autofix's plugin."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
     with channel(nonce) as fd:
         # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
         options = f"-p autofix_verdict -p no:cacheprovider {extra_options}".strip()
-        env = allowed_environ({
-            **DETERMINISTIC,
-            "PYTEST_ADDOPTS": options,
-            "PYTHONPATH": str(PLUGIN_FOLDER),
-            "AUTOFIX_VERDICT_FD": str(fd),
-            "AUTOFIX_WORKDIR": str(work),
-            "AUTOFIX_TARGET": target,
-        })
+        env = allowed_environ(
+            {
+                **DETERMINISTIC,
+                "PYTEST_ADDOPTS": options,
+                "PYTHONPATH": str(PLUGIN_FOLDER),
+                "AUTOFIX_VERDICT_FD": str(fd),
+                "AUTOFIX_WORKDIR": str(work),
+                "AUTOFIX_TARGET": target,
+            }
+        )
         outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits, pass_fds=(fd,))
         record = read_record(fd, nonce)
     if record is None:
@@ -86,9 +92,18 @@ def run_tests(sandbox: Sandbox, command: str, work: Path, limits: Limits, target
             return TestRun(outcome, None, [str(t) for t in record["tampered"]], unittest=UnittestCounts(**counts))
         if "cases" not in record:  # pytest started, and ended before its session did
             return TestRun(outcome, None, paths=paths)
-        cases = [Case(str(name), str(result), str(message), str(details)) for name, result, message, details in record["cases"]]
-        return TestRun(outcome, cases, [str(t) for t in record["tampered"]], paths,
-                       [(str(m), str(f)) for m, f in record["loaded"]], int(record["exitstatus"]))
+        cases = [
+            Case(str(name), str(result), str(message), str(details))
+            for name, result, message, details in record["cases"]
+        ]
+        return TestRun(
+            outcome,
+            cases,
+            [str(t) for t in record["tampered"]],
+            paths,
+            [(str(m), str(f)) for m, f in record["loaded"]],
+            int(record["exitstatus"]),
+        )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None)
 
@@ -109,7 +124,7 @@ def read_record(fd: int, nonce: str) -> dict | None:
     start = data.rfind(b"\n" + nonce.encode())
     if start < 0 or len(data) > RECORD_BYTES:
         return None
-    line = data[start + 1 + len(nonce):].split(b"\n", 1)[0]
+    line = data[start + 1 + len(nonce) :].split(b"\n", 1)[0]
     try:
         record = ast.literal_eval(line.decode("utf-8", "replace"))
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 import yaml
 
@@ -90,15 +91,25 @@ class OpenAIModel:
                 usage.output_tokens if usage else 0,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
-            raise UserError(f"the model API refused the credentials ({exc.status_code}): {server_message(exc)}; check OPENAI_API_KEY") from None
+            raise UserError(
+                f"the model API refused the credentials ({exc.status_code}): {server_message(exc)}; check OPENAI_API_KEY"
+            ) from None
         except (openai.NotFoundError, openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-            raise UserError(f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; check --model, --api and --base-url") from None
+            raise UserError(
+                f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; check --model, --api and --base-url"
+            ) from None
         except openai.APIStatusError as exc:
-            raise ModelUnavailable(f"the model API failed after retries ({exc.status_code}): {server_message(exc)}") from None
+            raise ModelUnavailable(
+                f"the model API failed after retries ({exc.status_code}): {server_message(exc)}"
+            ) from None
         except openai.APITimeoutError:
-            raise ModelUnavailable(f"the model API did not answer within {self.settings.timeout:g} s (after retries)") from None
+            raise ModelUnavailable(
+                f"the model API did not answer within {self.settings.timeout:g} s (after retries)"
+            ) from None
         except openai.APIConnectionError:
-            raise ModelUnavailable(f"cannot reach the model API at {self.settings.base_url or 'api.openai.com'}") from None
+            raise ModelUnavailable(
+                f"cannot reach the model API at {self.settings.base_url or 'api.openai.com'}"
+            ) from None
 
 
 def server_message(exc) -> str:

@@ -11,12 +11,12 @@ import signal
 import subprocess
 import threading
 import time
-from typing import Iterable
+from collections.abc import Iterable
 
 CHUNK = 256 * 1024
 _KILL_DEADLINE = 10.0
 
-_PF_EXITING = 0x4   # task flag: in the kernel's exit path, never runs user code again
+_PF_EXITING = 0x4  # task flag: in the kernel's exit path, never runs user code again
 
 
 class _Proc:
@@ -39,7 +39,7 @@ def _stat(pid: str) -> _Proc | None:
     finally:
         os.close(fd)
     # "pid (comm) state ppid pgrp session tty tpgid flags ...": comm may hold anything
-    fields = data[data.rfind(b")") + 2:].split()
+    fields = data[data.rfind(b")") + 2 :].split()
     return _Proc(int(fields[1]), fields[0].decode(), int(fields[6]))
 
 
@@ -115,7 +115,7 @@ class _Subreaper:
 
 
 subreaper = _Subreaper()
-unshared_lock = threading.Lock()   # serializes runs that have no dedicated uid
+unshared_lock = threading.Lock()  # serializes runs that have no dedicated uid
 
 
 def _reap(pid: int) -> bool:
@@ -164,7 +164,7 @@ def kill_uid(uid: int, gid: int, spare: int | None = None) -> None:
             seen = True
             if not _alive(p):
                 if p.ppid == me and not _reap(pid):
-                    sweep, wait_for = True, pid   # a leader whose threads still run
+                    sweep, wait_for = True, pid  # a leader whose threads still run
             else:
                 wait_for = pid
                 if not p.flags & _PF_EXITING:
@@ -183,7 +183,7 @@ def _wait_exit(pid: int | None) -> None:
     try:
         fd = os.pidfd_open(pid) if pid is not None else None
     except ProcessLookupError:
-        return                      # gone already: look again at once
+        return  # gone already: look again at once
     except OSError:
         fd = None
     if fd is None:
@@ -244,7 +244,7 @@ def kill_tree(main: subprocess.Popen, before: set[int]) -> None:
 
 
 _CGROUP_CONTROLLERS = ("memory", "pids")
-_CGROUP_FOLDER = "autofix-sandbox"      # in the cgroup v2 root; a cgroup per live run in it
+_CGROUP_FOLDER = "autofix-sandbox"  # in the cgroup v2 root; a cgroup per live run in it
 _cgroup_lock = threading.Lock()
 _cgroup_found: list[tuple[str | None, str]] = []
 
@@ -317,10 +317,10 @@ class RunCgroup:
         try:
             os.mkdir(self.path, 0o755)
         except FileExistsError:
-            pass                                   # left by a crashed run of the uid: reused
+            pass  # left by a crashed run of the uid: reused
         try:
             _write(self.path, "memory.max", str(memory))
-            if os.path.exists(f"{self.path}/memory.swap.max"):   # (none without swap accounting)
+            if os.path.exists(f"{self.path}/memory.swap.max"):  # (none without swap accounting)
                 _write(self.path, "memory.swap.max", "0")
             _write(self.path, "pids.max", str(processes))
             self.procs = os.open(f"{self.path}/cgroup.procs", os.O_WRONLY | os.O_CLOEXEC)
@@ -408,20 +408,20 @@ class Capture:
         if data and self.tail_max:
             self.tail += data
             if len(self.tail) > 2 * self.tail_max + CHUNK:
-                del self.tail[:-self.tail_max]
+                del self.tail[: -self.tail_max]
 
     def text(self) -> str:
         if self.total <= self.excerpt:
             return (bytes(self.head) + bytes(self.tail)).decode(errors="replace")
-        tail = bytes(self.tail[-self.tail_max:]) if self.tail_max else b""
+        tail = bytes(self.tail[-self.tail_max :]) if self.tail_max else b""
         # cut on line boundaries when they are near
         nl = tail.find(b"\n", 0, 1024)
         if 0 <= nl < len(tail) - 1:
-            tail = tail[nl + 1:]
+            tail = tail[nl + 1 :]
         head = bytes(self.head)
         nl = head.rfind(b"\n")
         if nl >= len(head) // 2:
-            head = head[:nl + 1]
+            head = head[: nl + 1]
         cut = self.total - len(head) - len(tail)
         text = head.decode(errors="replace")
         if text and not text.endswith("\n"):

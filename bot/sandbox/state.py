@@ -15,8 +15,8 @@ import stat
 import tempfile
 import threading
 import warnings
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Callable, Iterator, Mapping, Sequence
 
 from bot.sandbox.procs import kill_uid, libc, remove_run_cgroup
 
@@ -27,7 +27,7 @@ def _ancestors(path: str) -> list[str]:
     while parent != path:
         out.append(parent)
         path, parent = parent, os.path.dirname(parent)
-    return out[::-1]   # "/" first
+    return out[::-1]  # "/" first
 
 
 def _state_dir() -> str:
@@ -82,7 +82,7 @@ class Slot:
 
     @staticmethod
     @contextmanager
-    def claim(pool: Sequence[int]) -> Iterator["Slot"]:
+    def claim(pool: Sequence[int]) -> Iterator[Slot]:
         """The first free uid of ``pool``, after recovering every crashed uid of it."""
         state_dir = _state_dir()
         names = set(os.listdir(state_dir))
@@ -96,17 +96,16 @@ class Slot:
                 slot.fd = _open_lock(slot.lock)
                 try:
                     if not _try_flock(slot.fd):
-                        continue               # in use by a live run
+                        continue  # in use by a live run
                     # (the journal may be gone since the listing: that run ended well)
-                    if (uid in crashed and os.path.exists(slot.journal)
-                            and not Workdir.recover(uid, slot.journal)):
-                        continue               # its processes survived: not usable now
+                    if uid in crashed and os.path.exists(slot.journal) and not Workdir.recover(uid, slot.journal):
+                        continue  # its processes survived: not usable now
                     if chosen is None:
                         chosen, slot = slot, None
                 finally:
                     if slot is not None:
                         os.close(slot.fd)
-            if chosen is None:                 # every uid busy: wait for the first
+            if chosen is None:  # every uid busy: wait for the first
                 chosen = Slot(state_dir, pool[0])
                 chosen.fd = _open_lock(chosen.lock)
                 fcntl.flock(chosen.fd, fcntl.LOCK_EX)
@@ -115,14 +114,13 @@ class Slot:
             yield chosen
         finally:
             if chosen is not None:
-                os.close(chosen.fd)            # releases the uid
+                os.close(chosen.fd)  # releases the uid
 
     @staticmethod
     def live(state_dir: str, uid: int) -> bool:
         """Whether a run holds ``uid`` now (probing its lock never blocks)."""
         try:
-            fd = os.open(os.path.join(state_dir, f"uid-{uid}.lock"),
-                         os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = os.open(os.path.join(state_dir, f"uid-{uid}.lock"), os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return False
         try:
@@ -132,15 +130,16 @@ class Slot:
 
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_OPEN_DIRS = 32     # a walk keeps this many directories open at most, whatever the depth
+_OPEN_DIRS = 32  # a walk keeps this many directories open at most, whatever the depth
 
 
 def _warn(message: str) -> None:
     warnings.warn(f"autofix sandbox: {message}", RuntimeWarning, stacklevel=3)
 
 
-def _walk(top: int, descend: Callable[[os.stat_result], bool], errors: list[OSError]
-          ) -> Iterator[tuple[int, str, os.stat_result, bool]]:
+def _walk(
+    top: int, descend: Callable[[os.stat_result], bool], errors: list[OSError]
+) -> Iterator[tuple[int, str, os.stat_result, bool]]:
     """Every entry below the directory open as ``top``, depth first, symlinks never followed:
     ``(fd of its directory, name, lstat, False)``; a directory that ``descend`` accepts is
     walked at once and comes again as ``(..., True)`` after its entries.
@@ -151,7 +150,7 @@ def _walk(top: int, descend: Callable[[os.stat_result], bool], errors: list[OSEr
     Only directories are ever opened (FIFOs and devices never are).  An entry that cannot be
     read is skipped, its error kept in ``errors``.
     """
-    frames = [[top, os.fstat(top), "", iter(os.listdir(top))]]   # fd, lstat, name, names left
+    frames = [[top, os.fstat(top), "", iter(os.listdir(top))]]  # fd, lstat, name, names left
     try:
         while True:
             fd, _, _, names = frame = frames[-1]
@@ -179,7 +178,7 @@ def _walk(top: int, descend: Callable[[os.stat_result], bool], errors: list[OSEr
             try:
                 sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except FileNotFoundError:
-                continue                           # removed by the caller
+                continue  # removed by the caller
             except OSError as e:
                 errors.append(e)
                 continue
@@ -216,8 +215,7 @@ def _reopen_parent(child: int, st: os.stat_result) -> int:
     return fd
 
 
-def _chown_tree(top: int, new_owner: Callable[[os.stat_result], tuple[int, int] | None],
-                errors: list[OSError]) -> None:
+def _chown_tree(top: int, new_owner: Callable[[os.stat_result], tuple[int, int] | None], errors: list[OSError]) -> None:
     """chown every entry below ``top`` on its filesystem (a symlink itself, never its target)
     to ``new_owner(lstat)``, when that is not None.  A file with several hard links is chowned
     only at the last of its links found here: a link from outside the tree means never, so a
@@ -261,8 +259,8 @@ class Workdir:
         self.journal = journal
         self.workdir: str | None = None
         self.owner = (0, 0)
-        self.owners: dict[int, tuple[int, int]] = {}    # by inode: a rename keeps its owner
-        self.mode = 0                                   # the workdir's own mode before the run
+        self.owners: dict[int, tuple[int, int]] = {}  # by inode: a rename keeps its owner
+        self.mode = 0  # the workdir's own mode before the run
 
     def _save(self) -> None:
         _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner, "mode": self.mode})
@@ -272,8 +270,7 @@ class Workdir:
             head, *lines = f.read().splitlines() or [b"{}"]
         state = json.loads(head)
         workdir, (uid, gid), mode = state["workdir"], state["owner"], state["mode"]
-        if not (workdir is None or isinstance(workdir, str)) or not all(
-                isinstance(v, int) for v in (uid, gid, mode)):
+        if not (workdir is None or isinstance(workdir, str)) or not all(isinstance(v, int) for v in (uid, gid, mode)):
             raise ValueError(f"malformed journal header {head[:200]!r}")
         self.workdir, self.owner, self.mode = workdir, (uid, gid), mode
         for line in lines:
@@ -281,7 +278,7 @@ class Workdir:
                 ino, uid, gid = json.loads(line)
                 self.owners[int(ino)] = (int(uid), int(gid))
             except (ValueError, TypeError):
-                continue                           # a line cut by the crash
+                continue  # a line cut by the crash
 
     @classmethod
     def recover(cls, uid: int, journal: str) -> bool:
@@ -300,9 +297,11 @@ class Workdir:
         except Exception as e:  # noqa: BLE001 - tampered or unreadable: nothing to hand back
             _warn(f"recovering uid {uid}: unreadable journal {journal}: {e}")
             work.workdir = None
-        for what, step in (("cgroup", lambda: remove_run_cgroup(uid)),
-                           ("workdir", work._hand_back),
-                           ("shared places", lambda: clean_shared(uid))):
+        for what, step in (
+            ("cgroup", lambda: remove_run_cgroup(uid)),
+            ("workdir", work._hand_back),
+            ("shared places", lambda: clean_shared(uid)),
+        ):
             try:
                 step()
             except Exception as e:  # noqa: BLE001 - reported; the rest is still undone
@@ -364,7 +363,7 @@ class Workdir:
         try:
             top = os.open(self.workdir, _DIR_FLAGS)
         except (FileNotFoundError, NotADirectoryError):
-            return                                 # gone since: nothing to hand back
+            return  # gone since: nothing to hand back
         errors: list[OSError] = []
         try:
             st = os.fstat(top)
@@ -373,8 +372,15 @@ class Workdir:
                 os.fchown(top, *self.owner)
             if stat.S_IMODE(st.st_mode) == self.mode & ~0o007:
                 os.fchmod(top, self.mode)
-            _chown_tree(top, lambda est: self.owners.get(est.st_ino, self.owner)
-                        if est.st_uid == self.uid or est.st_gid == self.gid else None, errors)
+            _chown_tree(
+                top,
+                lambda est: (
+                    self.owners.get(est.st_ino, self.owner)
+                    if est.st_uid == self.uid or est.st_gid == self.gid
+                    else None
+                ),
+                errors,
+            )
         finally:
             os.close(top)
         if errors:
@@ -420,8 +426,9 @@ class _Grants:
         """Make the modes exactly what the live holders need."""
         holders = {k: h for k, h in state["holders"].items() if Slot.live(self.state_dir, int(k))}
         had = {p: tuple(m) for p, m in state["modes"].items()}
-        want = _plan({p for h in holders.values() for p in h["walk"]},
-                     {p for h in holders.values() for p in h["trees"]}, had)
+        want = _plan(
+            {p for h in holders.values() for p in h["walk"]}, {p for h in holders.values() for p in h["trees"]}, had
+        )
         state["holders"] = holders
         journaled = False
         if any(had.get(path) != m for path, m in want.items()):
@@ -445,16 +452,16 @@ class _Grants:
                     journaled = False
         state["modes"] = want
         if not holders and not want:
-            _unlink(self.path)                    # every mode is back
+            _unlink(self.path)  # every mode is back
         elif not journaled:
             _write_json(self.path, state)
 
 
-def _plan(walk: set[str], trees: set[str], had: Mapping[str, tuple[int, int]]
-          ) -> dict[str, tuple[int, int]]:
+def _plan(walk: set[str], trees: set[str], had: Mapping[str, tuple[int, int]]) -> dict[str, tuple[int, int]]:
     """{path: (original mode, granted mode)} that opens the walk to every path
     of ``walk`` (closing the other entries of each directory opened) and the
     ``trees`` to others.  Originals come from ``had`` for what is granted now."""
+
     def original(path: str) -> tuple[int, int]:
         st = os.lstat(path)
         mode = had[path][0] if path in had else stat.S_IMODE(st.st_mode)
@@ -478,12 +485,13 @@ def _plan(walk: set[str], trees: set[str], had: Mapping[str, tuple[int, int]]
             if emode & 0o007:
                 want[entry.path] = (emode, emode & ~0o007)
     for root in sorted(trees):
-        want.update(_open_tree(root, original))   # declared readable: wins over a mask
+        want.update(_open_tree(root, original))  # declared readable: wins over a mask
     return want
 
 
 def _open_tree(root: str, original) -> dict[str, tuple[int, int]]:
     """o+rX on a readable tree that others cannot read (it was declared readable)."""
+
     def grant(kind: int, mode: int) -> int:
         add = stat.S_IROTH
         if stat.S_ISDIR(kind) or mode & 0o111:
@@ -493,7 +501,7 @@ def _open_tree(root: str, original) -> dict[str, tuple[int, int]]:
     kind, mode = original(root)
     want = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(kind) else 0)
     if mode & want == want:
-        return {}   # meant to be world-readable: trust its inside
+        return {}  # meant to be world-readable: trust its inside
     plan = {root: (mode, grant(kind, mode))}
     if stat.S_ISDIR(kind):
         for dirpath, dirnames, filenames in os.walk(root):
@@ -506,8 +514,9 @@ def _open_tree(root: str, original) -> dict[str, tuple[int, int]]:
 
 
 # where any uid may create files; /var/lock is usually a link to /run/lock
-SHARED_TMP = tuple(dict.fromkeys(os.path.realpath(d) for d in
-                                 ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock")))
+SHARED_TMP = tuple(
+    dict.fromkeys(os.path.realpath(d) for d in ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock"))
+)
 
 
 def clean_shared(uid: int) -> None:
@@ -531,7 +540,7 @@ def _remove_owned(path: str, uid: int, errors: list[OSError]) -> None:
     try:
         top = os.open(path, _DIR_FLAGS)
     except OSError:
-        return                                     # not on this machine
+        return  # not on this machine
     try:
         dev = os.fstat(top).st_dev
 
@@ -625,9 +634,11 @@ def _remove_sysv_ipc(uid: int, errors: list[OSError]) -> None:
     owns or created (an owner may give one away with IPC_SET; the creator stays)."""
     if libc is None:
         return
-    removers = {"shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
-                "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
-                "msg": lambda i: libc.msgctl(i, _IPC_RMID, None)}
+    removers = {
+        "shm": lambda i: libc.shmctl(i, _IPC_RMID, None),
+        "sem": lambda i: libc.semctl(i, 0, _IPC_RMID),
+        "msg": lambda i: libc.msgctl(i, _IPC_RMID, None),
+    }
     for kind, remove in removers.items():
         try:
             with open(f"/proc/sysvipc/{kind}", "rb") as f:
@@ -640,7 +651,7 @@ def _remove_sysv_ipc(uid: int, errors: list[OSError]) -> None:
             fields = row.split()
             if uid in (int(fields[owner]), int(fields[creator])) and remove(int(fields[1])) != 0:
                 err = ctypes.get_errno()
-                if err not in (errno.EINVAL, errno.EIDRM):     # gone already
+                if err not in (errno.EINVAL, errno.EIDRM):  # gone already
                     errors.append(OSError(err, f"removing SysV {kind} {int(fields[1])}: {os.strerror(err)}"))
 
 

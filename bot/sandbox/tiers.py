@@ -181,9 +181,10 @@ import tempfile
 import threading
 import time
 import warnings
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 from bot.sandbox.procs import (
     CHUNK,
@@ -216,53 +217,79 @@ __all__ = [
 
 SANDBOX_UID = 65533
 SANDBOX_NAME = "autofix-sandbox"
-_POOL = tuple(range(SANDBOX_UID, SANDBOX_UID - 32, -1))   # 65533 .. 65502, first choice first
+_POOL = tuple(range(SANDBOX_UID, SANDBOX_UID - 32, -1))  # 65533 .. 65502, first choice first
 
 _ENV_FROM_HOST = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM")
 
 # /etc entries the bwrap sandbox sees (read-only, when they exist).  No
 # shadow, ssh, sudoers, pip.conf, gitconfig, machine-id, ...
 _ETC_ALLOW = (
-    "alternatives", "ca-certificates", "ca-certificates.conf", "crypto-policies",
-    "debian_version", "gai.conf", "host.conf", "inputrc", "ld.so.cache",
-    "ld.so.conf", "ld.so.conf.d", "locale.alias", "locale.conf", "localtime",
-    "lsb-release", "magic", "mime.types", "nsswitch.conf", "os-release", "pki",
-    "protocols", "services", "ssl", "terminfo", "timezone",
+    "alternatives",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "crypto-policies",
+    "debian_version",
+    "gai.conf",
+    "host.conf",
+    "inputrc",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "locale.alias",
+    "locale.conf",
+    "localtime",
+    "lsb-release",
+    "magic",
+    "mime.types",
+    "nsswitch.conf",
+    "os-release",
+    "pki",
+    "protocols",
+    "services",
+    "ssl",
+    "terminfo",
+    "timezone",
 )
 _SYSTEM_DIRS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-_DISK_POLL = 0.25    # seconds between looks at how much disk the run filled
-
+_DISK_POLL = 0.25  # seconds between looks at how much disk the run filled
 
 
 @dataclass(frozen=True)
 class Limits:
-    wall_seconds: float = 60          # whole run, then every process of the run is killed
-    cpu_seconds: int = 300            # RLIMIT_CPU per process
-    memory_mb: int = 4096             # RLIMIT_AS per process; with a cgroup, the whole run too
-    processes: int = 256              # RLIMIT_NPROC (meaningful where the uid is dedicated), cgroup
-    file_size_mb: int = 256           # RLIMIT_FSIZE
-    disk_mb: int = 1024               # growth of the used disk during the run, then it is killed
-    output_bytes: int = 16 * 2**20    # total stdout+stderr before the run is killed
-    excerpt_bytes: int = 64 * 1024    # how much of the output is kept in Outcome.output
+    wall_seconds: float = 60  # whole run, then every process of the run is killed
+    cpu_seconds: int = 300  # RLIMIT_CPU per process
+    memory_mb: int = 4096  # RLIMIT_AS per process; with a cgroup, the whole run too
+    processes: int = 256  # RLIMIT_NPROC (meaningful where the uid is dedicated), cgroup
+    file_size_mb: int = 256  # RLIMIT_FSIZE
+    disk_mb: int = 1024  # growth of the used disk during the run, then it is killed
+    output_bytes: int = 16 * 2**20  # total stdout+stderr before the run is killed
+    excerpt_bytes: int = 64 * 1024  # how much of the output is kept in Outcome.output
 
 
 @dataclass
 class Outcome:
-    returncode: int | None    # None when autofix killed the run
-    output: str               # merged stdout+stderr (head, "[... N bytes cut ...]", tail)
-    output_bytes: int         # total bytes the run wrote
+    returncode: int | None  # None when autofix killed the run
+    output: str  # merged stdout+stderr (head, "[... N bytes cut ...]", tail)
+    output_bytes: int  # total bytes the run wrote
     seconds: float
-    killed: str | None        # why autofix killed it, one line; None otherwise
+    killed: str | None  # why autofix killed it, one line; None otherwise
 
 
 class Sandbox(Protocol):
-    tier: str                 # "bwrap" | "process" | "none"
+    tier: str  # "bwrap" | "process" | "none"
     network_isolated: bool
-    limitations: str          # one line, "" when there is nothing to add to describe()
+    limitations: str  # one line, "" when there is nothing to add to describe()
     readable: tuple[Path, ...]
 
-    def run(self, argv: Sequence[str], workdir: Path, env: Mapping[str, str],
-            limits: Limits, *, pass_fds: Sequence[int] = ()) -> Outcome: ...
+    def run(
+        self,
+        argv: Sequence[str],
+        workdir: Path,
+        env: Mapping[str, str],
+        limits: Limits,
+        *,
+        pass_fds: Sequence[int] = (),
+    ) -> Outcome: ...
 
     def describe(self) -> str: ...
 
@@ -304,18 +331,18 @@ def _clamp(res: int, value: int) -> tuple[int, int]:
 class _Base:
     tier = "none"
     network_isolated = False
-    _shared_disks = SHARED_TMP    # where the run may fill the host's disk, beside its workdir
+    _shared_disks = SHARED_TMP  # where the run may fill the host's disk, beside its workdir
 
     def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         self.readable = readable
-        self.pool = pool                      # the dedicated uids, or None (runs as autofix's uid)
+        self.pool = pool  # the dedicated uids, or None (runs as autofix's uid)
         self.uid = pool[0] if pool else None  # the one a run takes when no other run is going
         self.limitations = ""
         # realpaths of the readable paths, for access grants
         self._readable_real = sorted({os.path.realpath(p) for p in readable})
         # whole-run memory and process limits, where autofix can make cgroups
         self._cgroups, self._why_no_cgroup = cgroup_parent() if pool else (None, "")
-        self._no_mqueue = False               # RLIMIT_MSGQUEUE 0: no queue it could not clean
+        self._no_mqueue = False  # RLIMIT_MSGQUEUE 0: no queue it could not clean
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.describe()}>"
@@ -334,8 +361,9 @@ class _Base:
         return f"memory is limited per process, not per run (no cgroup: {self._why_no_cgroup})"
 
     # -- hooks
-    def _command(self, argv: list[str], workdir: str, env: dict[str, str], limits: Limits,
-                 uid: int | None) -> tuple[list[str], dict[str, str], str, list[int]]:
+    def _command(
+        self, argv: list[str], workdir: str, env: dict[str, str], limits: Limits, uid: int | None
+    ) -> tuple[list[str], dict[str, str], str, list[int]]:
         return argv, env, workdir, []
 
     def _nproc(self, limits: Limits, uid: int | None) -> int:
@@ -345,8 +373,15 @@ class _Base:
         return len(pids_of(os.getuid())) + limits.processes
 
     # -- run
-    def run(self, argv: Sequence[str], workdir: Path, env: Mapping[str, str],
-            limits: Limits, *, pass_fds: Sequence[int] = ()) -> Outcome:
+    def run(
+        self,
+        argv: Sequence[str],
+        workdir: Path,
+        env: Mapping[str, str],
+        limits: Limits,
+        *,
+        pass_fds: Sequence[int] = (),
+    ) -> Outcome:
         """Run ``argv`` in ``workdir``; ``pass_fds`` are inherited by the command at the
         same numbers (on every tier), and no other descriptor of autofix is."""
         argv = [os.fspath(a) for a in argv]
@@ -371,12 +406,12 @@ class _Base:
             with grants().held(slot.uid, [wd, *self._readable_real], self._readable_real):
                 try:
                     work.give(wd, self.pool)
-                    dirty = True                 # from here processes of the uid may exist
+                    dirty = True  # from here processes of the uid may exist
                     outcome = self._execute(argv, wd, env, limits, slot.uid, pass_fds)
-                    dirty = False                # _execute returned: none is left
+                    dirty = False  # _execute returned: none is left
                 finally:
                     work.undo(dirty)
-                    if self.tier == "process":   # after undo: the workdir may be in /tmp
+                    if self.tier == "process":  # after undo: the workdir may be in /tmp
                         clean_shared(slot.uid)
             return outcome
 
@@ -407,7 +442,7 @@ class _Base:
 
         def preexec() -> None:  # runs in the child, before exec
             if cgroup is not None:
-                cgroup.join()      # while still root: the cgroup's files are root's
+                cgroup.join()  # while still root: the cgroup's files are root's
             if uid is not None:
                 os.setgroups([])
                 os.setresgid(uid, uid, uid)
@@ -421,12 +456,18 @@ class _Base:
 
         return preexec
 
-    def _execute(self, argv: list[str], workdir: str, env: dict[str, str],
-                 limits: Limits, uid: int | None, pass_fds: tuple[int, ...]) -> Outcome:
+    def _execute(
+        self,
+        argv: list[str],
+        workdir: str,
+        env: dict[str, str],
+        limits: Limits,
+        uid: int | None,
+        pass_fds: tuple[int, ...],
+    ) -> Outcome:
         cgroup = None
         if uid is not None and self._cgroups:
-            cgroup = RunCgroup(self._cgroups, RunCgroup.name(uid), limits.memory_mb * 2**20,
-                               limits.processes)
+            cgroup = RunCgroup(self._cgroups, RunCgroup.name(uid), limits.memory_mb * 2**20, limits.processes)
         cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid)
         cap = Capture(limits.excerpt_bytes)
         r, w = os.pipe()
@@ -434,8 +475,7 @@ class _Base:
             fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, 2**20)
         except (OSError, AttributeError):
             pass
-        before = {pid for pid, p in scan_procs().items() if p.ppid == os.getpid()} \
-            if uid is None else set()
+        before = {pid for pid, p in scan_procs().items() if p.ppid == os.getpid()} if uid is None else set()
         disk = DiskUse([workdir, *self._shared_disks])
         start = time.monotonic()
         deadline = start + limits.wall_seconds
@@ -444,9 +484,17 @@ class _Base:
             try:
                 try:
                     proc = subprocess.Popen(
-                        cmd, stdin=subprocess.DEVNULL, stdout=w, stderr=w, env=popen_env,
-                        cwd=cwd, start_new_session=True, close_fds=True,
-                        pass_fds=(*own_fds, *pass_fds), preexec_fn=self._preexec(limits, uid, cgroup))
+                        cmd,
+                        stdin=subprocess.DEVNULL,
+                        stdout=w,
+                        stderr=w,
+                        env=popen_env,
+                        cwd=cwd,
+                        start_new_session=True,
+                        close_fds=True,
+                        pass_fds=(*own_fds, *pass_fds),
+                        preexec_fn=self._preexec(limits, uid, cgroup),
+                    )
                 finally:
                     os.close(w)
                     for fd in own_fds:
@@ -454,7 +502,7 @@ class _Base:
             except (OSError, subprocess.SubprocessError) as e:
                 os.close(r)
                 if cgroup is not None:
-                    cgroup.remove()      # the child failed before exec and is reaped
+                    cgroup.remove()  # the child failed before exec and is reaped
                 code = 127 if isinstance(e, FileNotFoundError) else 126
                 msg = f"autofix sandbox: cannot execute {argv[0]!r}: {e}\n"
                 return Outcome(code, msg, 0, time.monotonic() - start, None)
@@ -466,7 +514,7 @@ class _Base:
                     proc.wait()
             finally:
                 # whatever happened (even an exception here), nothing outlives run()
-                if uid is not None:   # a live main process is the uid's too: swept with the rest
+                if uid is not None:  # a live main process is the uid's too: swept with the rest
                     kill_uid(uid, uid, spare=proc.pid if proc.returncode is None else None)
                 else:
                     kill_tree(proc, before)
@@ -478,8 +526,9 @@ class _Base:
         return Outcome(returncode, cap.text(), cap.total, time.monotonic() - start, killed)
 
     @staticmethod
-    def _pump(proc: subprocess.Popen, r: int, cap: Capture, limits: Limits,
-              deadline: float, disk: DiskUse) -> str | None:
+    def _pump(
+        proc: subprocess.Popen, r: int, cap: Capture, limits: Limits, deadline: float, disk: DiskUse
+    ) -> str | None:
         """Read output until the main process exits; the reason to kill, if any."""
         try:
             pidfd = os.pidfd_open(proc.pid)
@@ -499,7 +548,7 @@ class _Base:
                     return f"timed out after {limits.wall_seconds:g} s"
                 wait = min(left, max(0.0, look_at_disk - now))
                 if pidfd is None:
-                    wait = min(wait, 0.02)         # no pidfd to wake us at the exit: look
+                    wait = min(wait, 0.02)  # no pidfd to wake us at the exit: look
                 exited = False
                 for fd, _ev in poller.poll(math.ceil(wait * 1000)):
                     if fd == r:
@@ -507,7 +556,7 @@ class _Base:
                         if data:
                             cap.feed(data)
                         else:
-                            poller.unregister(r)   # EOF: only the exit is left to wait for
+                            poller.unregister(r)  # EOF: only the exit is left to wait for
                     else:
                         exited = True
                 if cap.total > limits.output_bytes:
@@ -548,7 +597,7 @@ class _Base:
         tmp = tempfile.mkdtemp(prefix="autofix-probe-")
         try:
             out = self.run(["true"], Path(tmp), {"PATH": "/usr/bin:/bin"}, Limits(wall_seconds=20))
-        except Exception as e:   # noqa: BLE001 - any failure means "unusable"
+        except Exception as e:  # noqa: BLE001 - any failure means "unusable"
             return f"{type(e).__name__}: {e}".splitlines()[0]
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -569,8 +618,10 @@ class _NoneSandbox(_Base):
 
     def __init__(self, readable: tuple[Path, ...]):
         super().__init__(readable, None)
-        self.limitations = ("no isolation: same uid as autofix, host network and filesystem; "
-                            "only the environment, rlimits, output and time are limited")
+        self.limitations = (
+            "no isolation: same uid as autofix, host network and filesystem; "
+            "only the environment, rlimits, output and time are limited"
+        )
 
     def describe(self) -> str:
         return "none (NO isolation: same uid, host network and filesystem; rlimits only)"
@@ -580,21 +631,23 @@ class _ProcessSandbox(_Base):
     tier = "process"
     network_isolated = False
 
-    def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None,
-                 why_not_bwrap: str = ""):
+    def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None, why_not_bwrap: str = ""):
         super().__init__(readable, pool)
         if pool is not None:
-            lim = ("network NOT isolated; filesystem protected by permissions only "
-                   "(world-readable files are readable)")
+            lim = "network NOT isolated; filesystem protected by permissions only (world-readable files are readable)"
             # queues it could not find to remove afterwards are not allowed at all
             self._no_mqueue = mqueue_dir() is None
-            notes = [self._pool_note(), self._cgroup_note(),
-                     "POSIX message queues disabled (no mqueue filesystem to clean them from)"
-                     if self._no_mqueue else ""]
+            notes = [
+                self._pool_note(),
+                self._cgroup_note(),
+                "POSIX message queues disabled (no mqueue filesystem to clean them from)" if self._no_mqueue else "",
+            ]
             lim = "; ".join([lim, *filter(None, notes)])
         else:
-            lim = (f"autofix is not root: runs as the same uid ({os.getuid()}) with rlimits and "
-                   "process-tree kill only; network and filesystem NOT isolated")
+            lim = (
+                f"autofix is not root: runs as the same uid ({os.getuid()}) with rlimits and "
+                "process-tree kill only; network and filesystem NOT isolated"
+            )
         if why_not_bwrap:
             lim += f"; bwrap unusable: {why_not_bwrap}"
         self.limitations = lim
@@ -607,24 +660,25 @@ class _ProcessSandbox(_Base):
 class _BwrapSandbox(_Base):
     tier = "bwrap"
     network_isolated = True
-    _shared_disks = ()            # its /tmp and /dev/shm are tmpfs of its own, bounded by --size
+    _shared_disks = ()  # its /tmp and /dev/shm are tmpfs of its own, bounded by --size
 
     def __init__(self, bwrap: str, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         super().__init__(readable, pool)
         self.bwrap = bwrap
         try:
-            helptext = subprocess.run([bwrap, "--help"], capture_output=True, text=True,
-                                      timeout=10).stdout
+            helptext = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10).stdout
         except (OSError, subprocess.SubprocessError):
             helptext = ""
         self._disable_userns = "--disable-userns" in helptext
-        self._has_size = "--size" in helptext          # bwrap >= 0.8
-        self._has_perms = "--perms" in helptext        # bwrap >= 0.5
+        self._has_size = "--size" in helptext  # bwrap >= 0.8
+        self._has_perms = "--perms" in helptext  # bwrap >= 0.5
         self._env = "/usr/bin/env" if os.access("/usr/bin/env", os.X_OK) else None
         self._system, self._etc_copies = self._system_args()
         if pool is None:
-            self.limitations = (f"autofix is not root: the sandbox is uid {os.getuid()} on the host "
-                                "and RLIMIT_NPROC is shared with autofix's own processes")
+            self.limitations = (
+                f"autofix is not root: the sandbox is uid {os.getuid()} on the host "
+                "and RLIMIT_NPROC is shared with autofix's own processes"
+            )
         else:
             self.limitations = "; ".join(filter(None, [self._pool_note(), self._cgroup_note()]))
 
@@ -662,8 +716,8 @@ class _BwrapSandbox(_Base):
         u = SANDBOX_UID if uid is None else uid
         files = {
             "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
-                           f"{SANDBOX_NAME}:x:{u}:{u}:autofix sandbox:/tmp:/bin/sh\n"
-                           "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+            f"{SANDBOX_NAME}:x:{u}:{u}:autofix sandbox:/tmp:/bin/sh\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
             "/etc/group": f"root:x:0:\n{SANDBOX_NAME}:x:{u}:\nnogroup:x:65534:\n",
             "/etc/hosts": "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n",
         }
@@ -687,15 +741,27 @@ class _BwrapSandbox(_Base):
             args += [*perms, "--file", str(fd), dest]
         # writable tmpfs are RAM: bound them; the root and /dev are read-only
         size = ["--size", str(limits.memory_mb * 2**20)] if self._has_size else []
-        args += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-                 *size, "--tmpfs", "/dev/shm", *size, "--tmpfs", "/tmp"]
+        args += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--remount-ro",
+            "/dev",
+            *size,
+            "--tmpfs",
+            "/dev/shm",
+            *size,
+            "--tmpfs",
+            "/tmp",
+        ]
         # readable paths read-only and the workdir read-write, each at its host
         # path, shallow ones first so a deeper mount lands on top
         mounts: list[tuple[str, str, str]] = []
         for p in self.readable:
             lit, real = str(p), os.path.realpath(p)
             if not any(r != real and within(real, r) for r in self._readable_real):
-                mounts.append((real, "--ro-bind-try", real))   # (else shown by the outer bind)
+                mounts.append((real, "--ro-bind-try", real))  # (else shown by the outer bind)
             if lit != real:
                 if os.path.islink(lit):
                     mounts.append((lit, "--symlink", os.readlink(lit)))
@@ -751,13 +817,11 @@ def _pick_pool(uid: int | None) -> tuple[int, ...]:
         return (uid,)
     pool = tuple(u for u in _POOL if _account(u) is None)
     if not pool:
-        raise ValueError(f"every uid of {_POOL[-1]}-{_POOL[0]} belongs to an account; "
-                         "pass a dedicated uid=...")
+        raise ValueError(f"every uid of {_POOL[-1]}-{_POOL[0]} belongs to an account; pass a dedicated uid=...")
     return pool
 
 
-def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *,
-                 uid: int | None = None) -> Sandbox:
+def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid: int | None = None) -> Sandbox:
     """Detect (once) and return a sandbox; keep the object.
 
     ``auto`` runs a trivial command in bwrap and uses it if that works, else
@@ -774,9 +838,12 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *,
         raise ValueError(f"unknown sandbox tier {requested!r} (auto, bwrap, process or none)")
     paths = _normalize_readable(readable)
     if requested == "none":
-        warnings.warn("sandbox 'none': the tests run with autofix's own uid, network and "
-                      "filesystem (only env, rlimits, output and time are limited)",
-                      SandboxWarning, stacklevel=2)
+        warnings.warn(
+            "sandbox 'none': the tests run with autofix's own uid, network and "
+            "filesystem (only env, rlimits, output and time are limited)",
+            SandboxWarning,
+            stacklevel=2,
+        )
         return _NoneSandbox(paths)
     dedicated = _pick_pool(uid) if os.geteuid() == 0 else None
     why_not = ""

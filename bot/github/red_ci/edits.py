@@ -261,9 +261,16 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
         return "", "no such file (an empty SEARCH creates one)"
     body = text if text.endswith("\n") or not text else text + "\n"
     # A lookahead, so that overlapping occurrences count too: "x\nx\n" is in "x\nx\nx\n" twice.
-    found = [m.start() for m in re.finditer(f"(?={re.escape(block.search)})", body) if m.start() == 0 or body[m.start() - 1] == "\n"]
+    found = [
+        m.start()
+        for m in re.finditer(f"(?={re.escape(block.search)})", body)
+        if m.start() == 0 or body[m.start() - 1] == "\n"
+    ]
     if not found:
-        return text, "the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)"
+        return (
+            text,
+            "the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)",
+        )
     if len(found) > 1:
         return text, f"the SEARCH lines match {len(found)} places; add surrounding lines so they match one"
     at = found[0]

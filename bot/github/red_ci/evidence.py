@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from bot.github.red_ci.edits import TEXT_CAP, Entry, Workspace
-from bot.judge.gate import Baseline
 from bot.github.render import fence
+from bot.judge.gate import Baseline
 from bot.spec import is_protected
 
 BUDGET = 24_000
@@ -30,14 +30,26 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", re.M)
 
 
-def build(baseline: Baseline, work: Workspace, pr_paths: list[str], diff: str | None, logs: list[tuple[str, str]], budget: int = BUDGET) -> str:
+def build(
+    baseline: Baseline,
+    work: Workspace,
+    pr_paths: list[str],
+    diff: str | None,
+    logs: list[tuple[str, str]],
+    budget: int = BUDGET,
+) -> str:
     room = {name: int(budget * share) for name, share in SHARES}
     sections = [
         ("Failing tests (the target: make them pass)", clip_tail(failures(baseline), room["failures"])),
         ("Files (line numbers are not part of the files)", clip_head(files(baseline, work, pr_paths), room["files"])),
     ]
     if diff is not None:
-        sections.append(("The pull request's change against its base branch (the likely cause)", fence(clip_head(diff, room["diff"] - 20), "diff")))
+        sections.append(
+            (
+                "The pull request's change against its base branch (the likely cause)",
+                fence(clip_head(diff, room["diff"] - 20), "diff"),
+            )
+        )
     if logs:
         text = "\n\n".join(f"Job {name!r}:\n{clean_log(log)}" for name, log in logs)
         sections.append(("The failed CI jobs' logs (end)", clip_tail(text, room["log"])))
@@ -50,7 +62,11 @@ def failures(baseline: Baseline) -> str:
     for test_id in baseline.target:
         result = run.results[test_id]
         traceback = result.details.replace(run.root + "/", "").strip()
-        parts.append(f"### {test_id}\n{result.outcome}: {result.message}\n{fence(clip_tail(traceback, TRACEBACK_CHARS))}" if traceback else f"### {test_id}\n{result.outcome}: {result.message}")
+        parts.append(
+            f"### {test_id}\n{result.outcome}: {result.message}\n{fence(clip_tail(traceback, TRACEBACK_CHARS))}"
+            if traceback
+            else f"### {test_id}\n{result.outcome}: {result.message}"
+        )
     if baseline.flaky:
         parts.append("Flaky (their outcome changed between two runs; ignore them): " + ", ".join(baseline.flaky))
     return "\n\n".join(parts)
@@ -75,11 +91,17 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
         entry = work.look(path)
         if entry.kind == "missing":  # removed by the pull request
             continue
-        note = " (edited by you so far: its current content)" if path in work.originals else " (changed by the pull request)"
+        note = (
+            " (edited by you so far: its current content)"
+            if path in work.originals
+            else " (changed by the pull request)"
+        )
         parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry)}")
     for path, wanted in sorted(referenced_lines(baseline, work).items()):
         if path not in whole:
-            parts.append(f"### {path} (lines the tracebacks point at){protection(work, path)}\n{content(work.look(path), wanted)}")
+            parts.append(
+                f"### {path} (lines the tracebacks point at){protection(work, path)}\n{content(work.look(path), wanted)}"
+            )
     return "\n\n".join(parts) or "(no repository file is named in the tracebacks)"
 
 
@@ -89,12 +111,19 @@ def content(entry: Entry, wanted: set[int] | None = None) -> str:
     if entry.kind == "link":
         return f"A symbolic link, not followed:\n{fence(entry.link or '')}"
     if entry.text is None:
-        what = {"binary": "a binary file", "large": f"a file over {TEXT_CAP >> 20} MiB"}.get(entry.kind, "not a regular file")
+        what = {"binary": "a binary file", "large": f"a file over {TEXT_CAP >> 20} MiB"}.get(
+            entry.kind, "not a regular file"
+        )
         return f"({what}: not shown)"
     lines = entry.text.splitlines()
     if wanted is None:
         return fence(numbered(lines))
-    return fence(numbered(lines, sorted({n for line in wanted for n in range(line - CONTEXT, line + CONTEXT + 1) if 1 <= n <= len(lines)})))
+    return fence(
+        numbered(
+            lines,
+            sorted({n for line in wanted for n in range(line - CONTEXT, line + CONTEXT + 1) if 1 <= n <= len(lines)}),
+        )
+    )
 
 
 def protection(work: Workspace, path: str) -> str:

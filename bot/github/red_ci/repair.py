@@ -17,18 +17,17 @@ from __future__ import annotations
 import re
 import time
 
-from bot.github.red_ci import evidence
-from bot.judge import gate
-from bot.judge import guard
+from bot.core.report import Attempt, Report
+from bot.errors import ModelUnavailable, UserError
 from bot.github import render
 from bot.github.action import Outcome, Skip, Step, open_model, open_sandbox, run_setup, write_report
-from bot.github.red_ci.edits import FORMAT_HELP, EditError, Workspace
-from bot.errors import ModelUnavailable, UserError
 from bot.github.forge import PullInfo, PullResult, RunInfo
 from bot.github.git import Git
-from bot.core.report import Attempt, Report
-from bot.spec import DEFAULT_PROTECT
+from bot.github.red_ci import evidence
+from bot.github.red_ci.edits import FORMAT_HELP, EditError, Workspace
 from bot.github.workflow import append_summary
+from bot.judge import gate, guard
+from bot.spec import DEFAULT_PROTECT
 
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
 REPLY_CHARS = 6000  # of the previous reply, shown back to the model
@@ -51,11 +50,17 @@ def on_workflow_run(step: Step, event: dict) -> int:
     info = RunInfo(int(run["id"]), str(run.get("html_url") or ""), str(run.get("head_sha") or ""))
     repository = step.config.repository.lower()
     # GitHub lists a run's pull requests only when they are in this repository; a fork's are looked up.
-    listed = [p["number"] for p in run.get("pull_requests") or [] if str(p["base"]["repo"].get("url", "")).lower().endswith("/repos/" + repository)]
+    listed = [
+        p["number"]
+        for p in run.get("pull_requests") or []
+        if str(p["base"]["repo"].get("url", "")).lower().endswith("/repos/" + repository)
+    ]
     head_owner = ((run.get("head_repository") or {}).get("owner") or {}).get("login")
     number = listed[0] if listed else step.forge.pull_of_commit(info.head_sha, f"{head_owner}:{run.get('head_branch')}")
     if number is None:
-        raise Skip(f"ignored: run {info.id} ({run.get('head_branch')} at {info.head_sha[:12]}) belongs to no open pull request")
+        raise Skip(
+            f"ignored: run {info.id} ({run.get('head_branch')} at {info.head_sha[:12]}) belongs to no open pull request"
+        )
     return repair(step, int(number), info)
 
 
@@ -63,7 +68,9 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
     config, flow, forge = step.config, step.flow, step.forge
     command = config.repo.tests.command
     if not command:
-        raise UserError(f"{config.config_path}: tests.command: red CI repair needs the command that runs the repository's tests")
+        raise UserError(
+            f"{config.config_path}: tests.command: red CI repair needs the command that runs the repository's tests"
+        )
     pull = forge.pull(number)
     if pull.state != "open":
         raise Skip(f"ignored: pull request #{number} is {pull.state}")
@@ -71,17 +78,23 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
     if not fork and pull.head_ref.startswith("autofix/"):
         raise Skip(f"ignored: pull request #{number} is autofix's own ({pull.head_ref})")
     if run is not None and run.head_sha != pull.head_sha:
-        raise Skip(f"ignored: pull request #{number} moved on from {run.head_sha[:12]} to {pull.head_sha[:12]}; the run of its new head decides")
+        raise Skip(
+            f"ignored: pull request #{number} moved on from {run.head_sha[:12]} to {pull.head_sha[:12]}; the run of its new head decides"
+        )
     run = run or forge.failed_run(pull.head_sha)
     where = f"the fork {pull.head_repo or '(deleted)'}" if fork else f"branch {pull.head_ref}"
-    flow.print(f"autofix: pull request #{number} from {where} at {pull.head_sha[:12]}; failed run: {run.url if run else 'none found'}")
+    flow.print(
+        f"autofix: pull request #{number} from {where} at {pull.head_sha[:12]}; failed run: {run.url if run else 'none found'}"
+    )
     outcome = Outcome()
     step.outcomes.append(outcome)
     mark = render.marker("pr", number)
     try:
         head = step.git.fetch_pull(number, pull.base_ref)
         if head != pull.head_sha:
-            raise UserError(f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again")
+            raise UserError(
+                f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again"
+            )
         diff = step.git.pull_diff(number)
         run_setup(step)
         sandbox = open_sandbox(step)
@@ -89,7 +102,9 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
             work = Workspace(tree.workdir, protected_paths(step), tuple(config.repo.edit))
             return Repair(step, pull, run, fork, mark, outcome, tree).run(command, work, diff, sandbox)
     except (UserError, ModelUnavailable) as exc:
-        headline = f"autofix stopped with an error while repairing this pull request's tests:\n\n{render.fence(str(exc))}"
+        headline = (
+            f"autofix stopped with an error while repairing this pull request's tests:\n\n{render.fence(str(exc))}"
+        )
         log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
         try:
             post(step, number, "\n\n".join(part for part in (mark, headline, log) if part), outcome)
@@ -103,14 +118,18 @@ def protected_paths(step: Step) -> tuple[str, ...]:
 
 
 class Repair:
-    def __init__(self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: Outcome, tree: Git):
+    def __init__(
+        self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: Outcome, tree: Git
+    ):
         self.step, self.pull, self.run_info, self.fork, self.mark, self.outcome = step, pull, run, fork, mark, outcome
         self.tree = tree  # git on the folder holding the pull request's head, which the model edits
         self.verdict: gate.Judgement | None = None  # the last judged candidate's
 
     def run(self, command: str, work: Workspace, diff: str | None, sandbox) -> int:
         step, config, number = self.step, self.step.config, self.pull.number
-        suite = gate.Suite(sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt))
+        suite = gate.Suite(
+            sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
+        )
         with step.flow.group("baseline: the whole suite at the pull request's head, twice"):
             baseline = gate.Baseline.measure(suite, work.root)
             step.flow.untrusted(baseline.first.output)
@@ -133,7 +152,9 @@ class Repair:
         model = open_model(config, config.repo, step.redact)
         step.flow.print(f"autofix: {model.banner}")
         attempts = config.max_attempts or config.repo.max_attempts or 3
-        report = self.outcome.report = Report(model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts)
+        report = self.outcome.report = Report(
+            model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts
+        )
         try:
             self.attempts(model, suite, baseline, work, context, report)
         except (UserError, ModelUnavailable) as exc:
@@ -148,12 +169,21 @@ class Repair:
             self.propose(work, baseline, report)
             return 0
         headline = f"autofix reproduced the failure{self.of_run()} and tried {len(report.attempts)} times to fix the code; no attempt passed the gate ({report.stop_reason})."
-        closing = f"_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: {number}`, to try again._"
-        post(step, number, "\n\n".join([self.mark, headline, self.proof(baseline), render.log(report), closing]), self.outcome)
+        closing = (
+            f"_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: {number}`, to try again._"
+        )
+        post(
+            step,
+            number,
+            "\n\n".join([self.mark, headline, self.proof(baseline), render.log(report), closing]),
+            self.outcome,
+        )
         step.flow.print("autofix: every attempt failed; no branch pushed")
         return 1
 
-    def attempts(self, model, suite: gate.Suite, baseline: gate.Baseline, work: Workspace, context, report: Report) -> None:
+    def attempts(
+        self, model, suite: gate.Suite, baseline: gate.Baseline, work: Workspace, context, report: Report
+    ) -> None:
         last: tuple[str, str] | None = None  # the previous reply and what came of it
         for number in range(1, report.max_attempts + 1):
             started = time.monotonic()
@@ -162,7 +192,9 @@ class Repair:
                 work.apply(reply.text)
             except EditError as exc:
                 failing = ["(edits refused)"]
-                feedback = "Your edits were refused, so no file was changed:\n" + "\n".join(f"- {p}" for p in exc.problems)
+                feedback = "Your edits were refused, so no file was changed:\n" + "\n".join(
+                    f"- {p}" for p in exc.problems
+                )
             else:
                 refused = screened(work)
                 if refused:
@@ -197,7 +229,11 @@ class Repair:
             run = suite.run(work.root)
             self.verdict = gate.judge(baseline, run)
             if not self.verdict.passed:
-                return self.verdict.names, "The tests passed once, then failed when repeated in a fresh copy:\n" + gate.feedback(self.verdict, run)
+                return (
+                    self.verdict.names,
+                    "The tests passed once, then failed when repeated in a fresh copy:\n"
+                    + gate.feedback(self.verdict, run),
+                )
         return self.verdict.names, gate.feedback(self.verdict, run) if not self.verdict.passed else ""
 
     def messages(self, context: str, last: tuple[str, str] | None) -> list[dict[str, str]]:
@@ -244,12 +280,18 @@ class Repair:
         proof = self.proof(baseline)
         summary = f"autofix reproduced the failure{self.of_run()} and changed {', '.join(render.code_span(p) for p in work.changed)}; the gate passed on attempt {len(report.attempts)} of {report.max_attempts}."
         if self.fork or not step.config.publish:
-            why = "this pull request comes from a fork, so autofix pushes nothing" if self.fork else "`publish` is false, so autofix pushes nothing"
+            why = (
+                "this pull request comes from a fork, so autofix pushes nothing"
+                if self.fork
+                else "`publish` is false, so autofix pushes nothing"
+            )
             apply = f"{why}: apply the patch with `git apply`.\n\n{render.fence(work.patch(), 'diff')}"
             post(step, pull.number, "\n\n".join([self.mark, summary, proof, apply, render.log(report)]), self.outcome)
             return
         branch = f"autofix/pr-{pull.number}"
-        body = "\n\n".join([render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)])
+        body = "\n\n".join(
+            [render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)]
+        )
         self.push(work, branch, f"autofix: fix the failing tests of #{pull.number}", step.for_github(body))
         opened = self.outcome.pull
         link = f"autofix proposes #{opened.number} into this branch: {summary}"
@@ -258,20 +300,26 @@ class Repair:
     def push(self, work: Workspace, branch: str, title: str, body: str) -> None:
         """One commit on the pull request's head, pushed only when it changes the branch; one pull request into the head branch."""
         step, config, pull, git = self.step, self.step.config, self.pull, self.tree
-        commit, tree = git.commit(work.changed, f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n")
+        commit, tree = git.commit(
+            work.changed, f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n"
+        )
         remote = git.remote_branch(branch)
         if remote is not None and remote[1] == tree:
             existing = step.forge.open_pull(branch, pull.head_ref)
             if existing is not None:
                 self.outcome.pull = PullResult("none", existing.number, existing.url)
-                step.flow.print(f"autofix: {branch} already holds this fix; pull request #{existing.number} left as it is")
+                step.flow.print(
+                    f"autofix: {branch} already holds this fix; pull request #{existing.number} left as it is"
+                )
                 return
         else:
             git.push(commit, branch, remote[0] if remote else None)
             step.flow.print(f"autofix: pushed {branch}")
         self.outcome.pull = step.forge.upsert_pull(branch, pull.head_ref, title, body, config.draft)
         self.outcome.operation = self.outcome.pull.operation
-        step.flow.print(f"autofix: pull request #{self.outcome.pull.number} {self.outcome.pull.operation}: {self.outcome.pull.url}")
+        step.flow.print(
+            f"autofix: pull request #{self.outcome.pull.number} {self.outcome.pull.operation}: {self.outcome.pull.url}"
+        )
 
 
 def post(step: Step, number: int, body: str, outcome: Outcome) -> None:

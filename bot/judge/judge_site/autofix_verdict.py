@@ -28,11 +28,25 @@ TARGET_VARIABLE = "AUTOFIX_TARGET"
 DETAIL_CHARS = 4000
 # The modules whose functions and classes run tests, make reports and call hooks.
 MACHINERY = (
-    "_pytest.python", "_pytest.runner", "_pytest.reports", "_pytest.main", "_pytest.nodes",
-    "_pytest.skipping", "_pytest.outcomes", "_pytest.fixtures", "_pytest.unittest",
-    "_pytest.doctest", "_pytest.terminal", "_pytest.capture",
-    "pluggy", "pluggy._hooks", "pluggy._callers", "pluggy._manager", "pluggy._result",
-    "pluggy._caller", "pluggy._execution",
+    "_pytest.python",
+    "_pytest.runner",
+    "_pytest.reports",
+    "_pytest.main",
+    "_pytest.nodes",
+    "_pytest.skipping",
+    "_pytest.outcomes",
+    "_pytest.fixtures",
+    "_pytest.unittest",
+    "_pytest.doctest",
+    "_pytest.terminal",
+    "_pytest.capture",
+    "pluggy",
+    "pluggy._hooks",
+    "pluggy._callers",
+    "pluggy._manager",
+    "pluggy._result",
+    "pluggy._caller",
+    "pluggy._execution",
 )
 
 
@@ -55,10 +69,10 @@ def test_id(nodeid):
 def message_of(report):
     if report.skipped and isinstance(report.longrepr, tuple):
         reason = str(report.longrepr[2])
-        return reason[len("Skipped: "):] if reason.startswith("Skipped: ") else reason
+        return reason[len("Skipped: ") :] if reason.startswith("Skipped: ") else reason
     text = report.longreprtext or ""
     lines = [line for line in text.splitlines() if line.startswith("E ")]
-    first = (lines[0][1:].strip() if lines else text.strip().splitlines()[-1:] or [""])
+    first = lines[0][1:].strip() if lines else text.strip().splitlines()[-1:] or [""]
     return first if isinstance(first, str) else first[0]
 
 
@@ -136,7 +150,9 @@ def tampering(config, items):
         function = getattr(item, "obj", None) if hasattr(item, "function") else None
         where = source_file(function) if function is not None else None
         if where and inside_workdir(where) and not test_like(where):
-            found.append(item.nodeid + ": runs a function from " + os.path.relpath(where, WORKDIR) + " instead of its own")
+            found.append(
+                item.nodeid + ": runs a function from " + os.path.relpath(where, WORKDIR) + " instead of its own"
+            )
     return found[:50]
 
 
@@ -166,8 +182,11 @@ def pth_entries():
                     lines = pth.read(65536).splitlines()
             except OSError:
                 continue
-            found += [os.path.join(folder, line.strip()) for line in lines
-                      if line.strip() and not line.startswith(("#", "import ", "import\t"))]
+            found += [
+                os.path.join(folder, line.strip())
+                for line in lines
+                if line.strip() and not line.startswith(("#", "import ", "import\t"))
+            ]
     return found
 
 

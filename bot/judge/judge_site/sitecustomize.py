@@ -11,7 +11,14 @@ over to the sitecustomize it shadows, if there is one.
 import os
 import sys
 
-MACHINERY = ("unittest.case", "unittest.suite", "unittest.result", "unittest.runner", "unittest.loader", "unittest.main")
+MACHINERY = (
+    "unittest.case",
+    "unittest.suite",
+    "unittest.result",
+    "unittest.runner",
+    "unittest.loader",
+    "unittest.main",
+)
 
 
 def started_as_unittest():
@@ -37,8 +44,11 @@ def seal_unittest():
             result = getattr(self, "result", None)
             if result is not None:
                 counts = {
-                    "run": result.testsRun, "failures": len(result.failures), "errors": len(result.errors),
-                    "skipped": len(result.skipped), "unexpected_successes": len(result.unexpectedSuccesses),
+                    "run": result.testsRun,
+                    "failures": len(result.failures),
+                    "errors": len(result.errors),
+                    "skipped": len(result.skipped),
+                    "unexpected_successes": len(result.unexpectedSuccesses),
                 }
                 write_line(fd, nonce, {"unittest": counts, "tampered": replaced(original, "unittest")})
 
