@@ -13,13 +13,13 @@ PyGithub is imported inside the methods: `autofix run` and `--help` never pay fo
 from __future__ import annotations
 
 import http.client
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from bot.errors import UserError
+from bot.text import capped_markdown
 
 # Legacy permission values answered by the API: `maintain` reads as `write`, `triage` as `read`.
 MAY_TRIGGER = ("admin", "write")
@@ -31,7 +31,6 @@ LOG_TAIL = 200_000  # bytes of the end of a job's log kept as evidence
 LOG_READ_CAP = 32 * 2**20  # bytes read of one log at most, however long it is
 LOG_SECONDS = 30.0  # seconds spent reading the logs of one run at most
 LOG_CHUNK = 64 * 2**10
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$", re.M)
 
 
 class ForgeError(UserError):
@@ -325,27 +324,7 @@ def pull_info(p) -> PullInfo:
 
 def capped(body: str) -> str:
     """The body as GitHub takes it: over the limit, its end gives way to a visible mark."""
-    if len(body) <= BODY_LIMIT:
-        return body
-    room = BODY_LIMIT - 200  # for the mark and a closing fence
-    keep = body[:room]
-    fence = open_fence(keep)
-    if fence:  # the cut fell inside a code block: close it, so the mark shows
-        keep += "\n" + fence
-    return f"{keep}\n\n**[... {len(body) - room:,} characters cut: GitHub takes at most {BODY_LIMIT:,} ...]**"
-
-
-def open_fence(text: str) -> str | None:
-    """The fence of the code block left open at the end of `text` (CommonMark's rule: closed by a
-    fence of the same character, at least as long), or None."""
-    opened = None
-    for found in FENCE.finditer(text):
-        fence = found[1]
-        if opened is None:
-            opened = fence
-        elif fence[0] == opened[0] and len(fence) >= len(opened) and not found[2].strip():
-            opened = None
-    return opened
+    return capped_markdown(body, BODY_LIMIT, f"GitHub takes at most {BODY_LIMIT:,}")
 
 
 def rate_limited(exc) -> bool:

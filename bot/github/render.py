@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 from bot.core.report import Report
 from bot.spec import Tests
+from bot.text import FEEDBACK_CHARS, capped_markdown
 
 BODY_LIMIT = 65_536  # characters: GitHub refuses a longer comment or pull request body
 BODY_CHARS = 60_000  # what the attempts' log aims at, leaving room for the rest of a body
-FEEDBACK_CHARS = 6_000  # of one attempt, at most
 
 
 def marker(kind: str, name: str | int) -> str:
@@ -121,45 +121,8 @@ def failure_comment(report: Report | None, mark: str, headline: str, tests: Test
 
 
 def capped(markdown: str, limit: int = BODY_LIMIT, size: Callable[[str], int] = len) -> str:
-    """`markdown` within `limit` (as `size` measures it): cut after a whole line, with a visible
-    mark; a fence or `<details>` the cut leaves open is closed first, so the mark shows."""
-    if size(markdown) <= limit:
-        return markdown
-    room = limit
-    while room > 0:
-        kept = prefix(markdown, room, size)
-        kept = kept[: kept.rfind("\n") + 1]
-        text = (
-            f"{kept}{closing(kept)}\n**[... {len(markdown) - len(kept):,} characters cut: too long for GitHub ...]**\n"
-        )
-        if size(text) <= limit:
-            return text
-        room -= size(text) - limit
-    return ""  # not even the mark fits
-
-
-def prefix(text: str, room: int, size: Callable[[str], int]) -> str:
-    """The longest start of `text` that `size` measures within `room`."""
-    low, high = 0, len(text)
-    while low < high:
-        middle = (low + high + 1) // 2
-        low, high = (middle, high) if size(text[:middle]) <= room else (low, middle - 1)
-    return text[:low]
-
-
-def closing(markdown: str) -> str:
-    """What closes the fence and the `<details>` that `markdown` (autofix's own, cut) leaves open."""
-    fence_open, details = None, 0
-    for line in markdown.split("\n"):
-        if fence_open is not None:
-            fence_open = None if line == fence_open else fence_open
-        elif run := re.match(r"`{3,}", line):
-            fence_open = run[0]
-        elif line.startswith("<details>"):
-            details += 1
-        elif line == "</details>":
-            details -= 1
-    return (f"{fence_open}\n" if fence_open else "") + "\n</details>\n" * details
+    """`markdown` as GitHub takes it, cut with a visible mark when too long (bot/text.py)."""
+    return capped_markdown(markdown, limit, "too long for GitHub", size)
 
 
 def passed_summary(report: Report) -> str:

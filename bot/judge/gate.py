@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.judge import integrity
-from bot.judge.integrity import DETAIL_CHARS, Case
-from bot.judge.validate import keep_tail, scratch_copy
+from bot.judge.integrity import Case
+from bot.judge.validate import scratch_copy
 from bot.judge.verdict import run_tests
 from bot.sandbox.tiers import Limits, Sandbox
+from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
 
 
 @dataclass
@@ -145,7 +146,7 @@ def judge(baseline: Baseline, run: SuiteRun) -> Judgement:
     return verdict
 
 
-def feedback(verdict: Judgement, run: SuiteRun, budget: int = 6000) -> str:
+def feedback(verdict: Judgement, run: SuiteRun, budget: int = FEEDBACK_CHARS) -> str:
     """What the model is told: the target tests still failing, then the tests it broke, then
     their tracebacks, within `budget` characters."""
     parts = []
@@ -172,7 +173,7 @@ def feedback(verdict: Judgement, run: SuiteRun, budget: int = 6000) -> str:
     room = budget - len(head) - 20
     if not details or room <= 200:
         return head[:budget]
-    return f"{head}\n\nDetails:\n{keep_tail(details, room)}"
+    return f"{head}\n\nDetails:\n{clip_tail(details, room)}"
 
 
 def lines(pairs: list[tuple[str, str]]) -> str:

@@ -24,6 +24,8 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 
+from bot.text import clip_line
+
 TEXT_CHARS = 120  # of an offending line, in a finding
 
 # rule: (what it catches, why code under test may not). RULES_TABLE shows them in the README.
@@ -176,7 +178,11 @@ def findings(code: str, original: str | None = None, path: str = "") -> list[Fin
         scan = Scan(tree, code.splitlines(), None if original is None else changed_lines(original, code), path)
         scan.run(tree)
     except RecursionError:  # it parses, but is deeper than the guard's stack: nothing ordinary is
-        return [Finding(1, "unreadable", clip(code.lstrip().partition("\n")[0]), RULES["unreadable"][1], path)]
+        return [
+            Finding(
+                1, "unreadable", clip_line(code.lstrip().partition("\n")[0], TEXT_CHARS), RULES["unreadable"][1], path
+            )
+        ]
     return sorted(scan.found.values(), key=lambda finding: (finding.line, finding.rule))
 
 
@@ -220,7 +226,9 @@ class Scan:
         if self.new_lines is not None and self.new_lines.isdisjoint(range(first, last + 1)):
             return
         text = self.lines[first - 1] if first <= len(self.lines) else ""
-        self.found.setdefault((first, rule), Finding(first, rule, clip(text.strip()), RULES[rule][1], self.path))
+        self.found.setdefault(
+            (first, rule), Finding(first, rule, clip_line(text.strip(), TEXT_CHARS), RULES[rule][1], self.path)
+        )
 
     def learn_aliases(self, tree: ast.Module) -> None:
         """Imported names, then names assigned a module or a function once and only once:
@@ -482,7 +490,3 @@ def runs_on_import(tree: ast.Module) -> set[int]:
         else:
             pending += ast.iter_child_nodes(node)
     return seen
-
-
-def clip(text: str) -> str:
-    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 3] + "..."

@@ -18,7 +18,6 @@ from bot import safefs
 from bot.spec import CACHES, compiled
 
 IGNORED_DIRS = {".git", "__pycache__", ".pytest_cache"}  # never copied into a scratch folder, never compared
-DETAIL_CHARS = 4000  # of one test's traceback, kept for evidence and feedback
 # A protected file larger than this is known by its size and mtime, not read: hashing what the
 # candidate can grow (a sparse file costs it nothing) would cost autofix what the candidate likes.
 # Not by its inode: a scratch copy has new ones, and copy_tree keeps the mtime.

@@ -27,9 +27,8 @@ from bot.judge.verdict import (
 )
 from bot.sandbox.tiers import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox, within
 from bot.spec import Spec
+from bot.text import FEEDBACK_CHARS, MESSAGE_CHARS, clip_head, clip_tail
 
-FEEDBACK_CHARS = 6000  # what a repair prompt carries of the failures, at most
-MESSAGE_CHARS = 400  # of one failure's message
 RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
 
 
@@ -271,21 +270,10 @@ def compose_feedback(failures: list[str], details: list[str], budget: int = FEED
     """Failing checks first, then the tail of the tracebacks and output, within a fixed budget."""
     if not failures:
         return ""
-    head = "Failing checks:\n" + "\n".join(f"- {clip(f, MESSAGE_CHARS)}" for f in failures)
-    head = clip(head, budget // 2)
+    head = "Failing checks:\n" + "\n".join(f"- {clip_head(f, MESSAGE_CHARS)}" for f in failures)
+    head = clip_head(head, budget // 2)
     tail = "\n\n".join(d.strip() for d in details if d and d.strip())
     room = budget - len(head) - 20
     if not tail or room <= 0:
         return head
-    return f"{head}\n\nDetails:\n{keep_tail(tail, room)}"
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 40] + f" [... {len(text) - limit + 40} characters cut]"
-
-
-def keep_tail(text: str, limit: int) -> str:
-    if len(text) <= limit:
-        return text
-    kept = limit - 40
-    return f"[... {len(text) - kept} characters cut ...]\n" + text[-kept:]
+    return f"{head}\n\nDetails:\n{clip_tail(tail, room)}"

@@ -17,11 +17,11 @@ from bot.github.red_ci.edits import TEXT_CAP, Entry, Workspace
 from bot.github.render import fence
 from bot.judge.gate import Baseline
 from bot.spec import is_protected
+from bot.text import TRACEBACK_CHARS, clip_head, clip_tail
 
 BUDGET = 24_000
 SHARES = (("failures", 0.3), ("files", 0.4), ("diff", 0.2), ("log", 0.1))
 CONTEXT = 6  # lines around a line a traceback points at
-TRACEBACK_CHARS = 2500  # of one test
 LOCATIONS = (
     re.compile(r"^(?P<path>[^\s:\"'<>][^:\n\"]*\.py):(?P<line>\d+):", re.M),  # pytest: path.py:12: in f
     re.compile(r"File \"(?P<path>[^\"\n]+\.py)\", line (?P<line>\d+)"),  # Python's own tracebacks
@@ -143,21 +143,3 @@ def numbered(lines: list[str], shown: list[int] | None = None) -> str:
 
 def clean_log(text: str) -> str:
     return TIMESTAMP.sub("", ANSI.sub("", text.replace("\r\n", "\n")))
-
-
-def clip_head(text: str, limit: int) -> str:
-    """The beginning of `text`, with a visible mark where the rest was cut."""
-    if len(text) <= limit:
-        return text
-    mark = "\n[... {} characters cut ...]"
-    kept = max(0, limit - len(mark) - 10)
-    return text[:kept] + mark.format(len(text) - kept)
-
-
-def clip_tail(text: str, limit: int) -> str:
-    """The end of `text`, with a visible mark where the beginning was cut."""
-    if len(text) <= limit:
-        return text
-    mark = "[... {} characters cut ...]\n"
-    kept = max(0, limit - len(mark) - 10)
-    return mark.format(len(text) - kept) + text[len(text) - kept :]

@@ -28,9 +28,9 @@ from bot.github.red_ci.edits import FORMAT_HELP, EditError, Workspace
 from bot.github.workflow import append_summary
 from bot.judge import gate, guard
 from bot.spec import DEFAULT_PROTECT
+from bot.text import REPLY_CHARS, clip_tail
 
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
-REPLY_CHARS = 6000  # of the previous reply, shown back to the model
 CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
 SYSTEM = (
     "You repair the code of a pull request whose tests fail in CI. Change the code under test, never the tests "
@@ -245,7 +245,7 @@ class Repair:
         if last is not None:
             reply, feedback = last
             text += (
-                f"\n\n## Your previous reply\n\n{render.fence(evidence.clip_tail(reply, REPLY_CHARS))}\n\n## What came of it\n\n{feedback}\n\n"
+                f"\n\n## Your previous reply\n\n{render.fence(clip_tail(reply, REPLY_CHARS))}\n\n## What came of it\n\n{feedback}\n\n"
                 "The files are as your previous replies left them (their current content is shown above). "
                 "Answer with edit blocks against that content."
             )

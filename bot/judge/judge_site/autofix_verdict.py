@@ -25,7 +25,7 @@ import pytest
 from autofix_seal import WORKDIR, identities, inside_workdir, replaced, source_file, take_nonce, test_like, write_line
 
 TARGET_VARIABLE = "AUTOFIX_TARGET"
-DETAIL_CHARS = 4000
+DETAIL_CHARS = 4000  # bot.text.DETAIL_CHARS: this file runs in the sandbox without autofix on its path
 # The modules whose functions and classes run tests, make reports and call hooks.
 MACHINERY = (
     "_pytest.python",
