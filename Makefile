@@ -40,8 +40,13 @@ demo: $(CORE) system-deps
 test: lint system-deps
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
-# The Action's files against GitHub's own schemas, the workflows' expressions, the Dockerfile's rules.
+# The code's shape (style, types, layers), then the Action's files against GitHub's own schemas,
+# the workflows' expressions and the Dockerfile's rules.
 lint: $(DEV)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-actions action.yml
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml examples/workflows/*.yml
 	$(VENV)/bin/actionlint .github/workflows/*.yml examples/workflows/*.yml

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from bot.cli import main as autofix
-from bot.models import registry as models
+from bot.models import base, registry
 
 
 class InstantHumanEval:
@@ -33,12 +33,12 @@ class InstantHumanEval:
 
         self.problems = list(read_problems().values())
 
-    def complete(self, messages: list[dict[str, str]]) -> models.Reply:
+    def complete(self, messages: list[dict[str, str]]) -> base.Reply:
         prompt = messages[-1]["content"]
         index, problem = next((i, p) for i, p in enumerate(self.problems) if p["prompt"].strip() in prompt)
         right = index % 2 == 1 or "Your previous version" in prompt
         body = problem["canonical_solution"] if right else "    return None\n"
-        return models.Reply(f"```python\n{problem['prompt']}{body}```", len(prompt) // 4, len(body) // 4)
+        return base.Reply(f"```python\n{problem['prompt']}{body}```", len(prompt) // 4, len(body) // 4)
 
 
 def run(jobs: int, out: Path) -> dict:
@@ -77,20 +77,22 @@ def run(jobs: int, out: Path) -> dict:
 
 def main() -> None:
     model = InstantHumanEval()
-    models.PROVIDERS["instant"] = lambda rest, settings: model  # through the public registry
+    registry.PROVIDERS["instant"] = lambda rest, settings: model  # through the public registry
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         for jobs in (1, 2):
             rows.append(run(jobs, Path(folder) / f"jobs{jobs}"))
     print(
-        "\n| --jobs | runs | wall time | runs/s | tasks/s (x3 strategies) | outside validation | outside validation, within runs | solved (one-shot / repair / resample) |"
+        "\n| --jobs | runs | wall time | runs/s | tasks/s (x3 strategies) | outside validation "
+        "| outside validation, within runs | solved (one-shot / repair / resample) |"
     )
     print("|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        solved = " / ".join(str(r["passed"][s]) for s in ("one-shot", "repair", "resample"))
+    for row in rows:
+        solved = " / ".join(str(row["passed"][strategy]) for strategy in ("one-shot", "repair", "resample"))
         print(
-            f"| {r['jobs']} | {r['runs']} | {r['wall']:.1f} s | {r['runs_per_second']:.2f} | {r['tasks_per_second']:.2f} | "
-            f"{100 * r['outside_validation']:.1f}% | {100 * r['outside_validation_in_runs']:.1f}% | {solved} |"
+            f"| {row['jobs']} | {row['runs']} | {row['wall']:.1f} s | {row['runs_per_second']:.2f} "
+            f"| {row['tasks_per_second']:.2f} | {100 * row['outside_validation']:.1f}% "
+            f"| {100 * row['outside_validation_in_runs']:.1f}% | {solved} |"
         )
     print(f"\npython {sys.version.split()[0]}; share outside validation = 1 - validation time / (wall time x jobs)")
 

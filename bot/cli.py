@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot.errors import ModelUnavailable, UserError
+from bot.errors import ModelUnavailable, UserError, warn
 from bot.redact import Redactor
 
 SANDBOXES = ("auto", "bwrap", "process", "none")
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     from bot.core.loop import solve
     from bot.core.report import Report
     from bot.judge.validate import Validator, open_test_sandbox
-    from bot.models.registry import Masked, open_model, settings_from
+    from bot.models.registry import open_model, settings_from
 
     if args.workdir and not args.workdir.is_dir():
         raise UserError(f"--workdir: {args.workdir} is not a folder")
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         if args.max_attempts < 1:
             raise UserError("--max-attempts: must be at least 1")
         spec.max_attempts = args.max_attempts
-    model = Masked(open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api)), redact)
+    model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api), redact)
     sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")
@@ -108,17 +108,17 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
 
 
 def run_action(args: argparse.Namespace, redact: Redactor) -> int:
-    from bot.github import action
+    from bot.github import dispatch
 
-    return action.main(os.environ)
+    return dispatch.main(os.environ)
 
 
 def print_plan(args: argparse.Namespace, redact: Redactor) -> int:
-    from bot.github import action
+    from bot.github import dispatch
     from bot.github.config import DEFAULT_SPECS, load_repo_config
 
     pattern = args.specs or load_repo_config(args.workdir, args.config).specs or DEFAULT_SPECS
-    print(action.plan(args.workdir, pattern))
+    print(dispatch.plan(args.workdir, pattern))
     return 0
 
 
@@ -129,10 +129,6 @@ def run_eval(args: argparse.Namespace, redact: Redactor) -> int:
 
 
 COMMANDS = {"run": run, "action": run_action, "plan": print_plan, "eval": run_eval}
-
-
-def warn(text: str) -> None:
-    print(f"autofix: warning: {text}", file=sys.stderr)
 
 
 def failure_lines(feedback: str, limit: int = 8) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -12,8 +13,8 @@ from pathlib import Path
 from fake_github import FIXTURES_DIR, FakeGitHub
 from fake_openai import ScriptedOpenAI
 
-from bot.cli import main
-from bot.github.forge import Pacing
+from bot.github.dispatch import main
+from bot.github.forge import Forge, Pacing
 
 EVENTS = FIXTURES_DIR / "events"
 REPO = "Codertocat/Hello-World"  # the repository of the recorded payloads
@@ -95,7 +96,6 @@ class World:
             "RUNNER_TEMP": str(self.temp),
         }.items():
             monkeypatch.setenv(name, value)
-        monkeypatch.setattr("bot.github.forge.PACING", FAST)
 
     def git(self, *args: str, cwd: Path | None = None) -> str:
         done = subprocess.run(["git", *args], cwd=cwd or self.workspace, env={**_base_env(), **GIT_IDENTITY},
@@ -159,8 +159,6 @@ class World:
 
 
 def _base_env() -> dict[str, str]:
-    import os
-
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_AUTHOR") and not k.startswith("GIT_COMMITTER")}
 
 
@@ -173,5 +171,6 @@ def act(capsys, world: World, replies=()) -> tuple[int, list[str], ScriptedOpenA
             value,
         ) in world.inputs.items():  # the runner gives every step its inputs; autofix removes the secret ones
             world.input(name, value)
-        code = main(["action"])
+        # GitHub through a Forge paced for the local fake, passed in like any collaborator.
+        code = main(os.environ, forge=Forge(world.github.api_url, TOKEN, REPO, FAST))
     return code, capsys.readouterr().out.splitlines(), openai

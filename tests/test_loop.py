@@ -5,7 +5,7 @@ from pathlib import Path
 from bot.core.loop import solve
 from bot.core.report import Report
 from bot.judge.validate import Verdict
-from bot.models.registry import Reply
+from bot.models.base import Reply
 from bot.spec import Spec
 
 CODE = "```python\ndef f():\n    return 1\n```"

@@ -14,7 +14,7 @@ from bot.core.extract import NoCode, extract_code
 from bot.core.report import Attempt, Report, code_diff, write_atomically
 from bot.errors import ModelUnavailable, UserError
 from bot.judge.validate import Validator, Verdict
-from bot.models.registry import Model
+from bot.models.base import Model
 from bot.spec import Spec
 
 

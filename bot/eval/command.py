@@ -17,7 +17,7 @@ import tempfile
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from pathlib import Path
 
-from bot.errors import ModelUnavailable, UserError
+from bot.errors import ModelUnavailable, UserError, warn
 from bot.eval.progress import Progress
 from bot.eval.results import (
     IDENTITY,
@@ -79,10 +79,9 @@ def main(args: argparse.Namespace, redact) -> int:
 
 def evaluate(args: argparse.Namespace, redact) -> int:
     # The loop, the sandbox and pydantic load only when an eval runs: `autofix --help` stays quick.
-    from bot.cli import warn
     from bot.eval.tasks import load_taskset, select
     from bot.judge.validate import open_test_sandbox
-    from bot.models.registry import Masked, open_model, settings_from
+    from bot.models.registry import open_model, settings_from
 
     for flag, value, low in (
         ("--attempts", args.attempts, 1),
@@ -99,7 +98,7 @@ def evaluate(args: argparse.Namespace, redact) -> int:
     out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="autofix-eval-") as scratch:
         tasks = select(load_taskset(args.taskset, Path(scratch)), args.limit, args.sample, args.seed, shard)
-        model = Masked(open_model(settings_from(args.model, args.base_url, args.api, None, None)), redact)
+        model = open_model(settings_from(args.model, args.base_url, args.api, None, None), redact)
         meta = {"taskset": args.taskset, "model": model.name, "attempts": args.attempts, "shard": args.shard}
         start_run(out, meta)
         wanted = [(task, strategy) for task in tasks for strategy in strategies]
@@ -151,7 +150,7 @@ def merge(folders: list[Path], out: Path) -> int:
     if not folders:
         raise UserError("eval merge: name the result folders to combine")
     metas = [read_meta(folder) for folder in folders]
-    for folder, meta in zip(folders, metas):
+    for folder, meta in zip(folders, metas, strict=True):
         for key in IDENTITY:
             if meta.get(key) != metas[0].get(key):
                 raise UserError(
@@ -167,7 +166,8 @@ def merge(folders: list[Path], out: Path) -> int:
     missing = sorted(set(range(1, shards[0][1] + 1)) - {index for index, _ in shards})
     if missing:
         print(
-            f"autofix: warning: slices {', '.join(f'{i}/{shards[0][1]}' for i in missing)} are missing; the summary covers the rest",
+            f"autofix: warning: slices {', '.join(f'{i}/{shards[0][1]}' for i in missing)} are missing; "
+            "the summary covers the rest",
             file=sys.stderr,
         )
     results = [result for folder in folders for result in read_results(folder)]

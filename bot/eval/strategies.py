@@ -20,7 +20,7 @@ from bot.core.report import Report
 from bot.eval.results import Result, budget
 from bot.eval.tasks import Task
 from bot.judge.validate import Validator, Verdict
-from bot.models.registry import Model, Reply
+from bot.models.base import Model, Reply
 from bot.sandbox.tiers import Sandbox
 from bot.spec import Spec
 
@@ -39,15 +39,13 @@ class FreshSamples:
         return self.model.complete(prompts.first(self.spec))
 
 
-class TimedValidator:
+class TimedValidator(Validator):
     """Adds up the time spent validating, for the share of time outside validation."""
 
-    def __init__(self, validator: Validator):
-        self.validator = validator
-        self.seconds = 0.0
+    seconds = 0.0
 
     def check(self, code: str) -> Verdict:
-        verdict = self.validator.check(code)
+        verdict = super().check(code)
         self.seconds += verdict.seconds
         return verdict
 
@@ -75,7 +73,7 @@ def run_pair(
         }
     )
     spec.target_path.parent.mkdir(parents=True, exist_ok=True)
-    validator = TimedValidator(Validator(task.spec, sandbox))
+    validator = TimedValidator(task.spec, sandbox)
     asked = FreshSamples(model, spec) if strategy == "resample" else model
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
     started = clock()

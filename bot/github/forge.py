@@ -50,9 +50,6 @@ class Pacing:
     budget: float = 60.0  # seconds of waiting in all, for one call
 
 
-PACING = Pacing()  # what `autofix action` uses; its tests put a fast one here
-
-
 @dataclass(frozen=True)
 class PullResult:
     operation: str  # "created" | "updated" | "none"
@@ -98,13 +95,17 @@ class Forge:
         self.api_url = api_url
         self.token = token
         self.repository = repository
-        self.pacing = pacing or PACING
-        self.log = log or (lambda line: None)
+        self.pacing = pacing or Pacing()
+        self.log = log  # where a retry and a fallback are told; `autofix action` passes its log
         self.sleep = time.sleep
         self.drafts = True  # until GitHub says this repository has none
         self._gh = None
         self._own_login: str | None = None
         self._own_login_asked = False
+
+    def tell(self, line: str) -> None:
+        if self.log is not None:
+            self.log(line)
 
     def client(self):
         if self._gh is None:
@@ -138,7 +139,7 @@ class Forge:
                 wait, why = retry_wait(exc, tries, self.pacing.first_wait)
                 if wait is None or tries > self.pacing.retries or waited + wait > self.pacing.budget:
                     raise ForgeError(failure(what, exc, tries, waited, wait, self.pacing.budget)) from None
-                self.log(f"autofix: GitHub: {what}: {why}; trying again in {wait:.3g} s")
+                self.tell(f"autofix: GitHub: {what}: {why}; trying again in {wait:.3g} s")
                 self.sleep(wait)
                 waited += wait
 
@@ -211,7 +212,7 @@ class Forge:
         except github.GithubException as exc:
             if exc.status == 422 and DRAFTS_REFUSED in message_of(exc) and self.drafts:
                 self.drafts = False
-                self.log("autofix: this repository has no draft pull requests (GitHub: 422); opening a regular one")
+                self.tell("autofix: this repository has no draft pull requests (GitHub: 422); opening a regular one")
                 return self._create_pull(branch, base, title, body, draft)
             if exc.status != 422 or "already exists" not in message_of(exc):
                 raise

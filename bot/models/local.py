@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from bot.errors import UserError
-from bot.models.registry import Reply
+from bot.models.base import ModelSettings, Reply
 
 CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
 MAX_REPLY_TOKENS = 1024  # a whole file for a task; bounds a small model that rambles
@@ -44,3 +44,7 @@ class LocalModel:
             usage.get("prompt_tokens", 0),
             usage.get("completion_tokens", 0),
         )
+
+
+def provider(rest: str, settings: ModelSettings) -> LocalModel:
+    return LocalModel(Path(rest))

@@ -20,12 +20,12 @@ import time
 from bot.core.report import Attempt, Report
 from bot.errors import ModelUnavailable, UserError
 from bot.github import render
-from bot.github.action import Outcome, Skip, Step, open_model, open_sandbox, run_setup, write_report
-from bot.github.forge import PullInfo, PullResult, RunInfo
+from bot.github.forge import PullInfo, RunInfo
 from bot.github.git import Git
+from bot.github.publish import Proposal, publish
 from bot.github.red_ci import evidence
 from bot.github.red_ci.edits import FORMAT_HELP, EditError, Workspace
-from bot.github.workflow import append_summary
+from bot.github.step import Skip, Step, TaskOutcome
 from bot.judge import gate, guard
 from bot.spec import DEFAULT_PROTECT
 from bot.text import REPLY_CHARS, clip_tail
@@ -79,14 +79,16 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
         raise Skip(f"ignored: pull request #{number} is autofix's own ({pull.head_ref})")
     if run is not None and run.head_sha != pull.head_sha:
         raise Skip(
-            f"ignored: pull request #{number} moved on from {run.head_sha[:12]} to {pull.head_sha[:12]}; the run of its new head decides"
+            f"ignored: pull request #{number} moved on from {run.head_sha[:12]} to {pull.head_sha[:12]}; "
+            "the run of its new head decides"
         )
     run = run or forge.failed_run(pull.head_sha)
     where = f"the fork {pull.head_repo or '(deleted)'}" if fork else f"branch {pull.head_ref}"
     flow.print(
-        f"autofix: pull request #{number} from {where} at {pull.head_sha[:12]}; failed run: {run.url if run else 'none found'}"
+        f"autofix: pull request #{number} from {where} at {pull.head_sha[:12]}; "
+        f"failed run: {run.url if run else 'none found'}"
     )
-    outcome = Outcome()
+    outcome = TaskOutcome()
     step.outcomes.append(outcome)
     mark = render.marker("pr", number)
     try:
@@ -96,20 +98,18 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
                 f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again"
             )
         diff = step.git.pull_diff(number)
-        run_setup(step)
-        sandbox = open_sandbox(step)
+        step.setup()
+        sandbox = step.sandbox()
         with step.git.checkout(head, config.temp, f"autofix-pr-{number}-") as tree:
             work = Workspace(tree.workdir, protected_paths(step), tuple(config.repo.edit))
             return Repair(step, pull, run, fork, mark, outcome, tree).run(command, work, diff, sandbox)
     except (UserError, ModelUnavailable) as exc:
-        headline = (
-            f"autofix stopped with an error while repairing this pull request's tests:\n\n{render.fence(str(exc))}"
-        )
-        log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
-        try:
+
+        def comment(headline: str) -> None:
+            log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
             post(step, number, "\n\n".join(part for part in (mark, headline, log) if part), outcome)
-        except UserError as unreported:  # the job's error annotation still tells
-            flow.annotate("error", str(unreported))
+
+        step.tell_error(exc, " while repairing this pull request's tests", comment)
         raise
 
 
@@ -119,7 +119,7 @@ def protected_paths(step: Step) -> tuple[str, ...]:
 
 class Repair:
     def __init__(
-        self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: Outcome, tree: Git
+        self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: TaskOutcome, tree: Git
     ):
         self.step, self.pull, self.run_info, self.fork, self.mark, self.outcome = step, pull, run, fork, mark, outcome
         self.tree = tree  # git on the folder holding the pull request's head, which the model edits
@@ -149,8 +149,7 @@ class Repair:
         def context() -> str:  # built afresh for each attempt: it shows the files as they are now
             return evidence.build(baseline, work, pr_paths, diff, logs)
 
-        model = open_model(config, config.repo, step.redact)
-        step.flow.print(f"autofix: {model.banner}")
+        model = step.model(config.repo)
         attempts = config.max_attempts or config.repo.max_attempts or 3
         report = self.outcome.report = Report(
             model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts
@@ -161,14 +160,16 @@ class Repair:
             report.stop_reason = f"stopped: {exc}"
             raise
         finally:
-            self.outcome.attempts, self.outcome.passed = len(report.attempts), report.passed
-            write_report(step, report, f"pr-{number}", self.outcome)
             heading = f"### autofix: pull request #{number} — {'fixed' if report.passed else 'not fixed'}"
-            append_summary(config.summary, f"{heading}\n\n{self.proof(baseline)}\n\n{render.log(report)}", step.redact)
+            summary = f"{heading}\n\n{self.proof(baseline)}\n\n{render.log(report)}"
+            step.finish(report, f"pr-{number}", self.outcome, summary)
         if report.passed:
             self.propose(work, baseline, report)
             return 0
-        headline = f"autofix reproduced the failure{self.of_run()} and tried {len(report.attempts)} times to fix the code; no attempt passed the gate ({report.stop_reason})."
+        headline = (
+            f"autofix reproduced the failure{self.of_run()} and tried {len(report.attempts)} times to fix the code; "
+            f"no attempt passed the gate ({report.stop_reason})."
+        )
         closing = (
             f"_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: {number}`, to try again._"
         )
@@ -278,7 +279,11 @@ class Repair:
     def propose(self, work: Workspace, baseline: gate.Baseline, report: Report) -> None:
         step, pull = self.step, self.pull
         proof = self.proof(baseline)
-        summary = f"autofix reproduced the failure{self.of_run()} and changed {', '.join(render.code_span(p) for p in work.changed)}; the gate passed on attempt {len(report.attempts)} of {report.max_attempts}."
+        changed = ", ".join(render.code_span(p) for p in work.changed)
+        summary = (
+            f"autofix reproduced the failure{self.of_run()} and changed {changed}; "
+            f"the gate passed on attempt {len(report.attempts)} of {report.max_attempts}."
+        )
         if self.fork or not step.config.publish:
             why = (
                 "this pull request comes from a fork, so autofix pushes nothing"
@@ -288,41 +293,25 @@ class Repair:
             apply = f"{why}: apply the patch with `git apply`.\n\n{render.fence(work.patch(), 'diff')}"
             post(step, pull.number, "\n\n".join([self.mark, summary, proof, apply, render.log(report)]), self.outcome)
             return
-        branch = f"autofix/pr-{pull.number}"
-        body = "\n\n".join(
-            [render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)]
+        title = f"autofix: fix the failing tests of #{pull.number}"
+        proposal = Proposal(
+            branch=f"autofix/pr-{pull.number}",
+            base=pull.head_ref,  # into the pull request's own branch
+            title=title,
+            body="\n\n".join(
+                [render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)]
+            ),
+            message=f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n",
+            what="fix",
         )
-        self.push(work, branch, f"autofix: fix the failing tests of #{pull.number}", step.for_github(body))
+        publish(step, self.tree, work.changed, proposal, self.outcome)
         opened = self.outcome.pull
+        assert opened is not None  # publish sets it or raises
         link = f"autofix proposes #{opened.number} into this branch: {summary}"
         post(step, pull.number, "\n\n".join([self.mark, link, proof, render.log(report)]), self.outcome)
 
-    def push(self, work: Workspace, branch: str, title: str, body: str) -> None:
-        """One commit on the pull request's head, pushed only when it changes the branch; one pull request into the head branch."""
-        step, config, pull, git = self.step, self.step.config, self.pull, self.tree
-        commit, tree = git.commit(
-            work.changed, f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n"
-        )
-        remote = git.remote_branch(branch)
-        if remote is not None and remote[1] == tree:
-            existing = step.forge.open_pull(branch, pull.head_ref)
-            if existing is not None:
-                self.outcome.pull = PullResult("none", existing.number, existing.url)
-                step.flow.print(
-                    f"autofix: {branch} already holds this fix; pull request #{existing.number} left as it is"
-                )
-                return
-        else:
-            git.push(commit, branch, remote[0] if remote else None)
-            step.flow.print(f"autofix: pushed {branch}")
-        self.outcome.pull = step.forge.upsert_pull(branch, pull.head_ref, title, body, config.draft)
-        self.outcome.operation = self.outcome.pull.operation
-        step.flow.print(
-            f"autofix: pull request #{self.outcome.pull.number} {self.outcome.pull.operation}: {self.outcome.pull.url}"
-        )
 
-
-def post(step: Step, number: int, body: str, outcome: Outcome) -> None:
+def post(step: Step, number: int, body: str, outcome: TaskOutcome) -> None:
     """The one autofix comment on the pull request (edited in place on re-runs), also kept as a
     file; with `publish: false` only the file, for a later job with write permission to post."""
     body = step.for_github(body)

@@ -1,0 +1,99 @@
+"""An issue labeled `autofix` by someone with write access is the task: passing code becomes one
+pull request from `autofix/issue-<n>`; when every attempt fails, one comment on the issue (edited in
+place on re-runs) and no branch. Both name the tests that judged the code. The tests the issue's
+yaml block names count only if its author has write access too."""
+
+from __future__ import annotations
+
+from bot.errors import ModelUnavailable, UserError
+from bot.github import render, tasks
+from bot.github.forge import MAY_TRIGGER
+from bot.github.publish import Proposal, publish
+from bot.github.step import Skip, Step, TaskOutcome
+from bot.github.write import write_target
+from bot.spec import Tests
+
+
+def on_issue(step: Step, event: dict) -> int:
+    config, flow = step.config, step.flow
+    if event.get("action") != "labeled":
+        raise Skip(
+            f"ignored: issues event {event.get('action')!r}: autofix starts when an issue is labeled {config.label!r}"
+        )
+    label = (event.get("label") or {}).get("name")
+    if label != config.label:
+        raise Skip(f"ignored: label {label!r} is not {config.label!r}")
+    sender = event.get("sender") or {}
+    login = str(sender.get("login", ""))
+    if sender.get("type") == "Bot" or login.endswith("[bot]"):
+        raise Skip(f"ignored: labeled by the bot @{login}; only people start autofix")
+    if login == step.forge.own_login():
+        raise Skip(f"ignored: labeled by autofix's own account @{login}")
+    permission = step.forge.permission(login)
+    if permission not in MAY_TRIGGER:
+        raise Skip(
+            f"ignored: @{login} has {permission} permission on {config.repository}; "
+            "autofix needs write, maintain or admin"
+        )
+    issue = event.get("issue") or {}
+    number = int(issue["number"])
+    mark = render.marker("issue", number)
+    flow.print(f"autofix: issue #{number}, labeled {config.label!r} by @{login} ({permission})")
+    outcome = TaskOutcome()
+    step.outcomes.append(outcome)
+    tests: Tests | None = None  # once known, the pull request and the comment name them
+
+    def comment(headline: str) -> str:
+        body = render.failure_comment(outcome.report, mark, headline, tests)
+        return step.forge.upsert_comment(number, mark, step.for_github(body))
+
+    try:
+        # The payload's title and body are what the labeler saw; a later edit can't swap the task.
+        task = tasks.Issue.read(number, str(issue.get("title") or ""), str(issue.get("body") or ""))
+        may_set_tests = task.block.tests is None or author_may_write(step, issue, login, permission)
+        spec = tasks.from_issue(config, task, may_set_tests)
+        tests = spec.tests
+        step.setup()
+        report = write_target(step, spec, outcome, f"issue-{number}")
+        if report.passed:
+            summary = render.passed_summary(report) + f" Requested in #{number}."
+            proposal = Proposal(
+                branch=f"autofix/issue-{number}",
+                base=step.git.current_branch() or step.forge.default_branch(),
+                title=f"autofix: {' '.join(str(issue.get('title') or '').split())}"[:250],
+                body=render.pull_body(report, mark, summary, fixes=number, tests=tests),
+                message=f"autofix: write {spec.target} for #{number}\n\nFixes #{number}\n",
+            )
+            publish(step, step.git, [spec.target], proposal, outcome)
+            retire_failure_comment(step, number, mark, outcome)
+            return 0
+        operation = comment(
+            f"autofix tried {len(report.attempts)} times to write {render.code_span(spec.target)}; "
+            f"the tests failed every time ({report.stop_reason})."
+        )
+        flow.print(f"autofix: every attempt failed; comment on #{number} {operation}; no branch pushed")
+        return 1
+    except (UserError, ModelUnavailable) as exc:
+        step.tell_error(exc, "", comment)
+        raise
+
+
+def author_may_write(step: Step, issue: dict, labeler: str, labeler_permission: str) -> bool:
+    """Whether the issue's author, who may be anyone, not only the labeler, may set the tests that
+    judge the code: write access, asked of the API. If not, the log says their tests were ignored."""
+    author = str((issue.get("user") or {}).get("login", ""))
+    permission = labeler_permission if author.lower() == labeler.lower() else step.forge.permission(author)
+    if permission in MAY_TRIGGER:
+        return True
+    step.flow.print(
+        f"autofix: issue #{issue['number']}: the yaml block's tests were ignored: its author @{author} has "
+        f"{permission} permission on {step.config.repository}; the tests of {step.config.config_path} judge the code"
+    )
+    return False
+
+
+def retire_failure_comment(step: Step, number: int, mark: str, outcome: TaskOutcome) -> None:
+    """A comment a failed run left would now mislead: it is edited to point at the pull request."""
+    comment = step.forge.find_comment(number, mark)
+    if comment is not None and outcome.pull is not None:
+        step.forge.edit_comment(comment.id, f"{mark}\n\nautofix succeeded on a later run: see #{outcome.pull.number}.")

@@ -1,0 +1,44 @@
+"""How autofix proposes code: one commit on its own branch, pushed only when it changes the branch,
+and one pull request for it, opened or updated; every flow publishes through here."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.github.forge import PullResult
+from bot.github.git import Git
+from bot.github.step import Step, TaskOutcome
+
+
+@dataclass(frozen=True)
+class Proposal:
+    branch: str  # autofix's own: autofix/<flow>-<name>
+    base: str  # the branch the pull request goes into
+    title: str
+    body: str  # Markdown, masked and capped here
+    message: str  # the commit's
+    what: str = "code"  # what the branch holds, for the log: "code", "fix"
+
+
+def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome: TaskOutcome) -> None:
+    """Commit `paths` of `git`'s folder on `proposal.branch`; push unless the branch already holds
+    this tree (then an open pull request is left as it is); open or update the pull request."""
+    forge, flow = step.forge, step.flow
+    commit, tree = git.commit(paths, proposal.message)
+    remote = git.remote_branch(proposal.branch)
+    if remote is not None and remote[1] == tree:
+        existing = forge.open_pull(proposal.branch, proposal.base)
+        if existing is not None:
+            outcome.pull = PullResult("none", existing.number, existing.url)
+            flow.print(
+                f"autofix: {proposal.branch} already holds this {proposal.what}; "
+                f"pull request #{existing.number} left as it is"
+            )
+            return
+    else:
+        git.push(commit, proposal.branch, remote[0] if remote else None)
+        flow.print(f"autofix: pushed {proposal.branch}")
+    body = step.for_github(proposal.body)
+    outcome.pull = forge.upsert_pull(proposal.branch, proposal.base, proposal.title, body, step.config.draft)
+    outcome.operation = outcome.pull.operation
+    flow.print(f"autofix: pull request #{outcome.pull.number} {outcome.pull.operation}: {outcome.pull.url}")

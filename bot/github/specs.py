@@ -1,0 +1,62 @@
+"""On a schedule or a manual dispatch, each spec file whose target no longer passes its tests is
+regenerated into one pull request from `autofix/spec-<name>`."""
+
+from __future__ import annotations
+
+from bot.core.report import Report
+from bot.errors import UserError
+from bot.github import render, tasks
+from bot.github.publish import Proposal, publish
+from bot.github.step import Skip, Step, TaskOutcome
+from bot.github.write import write_target
+from bot.judge.validate import Validator
+
+
+def on_specs(step: Step, event: dict) -> int:
+    config = step.config
+    files = tasks.spec_files(config.workspace, config.specs, config.only_spec)
+    if not files:
+        raise Skip(f"nothing to do: no spec file matches {config.specs}")
+    step.setup()
+    step.sandbox()
+    code = 0
+    for relpath in files:
+        outcome = TaskOutcome()
+        step.outcomes.append(outcome)
+        try:
+            code = max(code, regenerate(step, relpath, outcome))
+        except UserError as exc:  # this spec is broken; the others still run
+            step.annotate_error(exc)
+            code = max(code, exc.exit_code)
+    return code
+
+
+def regenerate(step: Step, relpath: str, outcome: TaskOutcome) -> int:
+    spec = tasks.from_file(step.config, relpath)
+    name = tasks.spec_name(relpath)
+    sandbox = step.sandbox()
+    current = spec.target_path.read_text(encoding="utf-8") if spec.target_path.is_file() else None
+    if current is not None and Validator(spec, sandbox).check(current).passed:
+        report = Report("", sandbox.describe(), spec.target, spec.max_attempts, passed=True, code=current)
+        report.stop_reason = "the current code already passes its tests"
+        step.flow.print(f"autofix: {relpath}: {spec.target} already passes its tests; nothing to do")
+        summary = f"### autofix: {relpath}\n\n{spec.target} already passes its tests: nothing to do."
+        step.finish(report, f"spec-{name}", outcome, summary)
+        return 0
+    report = write_target(step, spec, outcome, f"spec-{name}")
+    if not report.passed:
+        step.flow.print(f"autofix: {relpath}: every attempt failed ({report.stop_reason}); no branch pushed")
+        return 1
+    summary = render.passed_summary(report) + f" Regenerated from {render.code_span(relpath)}."
+    proposal = Proposal(
+        branch=f"autofix/spec-{name}",
+        base=step.git.current_branch() or step.forge.default_branch(),
+        title=f"autofix: regenerate {spec.target}",
+        body=render.pull_body(report, render.marker("spec", name), summary, fixes=None, tests=spec.tests),
+        message=f"autofix: regenerate {spec.target} from {relpath}\n",
+    )
+    try:
+        publish(step, step.git, [spec.target], proposal, outcome)
+    finally:
+        step.git.restore([spec.target])  # the next spec starts from the checked-out code
+    return 0

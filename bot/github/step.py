@@ -1,0 +1,165 @@
+"""What every flow of the Action shares: the step's collaborators (passed in, or built from the
+config when not), its outcomes, and the ways a task ends: a report written and summarised, an
+error told on GitHub and annotated on the file and line it names."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.core.report import Report
+from bot.errors import ModelUnavailable, UserError
+from bot.github import render
+from bot.github.config import Config, RepoConfig
+from bot.github.forge import Forge, PullResult
+from bot.github.git import Git
+from bot.github.workflow import Workflow, append_summary
+from bot.models.base import Model, ModelSettings
+from bot.models.registry import Hints, open_model
+from bot.redact import Redactor
+from bot.sandbox.tiers import Sandbox, allowed_environ
+from bot.spec import Spec
+
+SETUP_TIMEOUT = 1800
+LOCATED = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+)(?::\d+)?: ")
+KEY_HINT = "set the `openai-api-key` input (or `base-url` for a server that needs none)"
+
+OpenModel = Callable[[ModelSettings, Callable[[str], str], Hints], Model]
+
+
+class Skip(Exception):
+    """Nothing for autofix to do on this event: one line saying why, exit 0."""
+
+
+@dataclass
+class TaskOutcome:
+    """What one task led to, for the step's outputs and the job summary."""
+
+    passed: bool = False
+    attempts: int = 0
+    pull: PullResult | None = None
+    operation: str = "none"
+    report: Report | None = None  # kept as soon as the loop starts, so an error can still show it
+    report_path: Path | None = None
+    comment_path: Path | None = None  # a CI repair's comment, for a job that posts it
+
+
+@dataclass
+class Step:
+    config: Config
+    flow: Workflow
+    redact: Redactor
+    outcomes: list[TaskOutcome] = field(default_factory=list)
+    given_forge: Forge | None = None
+    given_git: Git | None = None
+    open_model: OpenModel = open_model
+    given_sandbox: Sandbox | None = None
+    opened_sandbox: Sandbox | None = None
+
+    @property
+    def forge(self) -> Forge:
+        if self.given_forge is None:
+            c = self.config
+            self.given_forge = Forge(c.api_url, c.token or "", c.repository, log=self.flow.print)
+        return self.given_forge
+
+    @property
+    def git(self) -> Git:
+        if self.given_git is None:
+            c = self.config
+            self.given_git = Git(c.workspace, c.server_url, c.basic_auth, self.redact)
+        return self.given_git
+
+    def model(self, spec: Spec | RepoConfig) -> Model:
+        """The configured model (the step's inputs win over the spec or config); prompts masked."""
+        c = self.config
+        settings = ModelSettings(
+            name=c.model or spec.model, api=c.api or spec.api or "responses", base_url=c.base_url, api_key=c.api_key
+        )
+        hints = Hints(f"set the `model` input, or `model:` in {c.config_path} or the spec", KEY_HINT)
+        model = self.open_model(settings, self.redact, hints)
+        self.flow.print(f"autofix: {model.banner}")
+        return model
+
+    def sandbox(self) -> Sandbox:
+        """The sandbox the tests run in: the one given, or the configured one; opened and named
+        in the log once for the whole step."""
+        if self.opened_sandbox is None:
+            sandbox = self.given_sandbox
+            if sandbox is None:
+                from bot.judge.validate import open_test_sandbox
+
+                def warn(text: str) -> None:
+                    self.flow.annotate("warning", text)
+
+                sandbox = open_test_sandbox(self.config.sandbox, "input sandbox", warn)
+            self.flow.print(f"autofix: sandbox: {sandbox.describe()}")
+            self.opened_sandbox = sandbox
+        return self.opened_sandbox
+
+    def setup(self) -> None:
+        """The repository's `setup` command: installs dependencies, the one step with network."""
+        command = self.config.repo.setup
+        if not command:
+            return
+        with self.flow.group("setup"):
+            try:
+                done = subprocess.run(
+                    ["/bin/sh", "-c", command],
+                    cwd=self.config.workspace,
+                    env=allowed_environ(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    text=True,
+                    errors="replace",
+                    timeout=SETUP_TIMEOUT,
+                )
+            except subprocess.TimeoutExpired:
+                raise UserError(f"{self.config.config_path}: setup: did not finish within {SETUP_TIMEOUT} s") from None
+            self.flow.untrusted(done.stdout[-20_000:])
+        if done.returncode != 0:
+            raise UserError(f"{self.config.config_path}: setup: exited with code {done.returncode}")
+
+    def for_github(self, markdown: str) -> str:
+        """A body GitHub takes: secrets masked first, so a cut never leaves part of one."""
+        return render.capped(self.redact(markdown))
+
+    def finish(self, report: Report, name: str, outcome: TaskOutcome, summary: str) -> None:
+        """The one way a task's report ends, however the task ended: the outcome counts its
+        attempts, the report is written as `autofix-<name>.json`, the job summary gets `summary`."""
+        outcome.attempts, outcome.passed = len(report.attempts), report.passed
+        self.write_report(report, name, outcome)
+        append_summary(self.config.summary, summary, self.redact)
+
+    def write_report(self, report: Report, name: str, outcome: TaskOutcome) -> None:
+        path = self.config.temp / f"autofix-{name}.json"
+        report.write(path, self.redact)
+        outcome.report_path = path
+
+    def tell_error(self, exc: UserError | ModelUnavailable, doing: str, post: Callable[[str], None]) -> None:
+        """The error a task stopped with, posted where the task came from (`post` takes the
+        headline); if even that fails, the job's error annotation still tells."""
+        try:
+            post(f"autofix stopped with an error{doing}:\n\n{render.fence(str(exc))}")
+        except UserError as unreported:
+            self.annotate_error(unreported)
+
+    def annotate_error(self, exc: Exception) -> None:
+        """One error annotation, on the file and line the message names when it names one."""
+        message = str(exc)
+        found = LOCATED.match(message)
+        if found is None:
+            self.flow.annotate("error", message)
+            return
+        workspace = self.config.workspace
+        file = Path(found["file"])
+        if file.is_absolute() and file.is_relative_to(workspace):
+            file = file.relative_to(workspace)
+        if file.is_absolute() or not (workspace / file).is_file():  # e.g. "issue #3, yaml block:2:"
+            self.flow.annotate("error", message)
+            return
+        self.flow.annotate("error", message, file=str(file), line=int(found["line"]))

@@ -1,0 +1,30 @@
+"""The flows that write a whole target file (issues, spec files): the repair loop, logged one group
+per attempt, its report finished however the loop ends."""
+
+from __future__ import annotations
+
+from bot.core.loop import solve
+from bot.core.report import Attempt, Report
+from bot.github import render
+from bot.github.step import Step, TaskOutcome
+from bot.judge.validate import Validator
+from bot.spec import Spec
+
+
+def write_target(step: Step, spec: Spec, outcome: TaskOutcome, name: str) -> Report:
+    sandbox = step.sandbox()
+    model = step.model(spec)
+    report = outcome.report = Report(
+        model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts
+    )
+
+    def show(attempt: Attempt) -> None:
+        with step.flow.group(attempt.headline(spec.max_attempts)):
+            step.flow.untrusted(attempt.feedback)
+
+    try:
+        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show)
+    finally:
+        heading = f"### autofix: {render.code_span(spec.target)} — {'passed' if report.passed else 'failed'}"
+        step.finish(report, name, outcome, f"{heading}\n\n{render.log(report)}")
+    return report

@@ -1,0 +1,80 @@
+"""The official OpenAI SDK, against OpenAI or any compatible endpoint (Ollama, vLLM, llama.cpp...)."""
+
+from __future__ import annotations
+
+from bot.errors import ModelUnavailable, UserError
+from bot.models.base import ModelSettings, Reply
+
+
+class OpenAIModel:
+    """The official SDK, against OpenAI or any compatible endpoint (Ollama, vLLM, llama.cpp...)."""
+
+    def __init__(self, settings: ModelSettings):
+        self.name = settings.name
+        self.settings = settings
+        where = settings.base_url or "api.openai.com"
+        self.banner = f"model: {settings.name} via the {settings.api} API at {where}"
+        self._client = None
+
+    def client(self):
+        if self._client is None:
+            import openai  # costs ~0.5-0.9 s: paid only when a model is really called
+
+            self._client = openai.OpenAI(
+                api_key=self.settings.api_key or "unused",
+                base_url=self.settings.base_url,
+                timeout=self.settings.timeout,
+                max_retries=self.settings.max_retries,
+            )
+        return self._client
+
+    def complete(self, messages: list[dict[str, str]]) -> Reply:
+        import openai
+
+        try:
+            if self.settings.api == "chat":
+                response = self.client().chat.completions.create(model=self.name, messages=messages)
+                usage = response.usage
+                return Reply(
+                    response.choices[0].message.content or "",
+                    usage.prompt_tokens if usage else 0,
+                    usage.completion_tokens if usage else 0,
+                )
+            response = self.client().responses.create(model=self.name, input=messages)
+            usage = response.usage
+            return Reply(
+                response.output_text,
+                usage.input_tokens if usage else 0,
+                usage.output_tokens if usage else 0,
+            )
+        except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
+            raise UserError(
+                f"the model API refused the credentials ({exc.status_code}): {server_message(exc)}; check OPENAI_API_KEY"
+            ) from None
+        except (openai.NotFoundError, openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            raise UserError(
+                f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; check --model, --api and --base-url"
+            ) from None
+        except openai.APIStatusError as exc:
+            raise ModelUnavailable(
+                f"the model API failed after retries ({exc.status_code}): {server_message(exc)}"
+            ) from None
+        except openai.APITimeoutError:
+            raise ModelUnavailable(
+                f"the model API did not answer within {self.settings.timeout:g} s (after retries)"
+            ) from None
+        except openai.APIConnectionError:
+            raise ModelUnavailable(
+                f"cannot reach the model API at {self.settings.base_url or 'api.openai.com'}"
+            ) from None
+
+
+def server_message(exc) -> str:
+    """The server's own error text, kept to one short line: it is untrusted."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    message = body.get("message") or str(exc)
+    return " ".join(str(message).split())[:200]
+
+
+def provider(rest: str, settings: ModelSettings) -> OpenAIModel:
+    return OpenAIModel(settings)
