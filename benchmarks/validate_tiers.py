@@ -18,12 +18,13 @@ import sys
 import tempfile
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 
 from bot import spec as specs
 from bot.judge.validate import Validator, python_paths
-from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
+from bot.sandbox.tiers import Limits, Sandbox, allowed_environ, open_sandbox
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNS = 25
@@ -31,7 +32,7 @@ TIERS = ("none", "process", "bwrap")
 CODE = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
 
 
-def medians(actions: dict[str, Callable[[], object]], runs: int = RUNS) -> dict[str, float]:
+def medians(actions: Mapping[str, Callable[[], object]], runs: int = RUNS) -> dict[str, float]:
     """Median seconds of each action, run round-robin `runs` times after one warm-up each."""
     for action in actions.values():
         action()  # warm the page cache and imports once
@@ -58,9 +59,10 @@ def main() -> None:
         work = Path(folder)
         spec = specs.load(ROOT / "examples" / "unique_items.yml", work)
         bare_file = work / "bare.py"
+        assert spec.tests.code is not None  # the example's checks are inline code
         bare_file.write_text(CODE + "\n" + spec.tests.code)
         # The runner starts with -S (no site .pth files); the second bare line shows that saving.
-        validate = {
+        validate: dict[str, Callable[[], object]] = {
             "bare python -I file.py": lambda: subprocess.run([sys.executable, "-I", str(bare_file)], check=True),
             "bare python -I -S file.py": lambda: subprocess.run(
                 [sys.executable, "-I", "-S", str(bare_file)], check=True
@@ -69,21 +71,23 @@ def main() -> None:
         for tier, sandbox in sandboxes.items():
             validator = Validator(spec, sandbox)
             assert validator.check(CODE).passed, tier
-            validate[f"validate on {tier}"] = lambda v=validator: v.check(CODE)
+            validate[f"validate on {tier}"] = partial(validator.check, CODE)
         report("Validate one candidate", medians(validate), "bare python -I file.py")
 
         empty = work / "empty"
         empty.mkdir()
         os.chmod(empty, 0o755)
-        true = {"bare subprocess /bin/true": lambda: subprocess.run(["/bin/true"], check=True)}
+        true: dict[str, Callable[[], object]] = {
+            "bare subprocess /bin/true": lambda: subprocess.run(["/bin/true"], check=True)
+        }
         for tier, sandbox in sandboxes.items():
 
-            def run(sb=sandbox) -> None:
-                assert sb.run(["/bin/true"], empty, allowed_environ(), Limits()).returncode == 0
+            def run(tier_sandbox: Sandbox = sandbox) -> None:
+                assert tier_sandbox.run(["/bin/true"], empty, allowed_environ(), Limits()).returncode == 0
 
             true[f"sandbox.run on {tier}"] = run
         report("Run /bin/true", medians(true), "bare subprocess /bin/true")
-        print("tiers: " + "; ".join(sb.describe() for sb in sandboxes.values()))
+        print("tiers: " + "; ".join(sandbox.describe() for sandbox in sandboxes.values()))
 
 
 if __name__ == "__main__":

@@ -32,12 +32,13 @@ READ_CHUNK = 1 << 20
 def shown(name: str | bytes) -> str:
     """`name` as printable text: bytes that aren't UTF-8 (surrogates, after os.fsdecode) become
     backslash escapes (\\xff), which any message and any UTF-8 file can hold."""
-    if isinstance(name, str):
-        try:
-            name = name.encode("utf-8", "surrogateescape")
-        except UnicodeEncodeError:  # a surrogate that no file name produced
-            return name.encode("utf-8", "backslashreplace").decode("utf-8")
-    return name.decode("utf-8", "backslashreplace")
+    if isinstance(name, bytes):
+        return name.decode("utf-8", "backslashreplace")
+    try:
+        encoded = name.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a surrogate that no file name produced
+        return name.encode("utf-8", "backslashreplace").decode("utf-8")
+    return encoded.decode("utf-8", "backslashreplace")
 
 
 class Descent:
@@ -93,6 +94,7 @@ class Descent:
         """Open every folder from the root down to here again, keeping the deepest open."""
         keep = max(1, len(self.names) - OPEN_FOLDERS)
         fd = self.fds[0]
+        assert fd is not None  # only folders below the root are ever closed early
         for depth in range(1, len(self.names)):
             try:
                 child = os.open(self.names[depth], DIR_FLAGS, dir_fd=fd)
@@ -195,6 +197,7 @@ def copy_tree(src: str | Path, dst: str | Path, skip_names: frozenset[str] | set
         for folder in walk(src):
             if folder.error:
                 raise folder.error
+            assert folder.fd is not None  # only a folder that couldn't be opened has none, and it has an error
             if folder.depth:
                 copy.up_to(folder.depth - 1)
                 copy.down(folder.name)

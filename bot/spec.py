@@ -13,6 +13,7 @@ from typing import Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
 from bot.errors import UserError
 
@@ -64,6 +65,7 @@ CACHES = (
 
 
 class Strict(BaseModel):
+    # Fields give a default as `default=`, the one form type checkers read (dataclass_transform).
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
@@ -83,12 +85,12 @@ class Tests(Strict):
 class Limits(Strict):
     """Resource limits for every test run, on every sandbox tier."""
 
-    memory_mb: int = Field(4096, ge=64)  # address space of each process
-    processes: int = Field(256, ge=8)
-    cpu_seconds: int = Field(300, ge=1)  # of each process; `timeout` bounds the wall time
-    file_size_mb: int = Field(256, ge=1)
-    output_mb: int = Field(16, ge=1)  # stdout and stderr together, before the run is killed
-    disk_mb: int = Field(1024, ge=16)  # disk the whole run may fill, before it is killed
+    memory_mb: int = Field(default=4096, ge=64)  # address space of each process
+    processes: int = Field(default=256, ge=8)
+    cpu_seconds: int = Field(default=300, ge=1)  # of each process; `timeout` bounds the wall time
+    file_size_mb: int = Field(default=256, ge=1)
+    output_mb: int = Field(default=16, ge=1)  # stdout and stderr together, before the run is killed
+    disk_mb: int = Field(default=1024, ge=16)  # disk the whole run may fill, before it is killed
 
 
 class Spec(Strict):
@@ -96,17 +98,17 @@ class Spec(Strict):
     target: str = Field(min_length=1)
     entry: str | None = None
     tests: Tests
-    max_attempts: int = Field(3, ge=1, le=50)
-    timeout: float = Field(60, gt=0)
-    max_tokens: int | None = Field(None, ge=1)
-    max_seconds: float | None = Field(None, gt=0)
+    max_attempts: int = Field(default=3, ge=1, le=50)
+    timeout: float = Field(default=60, gt=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    max_seconds: float | None = Field(default=None, gt=0)
     limits: Limits = Limits()
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
 
     # Set by `load`, not by the YAML.
-    path: Path = Field(Path("."), exclude=True)
-    workdir: Path = Field(Path("."), exclude=True)
+    path: Path = Field(default=Path("."), exclude=True)
+    workdir: Path = Field(default=Path("."), exclude=True)
 
     @property
     def target_path(self) -> Path:
@@ -213,7 +215,7 @@ def nearest_line(loc: tuple, lines: dict[tuple, int]) -> int:
     return lines[loc]
 
 
-def describe(error: dict) -> str:
+def describe(error: ErrorDetails) -> str:
     kind = error["type"]
     if kind == "extra_forbidden":
         return "unknown key"

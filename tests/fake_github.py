@@ -648,13 +648,13 @@ class FakeGitHub:
         default retries 5xx and some 403 up to 10 times).  kwargs override."""
         import github  # local import: the server itself is stdlib only
 
-        opts: dict[str, Any] = dict(
-            base_url=base_url or self.api_url,
-            auth=github.Auth.Token(token),
-            retry=None,
-            seconds_between_requests=None,
-            seconds_between_writes=None,
-        )
+        opts: dict[str, Any] = {
+            "base_url": base_url or self.api_url,
+            "auth": github.Auth.Token(token),
+            "retry": None,
+            "seconds_between_requests": None,
+            "seconds_between_writes": None,
+        }
         opts.update(kwargs)
         return github.Github(**opts)
 
@@ -1895,7 +1895,7 @@ class FakeGitHub:
     def _h_list_comments(self, ctx: _Ctx, owner: str, repo: str, number: str) -> _Resp:
         r = self._route_repo(ctx, owner, repo)
         i = self._issue_or_404(ctx, r, number)
-        items = [c for c in self.comments(r, i.number)]
+        items = list(self.comments(r, i.number))
         if ctx.query.get("since"):
             items = [c for c in items if c.updated_at >= ctx.query["since"]]
         return self._paginate(ctx, items, lambda c: self._render_comment(ctx, c))

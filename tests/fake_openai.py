@@ -38,7 +38,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 __all__ = ["ScriptedOpenAI", "Reply", "Failure", "Hang", "Recorded", "prompt_text"]
 
@@ -66,7 +66,7 @@ class Hang:
     seconds: float
 
 
-ScriptItem = Union[str, Reply, Failure, Hang, Callable[[dict], Any]]
+ScriptItem = str | Reply | Failure | Hang | Callable[[dict], Any]
 
 
 @dataclass

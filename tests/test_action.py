@@ -11,7 +11,10 @@ from fake_github import FakeGitHub
 from fake_openai import Failure, Reply
 
 RIGHT_CODE = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
-OTHER_RIGHT = "```python\ndef unique_items(items):\n    seen = set()\n    return [x for x in items if not (x in seen or seen.add(x))]\n```"
+OTHER_RIGHT = (
+    "```python\ndef unique_items(items):\n    seen = set()\n"
+    "    return [x for x in items if not (x in seen or seen.add(x))]\n```"
+)
 BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 
 
@@ -44,7 +47,8 @@ def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, githu
     assert body.startswith(
         "<!-- autofix:issue-1 -->\n\nautofix wrote `unique.py`; the repository's tests passed on attempt 2 of 3, "
         "run in the sandbox named below. Requested in #1.\n\nFixes #1\n\n"
-        "| # | outcome | failing tests | seconds | tokens |\n| ---: | --- | --- | ---: | ---: |\n| 1 | ❌ fail | `order`, `strings` | "
+        "| # | outcome | failing tests | seconds | tokens |\n| ---: | --- | --- | ---: | ---: |\n"
+        "| 1 | ❌ fail | `order`, `strings` | "
     )
     assert (
         " | 130 |\n| 2 | ✅ pass | — | " in body
@@ -254,7 +258,10 @@ def test_a_github_api_failure_fails_the_job_with_github_s_words(world, github, c
     world.event("issues", labeled())
     code, out, _ = act(capsys, world, [RIGHT])
     assert code == 2
-    message = "GitHub API: create pull request failed (403): GitHub Actions is not permitted to create or approve pull requests."
+    message = (
+        "GitHub API: create pull request failed (403): "
+        "GitHub Actions is not permitted to create or approve pull requests."
+    )
     assert out[-1] == f"::error::{message}"
     assert f"```text\n{message}\n```" in github.comments(REPO, 1)[0].body
 

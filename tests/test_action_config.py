@@ -44,7 +44,10 @@ def test_the_config_file_sets_label_tests_and_attempts_and_inputs_win(world, git
         ".github/autofix.yml": "label: fix-me\nmax_attempts: 1\ntests:\n  protect: [data]\nedit: ['src/*.py']\n",
         "src/__init__.py": "",
     })  # fmt: skip
-    body = "```yaml\ntarget: src/unique.py\ntests:\n  code: |\n    assert unique_items([3, 1, 3]) == [3, 1], 'order'\n```\n"
+    body = (
+        "```yaml\ntarget: src/unique.py\ntests:\n  code: |\n"
+        "    assert unique_items([3, 1, 3]) == [3, 1], 'order'\n```\n"
+    )
     world.event("issues", labeled(label="autofix", body=body))
     assert act(capsys, world)[1][-1] == "autofix: ignored: label 'autofix' is not 'fix-me'"
     world.event("issues", labeled(label="fix-me", body=body))

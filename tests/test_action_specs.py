@@ -16,7 +16,10 @@ BROKEN_CODE = "def unique_items(items):\n    return sorted(set(items))\n"
 
 def spec_text(target: str, max_attempts: int = 2) -> str:
     checks = "".join(f"    {line}\n" for line in CHECKS.splitlines())
-    return f"task: Remove duplicates, keep the order.\ntarget: {target}\nmax_attempts: {max_attempts}\ntests:\n  code: |\n{checks}"
+    return (
+        f"task: Remove duplicates, keep the order.\ntarget: {target}\n"
+        f"max_attempts: {max_attempts}\ntests:\n  code: |\n{checks}"
+    )
 
 
 @pytest.fixture
@@ -57,9 +60,10 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     assert world.git("status", "--porcelain") == ""
     temp = world.temp
     assert world.outputs() == {
-        "passed": "false", "attempts": "3", "pr-number": str(pull.number), "pr-url": f"{github.web_url}/{REPO}/pull/{pull.number}",
-        "pr-operation": "created",
-        "report-path": f"{temp}/autofix-spec-a_passing.json\n{temp}/autofix-spec-b_broken.json\n{temp}/autofix-spec-c_hopeless.json",
+        "passed": "false", "attempts": "3", "pr-number": str(pull.number),
+        "pr-url": f"{github.web_url}/{REPO}/pull/{pull.number}", "pr-operation": "created",
+        "report-path": f"{temp}/autofix-spec-a_passing.json\n{temp}/autofix-spec-b_broken.json\n"
+                       f"{temp}/autofix-spec-c_hopeless.json",
     }  # fmt: skip
     a = json.loads((temp / "autofix-spec-a_passing.json").read_text())
     assert (a["passed"], a["attempts"], a["stop_reason"]) == (True, [], "the current code already passes its tests")

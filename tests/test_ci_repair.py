@@ -14,7 +14,10 @@ import threading
 import pytest
 from action_world import API_KEY, REPO, TOKEN, World, act, payload
 
-CALC = "def add(a, b):\n    return a + b\n\n\ndef total(items):\n    result = 0\n    for item in items:\n        result = add(result, item)\n    return result\n"
+CALC = (
+    "def add(a, b):\n    return a + b\n\n\n"
+    "def total(items):\n    result = 0\n    for item in items:\n        result = add(result, item)\n    return result\n"
+)
 TEXT = 'def shout(words):\n    return words.upper() + "!"\n'
 TEST_CALC = """\
 from calc import add, total
@@ -34,7 +37,10 @@ def test_add_negative_and_zero():
 TEST_TEXT = 'from text import shout\n\n\ndef test_shout():\n    assert shout("hi") == "HI!"\n'
 CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 3\n"
 BROKEN_ADD = CALC.replace("a + b", "a - b")
-JOB_LOG = "2024-05-01T10:00:00.0000000Z \x1b[31mFAILED\x1b[0m tests/test_calc.py::test_add - assert -1 == 5\n2024-05-01T10:00:01.0000000Z ##[error]Process completed with exit code 1.\n"
+JOB_LOG = (
+    "2024-05-01T10:00:00.0000000Z \x1b[31mFAILED\x1b[0m tests/test_calc.py::test_add - assert -1 == 5\n"
+    "2024-05-01T10:00:01.0000000Z ##[error]Process completed with exit code 1.\n"
+)
 BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
 
 
@@ -49,8 +55,8 @@ FIX_SHOUT = block("text.py", '    return words.lower() + "!"\n', '    return wor
 @pytest.fixture
 def world(tmp_path, monkeypatch, github):
     world = World(tmp_path, monkeypatch, github)
-    world.commit_to_origin({"calc.py": CALC, "text.py": TEXT, "tests/test_calc.py": TEST_CALC, "tests/test_text.py": TEST_TEXT,
-                            ".github/autofix.yml": CONFIG})  # fmt: skip
+    world.commit_to_origin({"calc.py": CALC, "text.py": TEXT, "tests/test_calc.py": TEST_CALC,
+                            "tests/test_text.py": TEST_TEXT, ".github/autofix.yml": CONFIG})  # fmt: skip
     return world
 
 
@@ -128,8 +134,8 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     code, out, openai = act(capsys, world, [FIX_ADD])
     assert code == 0
     assert (
-        f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}"
-        in out
+        f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; "
+        f"failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
     )
     assert "autofix: baseline: 4 tests, 2 failing in both runs" in out
     assert "autofix: pushed autofix/pr-2" in out
@@ -150,7 +156,8 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
         "autofix: fix the failing tests of #2",
     )
     assert fix.body.startswith(
-        f"<!-- autofix:pr-fix-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
+        "<!-- autofix:pr-fix-2 -->\n\nautofix reproduced the failure of "
+        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and changed `calc.py`; the gate passed on attempt 1 of 3. Into #2.\n\n" + proof(2) + "\n\n| # | outcome |"
     )
     assert attempt_rows(fix.body) == [["| 1", "✅ pass", "—"]]
@@ -174,8 +181,8 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     assert "### tests/test_calc.py (lines the tracebacks point at) — protected: you may not edit it" in prompt
     assert "```diff\ndiff --git a/calc.py b/calc.py\n" in prompt and "-    return a + b\n+    return a - b\n" in prompt
     assert (
-        "Job 'test':\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n##[error]Process completed with exit code 1."
-        in prompt
+        "Job 'test':\nFAILED tests/test_calc.py::test_add - assert -1 == 5\n"
+        "##[error]Process completed with exit code 1." in prompt
     )
     assert "all good" not in prompt  # the job that passed
     assert "<<<<<<< SEARCH" in openai.requests[0].json["input"][0]["content"]  # the format, explained
@@ -184,8 +191,9 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     assert (report["passed"], report["target"], len(report["attempts"])) == (True, "pull request #2", 1)
     assert report["code"].startswith("diff --git a/calc.py b/calc.py\n")
     assert world.outputs() == {
-        "passed": "true", "attempts": "1", "pr-number": "3", "pr-url": f"{github.web_url}/{REPO}/pull/3", "pr-operation": "created",
-        "report-path": str(world.temp / "autofix-pr-2.json"), "comment-path": str(world.temp / "autofix-pr-2.md"),
+        "passed": "true", "attempts": "1", "pr-number": "3", "pr-url": f"{github.web_url}/{REPO}/pull/3",
+        "pr-operation": "created", "report-path": str(world.temp / "autofix-pr-2.json"),
+        "comment-path": str(world.temp / "autofix-pr-2.md"),
     }  # fmt: skip
     assert world.summary.read_text().startswith(
         f"### autofix: pull request #2 — fixed\n\n{proof(2)}\n\n| # | outcome |"
@@ -203,8 +211,8 @@ def test_a_fix_across_two_files_from_a_manual_run(world, github, capsys):
     assert code == 0
     # No run in the payload: the failed run of the head's commit is looked up, for its link and log.
     assert (
-        f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}"
-        in out
+        f"autofix: pull request #2 from branch feature at {pull.head_sha[:12]}; "
+        f"failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
     )
     assert "autofix: baseline: 4 tests, 3 failing in both runs" in out
     assert world.file_at("autofix/pr-2", "calc.py") == CALC and world.file_at("autofix/pr-2", "text.py") == TEXT
@@ -271,8 +279,8 @@ def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, cap
     second = openai.prompts()[1]
     assert feedback in second
     assert (
-        "### calc.py (edited by you so far: its current content)\n```text\n   1 | def add(a, b):\n   2 |     return abs(a) + abs(b)\n"
-        in second
+        "### calc.py (edited by you so far: its current content)\n"
+        "```text\n   1 | def add(a, b):\n   2 |     return abs(a) + abs(b)\n" in second
     )
     body = github.pull(REPO, 3).body
     assert attempt_rows(body) == [
@@ -295,7 +303,8 @@ def test_every_attempt_failing_leaves_one_comment_and_no_branch(world, github, c
     assert world.branches() == ["feature", "master"] and len(github.pulls(REPO)) == 1
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(
-        f"<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
+        "<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of "
+        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and tried 2 times to fix the code; no attempt passed the gate (all 2 attempts failed).\n\n"
         + proof(2, after="0 failing, 1 new failures")
         + "\n\n| # | outcome |"
@@ -319,8 +328,10 @@ def test_a_failure_that_does_not_reproduce_gets_one_comment_and_nothing_else(wor
     assert "autofix: baseline: 4 tests, 0 failing in both runs" in out
     [comment] = github.comments(REPO, 2)
     assert comment.body == (
-        f"<!-- autofix:pr-2 -->\n\nautofix could not reproduce the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}): "
-        f"all 4 tests passed at `{pull.head_sha[:12]}` in autofix's sandbox. The failure may be flaky or specific to the CI environment; "
+        "<!-- autofix:pr-2 -->\n\nautofix could not reproduce the failure of "
+        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}): "
+        f"all 4 tests passed at `{pull.head_sha[:12]}` in autofix's sandbox. "
+        "The failure may be flaky or specific to the CI environment; "
         "nothing else was done."
     )
     assert world.branches() == ["feature", "master"] and len(github.pulls(REPO)) == 1
@@ -362,7 +373,8 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
     flip = Flip(tmp_path / "flip")
     monkeypatch.syspath_prepend(str(tmp_path / "flip"))
     flaky = (
-        "import socket\n\n\ndef test_sometimes():\n    client = socket.socket(socket.AF_UNIX)\n    client.settimeout(30)\n"
+        "import socket\n\n\ndef test_sometimes():\n"
+        "    client = socket.socket(socket.AF_UNIX)\n    client.settimeout(30)\n"
         f"    client.connect({flip.path!r})\n    assert client.recv(4) == b'pass'\n"
     )
     world.commit_to_origin({"tests/test_flaky.py": flaky})
@@ -390,16 +402,21 @@ def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(worl
     code, out, _ = act(capsys, world, [FIX_ADD])
     assert code == 0
     assert (
-        f"autofix: pull request #2 from the fork contributor/Hello-World at {pull.head_sha[:12]}; failed run: {github.web_url}/{REPO}/actions/runs/{run.id}"
-        in out
+        f"autofix: pull request #2 from the fork contributor/Hello-World at {pull.head_sha[:12]}; "
+        f"failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
     )
     assert world.branches() == ["master"] and len(github.pulls(REPO)) == 1
     [comment] = github.comments(REPO, 2)
-    patch = "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def total(items):\n"
+    patch = (
+        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n"
+        " def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def total(items):\n"
+    )
     assert comment.body.startswith(
-        f"<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
+        "<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of "
+        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and changed `calc.py`; the gate passed on attempt 1 of 3.\n\n" + proof(2) + "\n\n"
-        f"this pull request comes from a fork, so autofix pushes nothing: apply the patch with `git apply`.\n\n```diff\n{patch}```\n\n| # | outcome |"
+        "this pull request comes from a fork, so autofix pushes nothing: apply the patch with `git apply`.\n\n"
+        f"```diff\n{patch}```\n\n| # | outcome |"
     )
     # The patch applies to the fork's head and gives the fixed code.
     world.git("checkout", "--quiet", "--detach", pull.head_sha, cwd=world.seed)

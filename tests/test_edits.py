@@ -92,11 +92,13 @@ def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
     [
         (
             block("calc.py", "    return a-b\n", "    return a + b\n"),
-            "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)",
+            "block 1 (calc.py): the SEARCH lines do not match the file exactly "
+            "(compare them with its current content, whitespace included)",
         ),
         (
             block("calc.py", "return a - b\n", "return a + b\n"),
-            "block 1 (calc.py): the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)",
+            "block 1 (calc.py): the SEARCH lines do not match the file exactly "
+            "(compare them with its current content, whitespace included)",
         ),
         (
             block("calc.py", "\n", ""),
@@ -104,11 +106,13 @@ def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
         ),
         (
             block("tests/test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
-            "block 1 (tests/test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+            "block 1 (tests/test_calc.py): a protected path (tests and CI configuration can't be edited); "
+            "fix the code under test instead",
         ),
         (
             block(".github/workflows/ci.yml", "", "on: push\n"),
-            "block 1 (.github/workflows/ci.yml): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+            "block 1 (.github/workflows/ci.yml): a protected path (tests and CI configuration can't be edited); "
+            "fix the code under test instead",
         ),
         (
             block("../outside.py", "", "x = 1\n"),
@@ -125,7 +129,8 @@ def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
         ),
         (
             block("./tests//test_calc.py", "from calc import add\n", "add = lambda a, b: a + b\n"),
-            "block 1 (./tests//test_calc.py): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+            "block 1 (./tests//test_calc.py): a protected path (tests and CI configuration can't be edited); "
+            "fix the code under test instead",
         ),
         (
             block("calc.py/inner.py", "", "x = 1\n"),
@@ -133,7 +138,8 @@ def test_the_next_reply_edits_what_the_last_one_left(work, tmp_path):
         ),
         (
             block("tests", "", "x = 1\n"),
-            "block 1 (tests): a protected path (tests and CI configuration can't be edited); fix the code under test instead",
+            "block 1 (tests): a protected path (tests and CI configuration can't be edited); "
+            "fix the code under test instead",
         ),
         (
             block("x" * 256 + ".py", "", "x = 1\n"),
@@ -198,7 +204,8 @@ def test_a_spelling_of_a_path_is_the_path(tmp_path):
     with pytest.raises(EditError) as caught:
         work.apply(block("./data//golden.json", "[1]\n", "[2]\n"))
     assert caught.value.problems == [
-        "block 1 (./data//golden.json): a protected path (tests and CI configuration can't be edited); fix the code under test instead"
+        "block 1 (./data//golden.json): a protected path (tests and CI configuration can't be edited); "
+        "fix the code under test instead"
     ]
     assert work.apply(block("./lib//new.py", "", "X = 1\n") + block("lib/new.py", "X = 1\n", "X = 2\n")) == [
         "lib/new.py"
@@ -221,7 +228,10 @@ def test_links_and_binary_files_are_named_never_read_nor_edited(work, tmp_path):
     (tmp_path / "nul.txt").write_text("a\0b\n")
     (tmp_path / "big.py").write_text("x = 1\n" * (TEXT_CAP // 6 + 1))
     os.mkfifo(tmp_path / "pipe")
-    assert [work.look(path) for path in ("notes.txt", "docs/environ", "logo.png", "legacy.txt", "nul.txt", "pipe", "tests", "../calc.py")] == [
+    assert [
+        work.look(path)
+        for path in ("notes.txt", "docs/environ", "logo.png", "legacy.txt", "nul.txt", "pipe", "tests", "../calc.py")
+    ] == [
         Entry("link", link="notes.txt -> /proc/self/environ"), Entry("link", link="docs -> /proc/self"),
         Entry("binary"), Entry("binary"), Entry("binary"), Entry("other"), Entry("other"), Entry("missing"),
     ]  # fmt: skip

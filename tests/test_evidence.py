@@ -40,16 +40,16 @@ def test_a_link_is_shown_as_a_link_and_never_followed(tmp_path):
         ["notes.txt", "calc.py"],
     )
     assert (
-        "### notes.txt (changed by the pull request)\nA symbolic link, not followed:\n```text\nnotes.txt -> /proc/self/environ\n```"
-        in shown
+        "### notes.txt (changed by the pull request)\nA symbolic link, not followed:\n"
+        "```text\nnotes.txt -> /proc/self/environ\n```" in shown
     )
     assert (
-        f"### config.py (lines the tracebacks point at)\nA symbolic link, not followed:\n```text\nconfig.py -> {outside}/secret.py\n```"
-        in shown
+        "### config.py (lines the tracebacks point at)\nA symbolic link, not followed:\n"
+        f"```text\nconfig.py -> {outside}/secret.py\n```" in shown
     )
     assert (
-        f"### lib/secret.py (lines the tracebacks point at)\nA symbolic link, not followed:\n```text\nlib -> {outside}\n```"
-        in shown
+        "### lib/secret.py (lines the tracebacks point at)\nA symbolic link, not followed:\n"
+        f"```text\nlib -> {outside}\n```" in shown
     )
     assert (
         "### calc.py (changed by the pull request)\n```text\n   1 | def add(a, b):\n   2 |     return a - b\n```"

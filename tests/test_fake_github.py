@@ -321,7 +321,7 @@ def test_token_mapping_rejects_unknown_tokens():
         fake.add_repo("alice/proj")
         assert fake.client(token="good").get_user().login == "alice"
         with pytest.raises(BadCredentialsException) as exc:
-            fake.client(token="bad").get_user().login
+            _ = fake.client(token="bad").get_user().login  # the lazy user is fetched on first access
         assert exc.value.data["message"] == "Bad credentials"
 
 
@@ -349,7 +349,7 @@ def test_writes_shows_exactly_the_writes(fake, gh):
         ("PATCH", f"/repos/{REPO}/issues/1", {"state": "closed"}),
     ]
     fake.clear_requests()
-    repo.get_issue(1).title
+    _ = repo.get_issue(1).title  # a read: no write recorded
     assert fake.writes() == []
 
 
@@ -490,7 +490,8 @@ def test_reads_of_a_public_repository_need_no_permission():
 def test_workflow_permissions_reads_a_job_s_or_the_workflow_s(tmp_path):
     path = tmp_path / "w.yml"
     path.write_text(
-        "on: push\npermissions:\n  issues: write\njobs:\n  a:\n    runs-on: x\n    permissions: {}\n  b:\n    runs-on: x\n"
+        "on: push\npermissions:\n  issues: write\n"
+        "jobs:\n  a:\n    runs-on: x\n    permissions: {}\n  b:\n    runs-on: x\n"
     )
     assert workflow_permissions(path, "a") == {} and workflow_permissions(path, "b") == {"issues": "write"}
     path.write_text("on: push\njobs:\n  a:\n    runs-on: x\n")

@@ -87,9 +87,11 @@ def test_failure_headers_reach_the_client():
 
 
 def test_401_raises_authentication_error_with_openai_style_body():
-    with ScriptedOpenAI([Failure(401, "bad key", code="invalid_api_key")]) as fake:
-        with pytest.raises(openai.AuthenticationError) as ei:
-            client(fake).chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
+    with (
+        ScriptedOpenAI([Failure(401, "bad key", code="invalid_api_key")]) as fake,
+        pytest.raises(openai.AuthenticationError) as ei,
+    ):
+        client(fake).chat.completions.create(model="m", messages=[{"role": "user", "content": "q"}])
     assert ei.value.status_code == 401
     assert "bad key" in str(ei.value)
     assert ei.value.body == {

@@ -64,7 +64,7 @@ def test_comments_use_only_the_comment_endpoints_the_red_ci_example_grants(fake,
     )
     forge.edit_comment(found.id, f"{MARK}\n\nthird")
     assert fake.comment(comment.id).body == f"{MARK}\n\nthird"
-    assert {p for p in paths(fake)} == {
+    assert set(paths(fake)) == {
         ("GET", "/user"),  # refused (403): a GITHUB_TOKEN acts as no user
         ("GET", f"/repos/{REPO}/issues/2/comments"),
         ("POST", f"/repos/{REPO}/issues/2/comments"),
@@ -144,7 +144,8 @@ def test_a_rate_limit_that_resets_later_than_the_budget_fails_at_once_in_one_lin
     message = str(exc.value)
     assert "\n" not in message
     assert message.startswith(
-        "GitHub API: get pull request #2 failed (403): API rate limit exceeded for installation ID 1. (GitHub asks to wait "
+        "GitHub API: get pull request #2 failed (403): "
+        "API rate limit exceeded for installation ID 1. (GitHub asks to wait "
     )
     assert message.endswith(" s; autofix waits at most 1 s)")
 
@@ -302,8 +303,8 @@ def test_reading_a_log_stops_at_the_byte_cap_and_the_time_cap(fake, forge):
     logs, missing = forge.failed_job_logs(run.id, tail=1000, read_cap=2**20)
     assert len(logs[0][1]) == 1000
     assert (
-        missing
-        == f"job logs of run {run.id} incomplete: the log of job 'test': read the first 1,048,576 bytes only; the end is missing"
+        missing == f"job logs of run {run.id} incomplete: the log of job 'test': "
+        "read the first 1,048,576 bytes only; the end is missing"
     )
 
     def slow():
@@ -339,6 +340,6 @@ def test_logs_without_actions_read_are_left_out(fake, forge):
     logs, missing = forge.failed_job_logs(run.id)
     assert logs == []
     assert (
-        missing
-        == f"job logs of run {run.id} unavailable: GitHub API: list jobs of run {run.id} failed (403): Resource not accessible by integration"
+        missing == f"job logs of run {run.id} unavailable: "
+        f"GitHub API: list jobs of run {run.id} failed (403): Resource not accessible by integration"
     )

@@ -31,8 +31,8 @@ def refused(github) -> list:
 
 @pytest.fixture
 def repair_world(world):
-    world.commit_to_origin({"calc.py": CALC, "text.py": TEXT, "tests/test_calc.py": TEST_CALC, "tests/test_text.py": TEST_TEXT,
-                            ".github/autofix.yml": CONFIG})  # fmt: skip
+    world.commit_to_origin({"calc.py": CALC, "text.py": TEXT, "tests/test_calc.py": TEST_CALC,
+                            "tests/test_text.py": TEST_TEXT, ".github/autofix.yml": CONFIG})  # fmt: skip
     return world
 
 
@@ -263,7 +263,7 @@ while url:
     if not silent:
         print(subprocess.run(["jq", "-r", jq], input=body, text=True, capture_output=True, check=True).stdout if jq else body, end="")
     url = next((part.split(";")[0].strip("<> ") for part in link.split(",") if 'rel="next"' in part), None) if paginate else None
-'''
+'''  # noqa: E501 - the fake `gh` script is written out verbatim
 
 
 def step_script(job: str, index: int) -> tuple[str, dict]:
@@ -285,7 +285,8 @@ def run_step(tmp_path, github, job: str, index: int, env: dict) -> str:
     output = tmp_path / "output"
     output.write_text("")
     done = subprocess.run(
-        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script], cwd=tmp_path, capture_output=True, text=True,
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        cwd=tmp_path, capture_output=True, text=True,
         env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "GITHUB_REPOSITORY": REPO, "GITHUB_OUTPUT": str(output),
              "GH_TOKEN": "ghs_x", "FAKE_GITHUB_API": github.api_url, **env},
     )  # fmt: skip

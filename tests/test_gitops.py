@@ -81,8 +81,9 @@ def test_git_gets_an_environment_of_its_own(repo, monkeypatch):
     for value in [*SECRETS.values(), BASIC]:
         assert value not in "\n".join(seen.values())
     assert BASIC not in "\n".join(seen.values()) and f"AUTHORIZATION: basic {BASIC}" in with_auth
-    ours = {"PATH", "HOME", "LANG", "LC_ALL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_ATTR_NOSYSTEM", "GIT_TERMINAL_PROMPT",
-            "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_COUNT"}  # fmt: skip
+    ours = {"PATH", "HOME", "LANG", "LC_ALL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_ATTR_NOSYSTEM",
+            "GIT_TERMINAL_PROMPT", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL",
+            "GIT_CONFIG_COUNT"}  # fmt: skip
     added = {
         "GIT_DIR",
         "GIT_WORK_TREE",
@@ -114,8 +115,10 @@ def test_no_program_the_repository_config_names_runs(repo, tmp_path):
     config = {
         "core.hooksPath": str(hooks), "core.fsmonitor": trap(ran, "fsmonitor"),
         "filter.evil.clean": trap(ran, "clean"), "filter.evil.smudge": trap(ran, "smudge"),
-        "diff.evil.textconv": trap(ran, "textconv"), "diff.evil.command": trap(ran, "diff-command"), "diff.external": trap(ran, "external"),
-        "commit.gpgSign": "true", "gpg.program": str(hooks / "pre-commit"), "credential.helper": f"!{trap(ran, 'credential')}",
+        "diff.evil.textconv": trap(ran, "textconv"), "diff.evil.command": trap(ran, "diff-command"),
+        "diff.external": trap(ran, "external"),
+        "commit.gpgSign": "true", "gpg.program": str(hooks / "pre-commit"),
+        "credential.helper": f"!{trap(ran, 'credential')}",
         "remote.origin.uploadpack": f"{trap(ran, 'uploadpack')}; git-upload-pack",
         "remote.origin.receivepack": f"{trap(ran, 'receivepack')}; git-receive-pack", "gc.auto": "1",
     }  # fmt: skip

@@ -70,7 +70,8 @@ ATTACKS = {
         [(2, "builtins"), (3, "builtins"), (4, "builtins")],
     ),
     "sys.modules changed": (
-        "import sys\nsys.modules['unique'] = None\ndel sys.modules['json']\nsys.modules.update({})\nsys.modules.setdefault('x', 1)\nsys.modules.pop('re')\n",
+        "import sys\nsys.modules['unique'] = None\ndel sys.modules['json']\n"
+        "sys.modules.update({})\nsys.modules.setdefault('x', 1)\nsys.modules.pop('re')\n",
         [(2, "sys-modules"), (3, "sys-modules"), (4, "sys-modules"), (5, "sys-modules"), (6, "sys-modules")],
     ),
     "an import hook": (
@@ -151,7 +152,10 @@ def test_the_main_idiom_is_allowed_with_exit_and_argv_in_it():
 
 
 def test_exit_and_argv_inside_functions_are_allowed():
-    code = "import sys\n\n\ndef cli():\n    args = sys.argv[1:]\n    if not args:\n        sys.exit('usage: cli FILE')\n    quit()\n"
+    code = (
+        "import sys\n\n\ndef cli():\n    args = sys.argv[1:]\n"
+        "    if not args:\n        sys.exit('usage: cli FILE')\n    quit()\n"
+    )
     assert found(code) == []
 
 

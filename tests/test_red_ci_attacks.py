@@ -98,8 +98,8 @@ def test_symlinks_to_the_secrets_are_shown_as_links(world, github):
     [prompt] = openai.prompts()
     for name, target in links.items():
         assert (
-            f"### {name} (changed by the pull request)\nA symbolic link, not followed:\n```text\n{name} -> {target}\n```"
-            in prompt
+            f"### {name} (changed by the pull request)\nA symbolic link, not followed:\n"
+            f"```text\n{name} -> {target}\n```" in prompt
         )
     assert "INPUT_GITHUB-TOKEN" not in prompt and "extraheader" not in prompt
     assert leaked(json.dumps([request.json for request in openai.requests])) == []
@@ -128,7 +128,8 @@ def test_binary_files_in_a_pull_request_are_named_and_the_repair_goes_on(world, 
 def test_a_git_failure_ends_with_one_line_and_the_failure_comment(world, github, capsys):
     hook = world.origin / "hooks" / "pre-receive"
     hook.write_text(
-        "#!/bin/sh\nif grep -q refs/heads/autofix/; then echo 'protected: autofix/* may not be pushed' >&2; exit 1; fi\n"
+        "#!/bin/sh\n"
+        "if grep -q refs/heads/autofix/; then echo 'protected: autofix/* may not be pushed' >&2; exit 1; fi\n"
     )
     hook.chmod(0o755)
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
@@ -141,7 +142,8 @@ def test_a_git_failure_ends_with_one_line_and_the_failure_comment(world, github,
     )
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(
-        "<!-- autofix:pr-2 -->\n\nautofix stopped with an error while repairing this pull request's tests:\n\n```text\ngit push failed"
+        "<!-- autofix:pr-2 -->\n\nautofix stopped with an error while repairing this pull request's tests:\n\n"
+        "```text\ngit push failed"
     )
     assert "| 1 | ✅ pass |" in comment.body
     assert world.outputs()["comment-path"] == str(world.temp / "autofix-pr-2.md")
@@ -187,7 +189,10 @@ def test_a_sandboxed_run_cannot_read_the_environment_of_autofix(tier, tmp_path):
     with subprocess.Popen(["sleep", "60"], env={"INPUT_GITHUB-TOKEN": TOKEN}) as autofix:
         try:
             assert TOKEN in Path(f"/proc/{autofix.pid}/environ").read_text()  # root can: the secret is there
-            snoop = f"try:\n    print(open('/proc/{autofix.pid}/environ').read())\nexcept OSError as exc:\n    print(type(exc).__name__)"
+            snoop = (
+                f"try:\n    print(open('/proc/{autofix.pid}/environ').read())\n"
+                "except OSError as exc:\n    print(type(exc).__name__)"
+            )
             outcome = sandbox.run([sys.executable, "-c", snoop], work, allowed_environ(), Limits(wall_seconds=20))
         finally:
             autofix.kill()

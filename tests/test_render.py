@@ -22,7 +22,8 @@ def test_a_check_name_stays_in_its_cell_with_nothing_live():
     # `|` unescaped splits the row before the code span is found: bold, an image and a mention rendered.
     rows = render.attempts_table(report([LIVE, "x`y\n|z", "[link](https://e.x) <details>"])).splitlines()
     assert rows[2] == (
-        "| 1 | ❌ fail | `a\\|**APPROVED**\\|<img src=x>@team`, ``x`y \\|z``, `[link](https://e.x) <details>` | 0.50 | 30 |"
+        "| 1 | ❌ fail | `a\\|**APPROVED**\\|<img src=x>@team`, ``x`y \\|z``, "
+        "`[link](https://e.x) <details>` | 0.50 | 30 |"
     )
 
 

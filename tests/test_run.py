@@ -80,7 +80,10 @@ def test_infinite_loop_is_killed_and_the_run_goes_on(task):
 
 
 def test_50_mb_of_output_is_capped(task, tmp_path):
-    flood = "```python\nimport sys\nsys.stdout.write('x' * 50_000_000)\ndef unique_items(items):\n    return list(set(items))\n```"
+    flood = (
+        "```python\nimport sys\nsys.stdout.write('x' * 50_000_000)\n"
+        "def unique_items(items):\n    return list(set(items))\n```"
+    )
     report = tmp_path / "r.json"
     with ScriptedOpenAI([flood, RIGHT]) as fake:
         assert run(task, fake, "--report", str(report)) == 0
@@ -104,8 +107,8 @@ def test_a_401_exits_2_with_a_clear_message(task, capsys, monkeypatch):
     assert fake.requests[0].headers["authorization"] == "Bearer sk-planted-secret-123456"
     err = capsys.readouterr().err
     assert (
-        err
-        == "autofix: error: the model API refused the credentials (401): Incorrect API key provided: sk-plan*****3456.; check OPENAI_API_KEY\n"
+        err == "autofix: error: the model API refused the credentials (401): "
+        "Incorrect API key provided: sk-plan*****3456.; check OPENAI_API_KEY\n"
     )
 
 

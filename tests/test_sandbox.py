@@ -76,7 +76,9 @@ def workdir(private_tmp: Path) -> Path:
     return wd
 
 
-def py(sb, code: str, wd: Path, limits: Limits = Limits(wall_seconds=20), *args: str, env=None):
+def py(sb, code: str, wd: Path, limits: Limits | None = None, *args: str, env=None):
+    if limits is None:
+        limits = Limits(wall_seconds=20)
     argv = [sys.executable, "-c", textwrap.dedent(code), *args]
     return sb.run(argv, wd, allowed_environ() if env is None else env, limits)
 
@@ -686,8 +688,10 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
                     cwd=Path(__file__).resolve().parent.parent,
                 )
             )
-        for wd, autofix in zip(crashed, autofixes):
-            assert wait_until(lambda: (wd / "started").exists() or autofix.poll() is not None, 20)
+        for wd, autofix in zip(crashed, autofixes, strict=True):
+            assert wait_until(
+                lambda wd=wd, autofix=autofix: (wd / "started").exists() or autofix.poll() is not None, 20
+            )
             assert autofix.poll() is None
             assert wd.stat().st_uid != os.getuid()  # handed to a sandbox uid
         assert crashed[0].stat().st_uid != crashed[1].stat().st_uid

@@ -69,7 +69,9 @@ def count(path: Path) -> int:
     return subprocess.run(["find", str(path), "-printf", "."], capture_output=True, check=True).stdout.count(b".")
 
 
-def run_py(sb, code: str, wd: Path, *args: str, limits: Limits = Limits(wall_seconds=30)):
+def run_py(sb, code: str, wd: Path, *args: str, limits: Limits | None = None):
+    if limits is None:
+        limits = Limits(wall_seconds=30)
     return sb.run([sys.executable, "-c", textwrap.dedent(code), *args], wd, allowed_environ(), limits)
 
 

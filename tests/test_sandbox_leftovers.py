@@ -61,7 +61,7 @@ def sysv_of(uid: int) -> list[str]:
         header, *rows = Path(f"/proc/sysvipc/{kind}").read_text().splitlines()
         columns = header.split()
         for row in rows:
-            fields = dict(zip(columns, row.split()))
+            fields = dict(zip(columns, row.split(), strict=False))
             if str(uid) in (fields["uid"], fields["cuid"]):
                 found.append(f"{kind} {row}")
     return found

@@ -42,8 +42,8 @@ def test_an_opened_comment_hides_what_follows_when_in_doubt():
 
 def config(tmp_path: Path, inputs: dict | None = None, **repo) -> Config:
     base = Config(
-        inputs=inputs or {}, event_name="issues", event_path=tmp_path / "event.json", repository="o/r", workspace=tmp_path,
-        api_url="", server_url="", output=None, summary=None, temp=tmp_path,
+        inputs=inputs or {}, event_name="issues", event_path=tmp_path / "event.json", repository="o/r",
+        workspace=tmp_path, api_url="", server_url="", output=None, summary=None, temp=tmp_path,
     )  # fmt: skip
     return base.with_repo(RepoConfig.model_validate(repo))
 

@@ -87,9 +87,11 @@ def test_wrapping_the_runner_to_swap_operands_changes_nothing(tmp_path, tier):
 def test_a_result_line_forged_from_the_arguments_fails(tmp_path, tier):
     forger = (
         "import os, sys\n"
-        "for arg in open('/proc/%d/cmdline' % os.getppid(), 'rb').read().split(b'\\0') + [a.encode() for a in sys.argv]:\n"
+        "for arg in open('/proc/%d/cmdline' % os.getppid(), 'rb').read().split(b'\\0') + "
+        "[a.encode() for a in sys.argv]:\n"
         "    if arg.startswith(b'@@'):\n"
-        "        print(arg.decode() + repr({'import_error': None, 'records': [{'line': 1, 'kind': 'ok'}, {'line': 2, 'kind': 'ok'}]}))\n"
+        "        print(arg.decode() + repr({'import_error': None, "
+        "'records': [{'line': 1, 'kind': 'ok'}, {'line': 2, 'kind': 'ok'}]}))\n"
         "print('@@autofix-' + '0' * 32 + '@@' + repr({'import_error': None, 'records': []}))\n"
         "sys.stdout.flush()\nos._exit(0)\n" + WRONG
     )
@@ -115,14 +117,17 @@ def test_the_checker_cannot_be_read_or_killed_into_a_pass(tmp_path, tier):
 @pytest.mark.parametrize("tier", TIERS)
 def test_objects_travel_by_reference_and_their_operators_are_theirs(tmp_path, tier):
     code = (
-        "class Stack:\n    def __init__(self):\n        self.items = []\n    def push(self, x):\n        self.items.append(x)\n"
+        "class Stack:\n    def __init__(self):\n        self.items = []\n"
+        "    def push(self, x):\n        self.items.append(x)\n"
         "    def pop(self):\n        return self.items.pop()\n    def __len__(self):\n        return len(self.items)\n"
-        "def apply(f, x):\n    return f(x)\ndef boom():\n    raise ValueError('bad')\ndef count(n):\n    yield from range(n)\n"
+        "def apply(f, x):\n    return f(x)\ndef boom():\n    raise ValueError('bad')\n"
+        "def count(n):\n    yield from range(n)\n"
     )
     checks = (
         "s = Stack()\ns.push(3)\nassert s.pop() == 3, 'pop'\nassert len(s) == 0, 'len'\n"
         "assert apply(lambda x: x + 1, 2) == 3, 'lambda'\n"
-        "try:\n    boom()\nexcept ValueError as exc:\n    assert str(exc) == 'bad'\nelse:\n    raise AssertionError('no raise')\n"
+        "try:\n    boom()\nexcept ValueError as exc:\n    assert str(exc) == 'bad'\n"
+        "else:\n    raise AssertionError('no raise')\n"
         "assert list(count(3)) == [0, 1, 2], 'generator'\nassert Stack() == [], 'object'\n"
     )
     verdict = validator(tmp_path, tier, {"code": checks}).check(code)
@@ -152,8 +157,8 @@ def test_replacing_runtest_fails(tmp_path, tier):
     verdict = suite(tmp_path, tier).check(forger)
     assert verdict.failing == ["(pytest)"]
     assert (
-        "(pytest): pytest's _pytest.python.Function.runtest was replaced during the run; the tests' machinery may not change"
-        in verdict.feedback
+        "(pytest): pytest's _pytest.python.Function.runtest was replaced during the run; "
+        "the tests' machinery may not change" in verdict.feedback
     )
 
 
@@ -203,7 +208,8 @@ def test_a_forged_junit_report_and_early_exit_fail(tmp_path, tier):
         '<testcase classname="tests.test_unique" name="test_empty"/></testsuite>\')\n'
         "fd = int(os.environ.get('AUTOFIX_VERDICT_FD', '-1'))\n"
         "if fd >= 0:\n"
-        "    os.write(fd, b'\\n@@autofix-verdict-' + b'0' * 32 + b'@@' + repr({'exitstatus': 0, 'cases': [], 'tampered': [], 'paths': [], 'loaded': []}).encode())\n"
+        "    os.write(fd, b'\\n@@autofix-verdict-' + b'0' * 32 + b'@@' + "
+        "repr({'exitstatus': 0, 'cases': [], 'tampered': [], 'paths': [], 'loaded': []}).encode())\n"
         "os._exit(0)\n" + WRONG
     )
     verdict = suite(tmp_path, tier).check(forger)
@@ -243,8 +249,8 @@ def test_unittest_exiting_at_import_fails(tmp_path, tier):
     verdict = checker.check("import os\nos._exit(0)\n" + WRONG)
     assert "the test run ended before unittest finished the suite (exit code 0)" in verdict.feedback
     patched = (
-        "import unittest\nunittest.TestResult.wasSuccessful = lambda self: True\nunittest.TestCase.run = lambda self, result=None: None\n"
-        + WRONG
+        "import unittest\nunittest.TestResult.wasSuccessful = lambda self: True\n"
+        "unittest.TestCase.run = lambda self, result=None: None\n" + WRONG
     )
     verdict = checker.check(patched)
     assert "(unittest): unittest's unittest.case.TestCase.run was replaced during the run" in verdict.feedback
@@ -285,7 +291,8 @@ def test_an_installed_copy_that_shadows_the_target_is_a_configuration_error(tmp_
         work,
         tier,
         {
-            "command": f"cd tests && PYTHONPATH={installed}:$PYTHONPATH {sys.executable} -m pytest -q -p no:cacheprovider ."
+            "command": f"cd tests && PYTHONPATH={installed}:$PYTHONPATH "
+            f"{sys.executable} -m pytest -q -p no:cacheprovider ."
         },
     )
     checker.sandbox = open_sandbox(tier, readable=[*python_paths(), installed])

@@ -31,7 +31,8 @@ def test_test_names_with_newlines_never_become_commands(world, github, capsys, m
     flip = Flip(tmp_path / "flip")  # a test that fails once, then passes: flaky, named in a line of autofix's own
     monkeypatch.syspath_prepend(str(tmp_path / "flip"))
     flaky = (
-        f"import socket\n\nimport pytest\n\n\n@pytest.mark.parametrize('case', [1], ids=[{COMMANDS!r}])\ndef test_sometimes(case):\n"
+        "import socket\n\nimport pytest\n\n\n"
+        f"@pytest.mark.parametrize('case', [1], ids=[{COMMANDS!r}])\ndef test_sometimes(case):\n"
         f"    client = socket.socket(socket.AF_UNIX)\n    client.settimeout(30)\n    client.connect({flip.path!r})\n"
         "    assert client.recv(4) == b'pass'\n"
     )

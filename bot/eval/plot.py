@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from bot.errors import UserError
 
 # One-shot is a single point at 1 call, where the other lines start too: a large hollow
 # ring drawn on top keeps it visible.
-STYLE = {
+STYLE: dict[str, dict[str, Any]] = {  # keyword arguments of matplotlib's plot
     "one-shot": {"marker": "o", "color": "tab:gray", "markersize": 12, "markerfacecolor": "none", "zorder": 3},
     "repair": {"marker": "s", "color": "tab:blue"},
     "resample": {"marker": "^", "color": "tab:orange"},
@@ -29,7 +30,7 @@ def plot(path: Path, meta: dict, summary: dict) -> None:
         points = [(c, 100 * rate) for c, rate in enumerate(s["pass_rate_within"], 1) if rate is not None]
         if not points:  # a strategy with no results, e.g. in a slice of no tasks
             continue
-        axes.plot(*zip(*points), **STYLE[strategy], label=f"{strategy} ({s['passed']}/{s['tasks']})")
+        axes.plot(*zip(*points, strict=True), **STYLE[strategy], label=f"{strategy} ({s['passed']}/{s['tasks']})")
     axes.set_xticks(range(1, k + 1))
     axes.set_xlim(0.75, k + 0.25)
     axes.set_ylim(0, 104)  # room above 100% for the markers

@@ -99,7 +99,7 @@ class Forge:
         self.log = log  # where a retry and a fallback are told; `autofix action` passes its log
         self.sleep = time.sleep
         self.drafts = True  # until GitHub says this repository has none
-        self._gh = None
+        self._gh: Any = None  # a github.Github, made on the first call
         self._own_login: str | None = None
         self._own_login_asked = False
 

@@ -140,7 +140,7 @@ class Step:
         report.write(path, self.redact)
         outcome.report_path = path
 
-    def tell_error(self, exc: UserError | ModelUnavailable, doing: str, post: Callable[[str], None]) -> None:
+    def tell_error(self, exc: UserError | ModelUnavailable, doing: str, post: Callable[[str], object]) -> None:
         """The error a task stopped with, posted where the task came from (`post` takes the
         headline); if even that fails, the job's error annotation still tells."""
         try:

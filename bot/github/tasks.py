@@ -60,7 +60,8 @@ def visible_yaml_block(body: str) -> str | None:
     shown to nobody, so the maintainer who labels never saw it: it doesn't count. An opened
     `<!--` hides the rest of its line and what follows up to `-->`, as a browser reads it; inside
     a fenced block it is only text."""
-    fence, yaml, content, hidden = None, False, [], False
+    fence, yaml, hidden = None, False, False
+    content: list[str] = []
     for line in body.split("\n"):
         if hidden:
             hidden = "-->" not in line or opens_comment(line[line.index("-->") + 3 :])

@@ -132,7 +132,7 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
         results.failures.append("the checks' report does not match the checks that were run")
         results.names.append("(all checks)")
         return results
-    for statement, record in zip(statements, records):
+    for statement, record in zip(statements, records, strict=True):
         name = statement.get("name") or f"line {statement['line']}"
         if record.get("inprocess"):
             results.inprocess.append(name)
@@ -170,7 +170,10 @@ def judge_record(record: dict) -> str | None:
     if kind == "error":
         return f"raised {record['error']}"
     if kind == "notplain":
-        return f"the result is a {record['type']} object; checks compare plain values (None, bool, int, float, str, bytes, list, tuple, set, dict) only"
+        return (
+            f"the result is a {record['type']} object; "
+            "checks compare plain values (None, bool, int, float, str, bytes, list, tuple, set, dict) only"
+        )
     detail = f" ({record['detail']})" if record.get("detail") else ""
     if kind == "truth":
         return None if decode(record["value"]) else f"assertion failed{detail}"

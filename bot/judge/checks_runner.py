@@ -29,7 +29,7 @@ import sys
 
 # Taken before the candidate is imported, so it can't swap them out from under us.
 _type, _str, _repr, _write, _read = type, str, repr, os.write, os.read
-SEQUENCES = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
+SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple", set: "set", frozenset: "frozenset"}
 PR_SET_DUMPABLE = 4
 ITEMS = 100_000  # what one list on the wire may hold; more fails that statement
 MESSAGE_BYTES = 64 * 2**20
@@ -142,12 +142,12 @@ def pack(value):
         elif kind is bool:
             parts.append("T" if item else "F")
         elif kind is int:
-            parts.append("i%d;" % item)
+            parts.append(f"i{item};")
         elif kind is str:
-            parts.append("s%d:" % len(item))
+            parts.append(f"s{len(item)}:")
             parts.append(item)
         elif kind is list:
-            parts.append("l%d:" % len(item))
+            parts.append(f"l{len(item)}:")
             stack.extend(reversed(item))
         else:
             raise TypeError("cannot pack " + kind.__name__)
@@ -156,8 +156,8 @@ def pack(value):
 
 def unpack(text):
     """The inverse of pack, iterative: a hostile sender can make it fail, nothing more."""
-    root = []
-    stack = [[root, 1]]
+    root: list[object] = []
+    stack: list[list] = [[root, 1]]  # [the list being filled, how many items it still takes]
     pos = 0
     while stack:
         frame = stack[-1]
@@ -187,7 +187,7 @@ def unpack(text):
             else:
                 if not 0 <= count <= ITEMS:
                     raise ValueError("list too long")
-                items = []
+                items: list[object] = []
                 frame[0].append(items)
                 stack.append([items, count])
         else:
@@ -387,7 +387,8 @@ def remote_exception(type_name, text, traceback_text):
         exc = cls(text.partition(": ")[2] or text)
     except Exception:  # noqa: BLE001 - a constructor that wants other arguments
         exc = RuntimeError(text)
-    exc.autofix_remote = (text, traceback_text)
+    # A built-in class has no such attribute declared; the checker reads it back with getattr.
+    exc.autofix_remote = (text, traceback_text)  # type: ignore[attr-defined]
     return exc
 
 
@@ -420,7 +421,7 @@ def check(payload_fd):
     global CHECKER
     pid, channel = start_server(source, paths)
     CHECKER = Checker(channel, pid)
-    result = {"import_error": None, "records": []}
+    result: dict[str, object] = {"import_error": None, "records": []}
     try:
         names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target])
         if names[0] == "raise":
@@ -430,7 +431,8 @@ def check(payload_fd):
     except BaseException as exc:  # noqa: BLE001 - whatever happened, importing failed
         result["import_error"] = _str(exc)
     else:
-        sys.modules[os.path.splitext(os.path.basename(target))[0]] = module
+        # A proxy, not a module: the checks' `import target` reaches the candidate's module through it.
+        sys.modules[os.path.splitext(os.path.basename(target))[0]] = module  # type: ignore[assignment]
         namespace["__name__"] = "__autofix_checks__"
         result["records"] = run_all(statements, namespace)
     sys.stdout.flush()
@@ -444,7 +446,9 @@ def visible(name):
 
 
 def run_all(statements, namespace):
-    records, remote_names, replayed = [], set(), 0
+    records = []
+    remote_names: set[str] = set()
+    replayed = 0
     for index, statement in enumerate(statements):
         record = None
         if not remote_names & set(statement.get("uses", ())):
@@ -549,6 +553,8 @@ def load(target):
         import importlib.util
 
         spec = importlib.util.spec_from_file_location(name, target)
+        if spec is None or spec.loader is None:  # no loader for its suffix: not Python source
+            raise ImportError(f"cannot import {target}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
         spec.loader.exec_module(module)
@@ -564,7 +570,7 @@ def serve(read_fd, write_fd):
     os._exit(0)
 
 
-CHECKER = None
+CHECKER: Checker  # set by check(); the server never makes a Handle
 if sys.argv[1] == "check":
     check(sys.argv[2])
 else:

@@ -23,6 +23,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from bot.text import clip_line
 
@@ -59,7 +60,8 @@ RULES: dict[str, tuple[str, str]] = {
         "replacing built-ins changes how the tests themselves behave",
     ),
     "patching": (
-        "assigns an attribute of a standard-library or test-runner module (`unittest.TestCase.run = ...`, `sys.stdout = ...`)",
+        "assigns an attribute of a standard-library or test-runner module "
+        "(`unittest.TestCase.run = ...`, `sys.stdout = ...`)",
         "monkeypatching the machinery that runs and reports the tests changes the verdict, not the code",
     ),
     "hard-exit": (
@@ -67,13 +69,15 @@ RULES: dict[str, tuple[str, str]] = {
         "ending the process behind the runner's back skips its report",
     ),
     "exit-at-import": (
-        '`sys.exit()`, `exit()`, `quit()` or `raise SystemExit` in code that runs on import (not in functions or `if __name__ == "__main__":`)',
+        "`sys.exit()`, `exit()`, `quit()` or `raise SystemExit` in code that runs on import "
+        '(not in functions or `if __name__ == "__main__":`)',
         "importing the module must not end the test run",
     ),
     "atexit": ("imports `atexit`", "exit handlers run after the tests and can rewrite their report or exit status"),
     "native-code": ("imports `ctypes`, `_ctypes` or `cffi`", "native calls can patch the interpreter's memory"),
     "test-report": (
-        "strings naming the test report or the runner's settings: `junit` (any case), `PYTEST_` (`PYTEST_ADDOPTS`, `PYTEST_CURRENT_TEST`, ...)",
+        "strings naming the test report or the runner's settings: `junit` (any case), "
+        "`PYTEST_` (`PYTEST_ADDOPTS`, `PYTEST_CURRENT_TEST`, ...)",
         "finding the report lets code forge it, and detecting the test run lets it behave differently under test",
     ),
     "argv-at-import": (
@@ -155,6 +159,8 @@ EXITS = {"sys.exit", "builtins.exit", "builtins.quit"}
 DYNAMIC_CODE = {"builtins.exec", "builtins.eval", "builtins.compile"}  # with a literal, it is read too
 CODE_ATTRIBUTES = {"__code__", "f_code", "gi_code", "cr_code", "ag_code"}
 BUILTIN_NAMES = frozenset(dir(builtins))
+# What a finding can point at: the nodes that carry a line number.
+Located = ast.stmt | ast.expr | ast.alias
 
 
 @dataclass(frozen=True)
@@ -219,7 +225,7 @@ class Scan:
         self.on_import = runs_on_import(tree)
         self.learn_aliases(tree)
 
-    def flag(self, node: ast.AST, rule: str) -> None:
+    def flag(self, node: Located, rule: str) -> None:
         first = node.lineno
         # A statement with a body (a def) is judged by its first line, an expression by all of its own.
         last = first if hasattr(node, "body") else (node.end_lineno or first)
@@ -235,12 +241,14 @@ class Scan:
         `modules = sys.modules`, `end = os._exit`. The code's flow isn't followed, so a name bound
         twice, or a value taken from one (`args = sys.argv[1:]`), could mean anything."""
         for node in ast.walk(tree):
-            for alias in node.names if isinstance(node, (ast.Import, ast.ImportFrom)) else ():
-                if isinstance(node, ast.Import):  # `import a.b` binds `a`; `import a.b as c` binds a.b
+            if isinstance(node, ast.Import):
+                for alias in node.names:  # `import a.b` binds `a`; `import a.b as c` binds a.b
                     name = alias.name if alias.asname else alias.name.partition(".")[0]
                     self.aliases[alias.asname or name] = name
-                elif node.module and not node.level and alias.name != "*":
-                    self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        self.aliases[alias.asname or alias.name] = f"{node.module}.{alias.name}"
         assignments = sorted(
             (n for n in ast.walk(tree) if isinstance(n, ast.Assign)), key=lambda n: (n.lineno, n.col_offset)
         )
@@ -280,12 +288,12 @@ class Scan:
             for alias in node.names:
                 self.check_name(alias, f"{node.module}.{alias.name}")
 
-    def check_module(self, node: ast.AST, module: str) -> None:
+    def check_module(self, node: Located, module: str) -> None:
         rule = MODULE_RULES.get(module.partition(".")[0])
         if rule:
             self.flag(node, rule)
 
-    def check_name(self, node: ast.AST, name: str) -> None:
+    def check_name(self, node: Located, name: str) -> None:
         rule = NAME_RULES.get(name)
         if rule:
             self.flag(node, rule)
@@ -338,7 +346,7 @@ class Scan:
         elif isinstance(target, ast.Subscript):
             self.check_change(target, self.dotted(target.value), None, attribute_set=False)
 
-    def check_change(self, node: ast.AST, owner: str | None, attribute: str | None, attribute_set: bool) -> None:
+    def check_change(self, node: Located, owner: str | None, attribute: str | None, attribute_set: bool) -> None:
         """`owner` (a dotted name, None if unknown) changes: its `attribute`, or its items."""
         if attribute in CODE_STORES:
             self.flag(node, "code-objects")
@@ -405,8 +413,8 @@ class Scan:
 
 
 def targets_of(node: ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Delete) -> list[ast.expr]:
-    found = list(node.targets) if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
-    unpacked = []
+    found: list[ast.expr] = list(node.targets) if isinstance(node, (ast.Assign, ast.Delete)) else [node.target]
+    unpacked: list[ast.expr] = []
     while found:
         target = found.pop()
         if isinstance(target, (ast.Tuple, ast.List)):
@@ -428,7 +436,7 @@ def literal(node: ast.expr) -> str | None:
     return None
 
 
-def is_main_guard(node: ast.AST) -> bool:
+def is_main_guard(node: ast.AST) -> TypeGuard[ast.If]:
     return isinstance(node, ast.If) and main_comparison(node.test) is not None
 
 

@@ -41,6 +41,8 @@ def snapshot(root: Path, protected: tuple[str, ...], exempt: tuple[str, ...] = (
     skip = compiled((*IGNORED_DIRS, *CACHES, *exempt))
     found: dict[str, str] = {}
     for folder in safefs.walk(root):
+        if folder.fd is None:  # it couldn't be opened, so it lists no entries to digest
+            continue
         inherited = folder.rel in found  # a protected folder protects what it holds
         kept = []
         for entry in folder.entries:

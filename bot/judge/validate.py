@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from bot import safefs
 from bot.errors import UserError
@@ -82,7 +83,7 @@ class Validator:
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
-        self._baseline: integrity.Baseline | UnittestCounts | None | bool = False  # False: not measured yet
+        self._baseline: integrity.Baseline | UnittestCounts | None | Literal[False] = False  # False: not measured yet
 
     def check(self, code: str) -> Verdict:
         """Run every test on `code` in a fresh scratch copy of the work folder."""
@@ -144,6 +145,7 @@ class Validator:
     def run_command(self, work: Path, found: Findings) -> None:
         baseline = self.baseline()
         command = self.spec.tests.command
+        assert command is not None  # check() runs the command only when the spec has one
         run = run_tests(self.sandbox, command, work, self.limits, self.spec.target)
         outcome = run.outcome
         if outcome.killed:
@@ -154,7 +156,8 @@ class Validator:
             if run.unittest is None:
                 found.add(
                     command,
-                    f"the test run ended before unittest finished the suite (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails",
+                    f"the test run ended before unittest finished the suite (exit code {outcome.returncode}); "
+                    "code that exits the interpreter or kills the run fails",
                     outcome.output,
                 )
                 return
@@ -163,7 +166,8 @@ class Validator:
             if run.cases is None:
                 found.add(
                     "(pytest)",
-                    f"the test run ended before pytest finished its session (exit code {outcome.returncode}); code that exits the interpreter or kills the run fails",
+                    f"the test run ended before pytest finished its session (exit code {outcome.returncode}); "
+                    "code that exits the interpreter or kills the run fails",
                     outcome.output,
                 )
                 return
@@ -189,16 +193,18 @@ class Validator:
         or None for any other command. A suite that imports the target from anywhere but the copy
         is a configuration error."""
         if self._baseline is False:
+            command = self.spec.tests.command
+            assert command is not None  # only run_command measures a baseline
             with scratch_copy(self.spec.workdir) as work:
                 run = run_tests(
                     self.sandbox,
-                    self.spec.tests.command,
+                    command,
                     work,
                     self.limits,
                     self.spec.target,
                     "--continue-on-collection-errors",
                 )
-                refuse_hidden_plugin(run, self.spec.tests.command)
+                refuse_hidden_plugin(run, command)
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)
             if run.cases is not None:
                 self._baseline = integrity.Baseline.from_cases(run.cases, self.spec.workdir)

@@ -49,7 +49,8 @@ class UnittestCounts:
     def failing(self) -> list[str]:
         if self.failures or self.errors or self.unexpected_successes:
             return [
-                f"{self.failures} failed, {self.errors} errors, {self.unexpected_successes} unexpected successes of {self.run} tests"
+                f"{self.failures} failed, {self.errors} errors, "
+                f"{self.unexpected_successes} unexpected successes of {self.run} tests"
             ]
         return []
 
@@ -160,5 +161,6 @@ def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> Non
             raise UserError(
                 f"the tests imported {module} from {path}, not from the copy under test ({target}): an installed "
                 f"copy of the project shadows the candidate; uninstall it from the environment the tests run with "
-                f"and let them import the folder itself (`PYTHONPATH=src` in tests.command, or pytest's `pythonpath` setting)"
+                f"and let them import the folder itself (`PYTHONPATH=src` in tests.command, "
+                f"or pytest's `pythonpath` setting)"
             )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import Any
 
 from bot.errors import UserError
 from bot.models.base import ModelSettings, Reply
@@ -25,7 +26,7 @@ class LocalModel:
         except ImportError:
             raise UserError("--model local:...: needs llama-cpp-python: pip install 'autofix[local]'") from None
         try:
-            self.llm = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, seed=SEED, verbose=False)
+            self.llm: Any = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, seed=SEED, verbose=False)
         except ValueError as exc:  # llama.cpp's word for a file it cannot load
             raise UserError(f"--model local:{path}: cannot load it as a GGUF model: {exc}") from None
         self.lock = threading.Lock()  # one llama.cpp context: parallel eval workers take turns

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from bot.errors import ModelUnavailable, UserError
 from bot.models.base import ModelSettings, Reply
 
@@ -14,7 +16,7 @@ class OpenAIModel:
         self.settings = settings
         where = settings.base_url or "api.openai.com"
         self.banner = f"model: {settings.name} via the {settings.api} API at {where}"
-        self._client = None
+        self._client: Any = None  # an openai.OpenAI, made on the first call
 
     def client(self):
         if self._client is None:
@@ -49,11 +51,13 @@ class OpenAIModel:
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise UserError(
-                f"the model API refused the credentials ({exc.status_code}): {server_message(exc)}; check OPENAI_API_KEY"
+                f"the model API refused the credentials ({exc.status_code}): {server_message(exc)}; "
+                "check OPENAI_API_KEY"
             ) from None
         except (openai.NotFoundError, openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             raise UserError(
-                f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; check --model, --api and --base-url"
+                f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; "
+                "check --model, --api and --base-url"
             ) from None
         except openai.APIStatusError as exc:
             raise ModelUnavailable(

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 CHUNK = 256 * 1024
 _KILL_DEADLINE = 10.0
@@ -77,10 +77,12 @@ def _alive(p: _Proc) -> bool:
     return p.state not in ("Z", "X")
 
 
+libc: ctypes.CDLL | None
+prctl: Callable[..., int] | None
 try:
     libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.restype = ctypes.c_int
     prctl = libc.prctl
-    prctl.restype = ctypes.c_int
 except (OSError, AttributeError):  # pragma: no cover - not Linux/glibc
     libc = prctl = None
 
@@ -100,16 +102,20 @@ class _Subreaper:
     def __enter__(self) -> None:
         with self._lock:
             if self._users == 0 and prctl is not None:
-                old = ctypes.c_int(0)
-                if prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(old), 0, 0, 0) == 0 and not old.value:
-                    if prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
-                        self._restore = 0
+                current = ctypes.c_int(0)
+                if (
+                    prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(current), 0, 0, 0) == 0
+                    and not current.value
+                    and prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+                ):
+                    self._restore = 0
             self._users += 1
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self._users -= 1
             if self._users == 0 and self._restore is not None:
+                assert prctl is not None  # _restore is set only after prctl succeeded
                 prctl(_PR_SET_CHILD_SUBREAPER, self._restore, 0, 0, 0)
                 self._restore = None
 
@@ -369,9 +375,9 @@ class DiskUse:
         return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
 
     def grown(self) -> int:
-        used = [self._used(p) for p in self.paths]
-        self.lowest = [min(low, now) for low, now in zip(self.lowest, used)]
-        return sum(now - low for low, now in zip(self.lowest, used))
+        used = [self._used(path) for path in self.paths]
+        self.lowest = [min(low, now) for low, now in zip(self.lowest, used, strict=True)]
+        return sum(now - low for low, now in zip(self.lowest, used, strict=True))
 
 
 # --------------------------------------------------------------------------

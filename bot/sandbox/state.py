@@ -17,6 +17,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from bot.sandbox.procs import kill_uid, libc, remove_run_cgroup
 
@@ -101,9 +102,9 @@ class Slot:
                     if uid in crashed and os.path.exists(slot.journal) and not Workdir.recover(uid, slot.journal):
                         continue  # its processes survived: not usable now
                     if chosen is None:
-                        chosen, slot = slot, None
+                        chosen = slot
                 finally:
-                    if slot is not None:
+                    if slot is not chosen:
                         os.close(slot.fd)
             if chosen is None:  # every uid busy: wait for the first
                 chosen = Slot(state_dir, pool[0])
@@ -137,6 +138,16 @@ def _warn(message: str) -> None:
     warnings.warn(f"autofix sandbox: {message}", RuntimeWarning, stacklevel=3)
 
 
+@dataclass
+class _Frame:
+    """A directory a walk is in."""
+
+    fd: int  # -1 while closed (far above the deepest folder open)
+    info: os.stat_result  # its lstat, to know it again when reopened
+    name: str
+    names: Iterator[str]  # its entries not walked yet
+
+
 def _walk(
     top: int, descend: Callable[[os.stat_result], bool], errors: list[OSError]
 ) -> Iterator[tuple[int, str, os.stat_result, bool]]:
@@ -150,53 +161,53 @@ def _walk(
     Only directories are ever opened (FIFOs and devices never are).  An entry that cannot be
     read is skipped, its error kept in ``errors``.
     """
-    frames = [[top, os.fstat(top), "", iter(os.listdir(top))]]  # fd, lstat, name, names left
+    frames = [_Frame(top, os.fstat(top), "", iter(os.listdir(top)))]
     try:
         while True:
-            fd, _, _, names = frame = frames[-1]
-            name = next(names, None)
+            frame = frames[-1]
+            name = next(frame.names, None)
             if name is None:
                 if len(frames) == 1:
                     return
                 frames.pop()
                 parent = frames[-1]
-                if parent[0] < 0:
-                    parent[0] = _reopen_parent(fd, parent[1])
-                os.close(fd)
-                yield parent[0], frame[2], frame[1], True
+                if parent.fd < 0:
+                    parent.fd = _reopen_parent(frame.fd, parent.info)
+                os.close(frame.fd)
+                yield parent.fd, frame.name, frame.info, True
                 continue
             try:
-                st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                info = os.stat(name, dir_fd=frame.fd, follow_symlinks=False)
             except FileNotFoundError:
                 continue
-            except OSError as e:
-                errors.append(e)
+            except OSError as exc:
+                errors.append(exc)
                 continue
-            yield fd, name, st, False
-            if not (stat.S_ISDIR(st.st_mode) and descend(st)):
+            yield frame.fd, name, info, False
+            if not (stat.S_ISDIR(info.st_mode) and descend(info)):
                 continue
             try:
-                sub = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                child = os.open(name, _DIR_FLAGS, dir_fd=frame.fd)
             except FileNotFoundError:
                 continue  # removed by the caller
-            except OSError as e:
-                errors.append(e)
+            except OSError as exc:
+                errors.append(exc)
                 continue
             try:
-                _check_same(sub, st)
-                frames.append([sub, st, name, iter(os.listdir(sub))])
-            except OSError as e:
-                os.close(sub)
-                errors.append(e)
+                _check_same(child, info)
+                frames.append(_Frame(child, info, name, iter(os.listdir(child))))
+            except OSError as exc:
+                os.close(child)
+                errors.append(exc)
                 continue
             far = len(frames) - 1 - _OPEN_DIRS
-            if far >= 1 and frames[far][0] >= 0:
-                os.close(frames[far][0])
-                frames[far][0] = -1
+            if far >= 1 and frames[far].fd >= 0:
+                os.close(frames[far].fd)
+                frames[far].fd = -1
     finally:
         for frame in frames[1:]:
-            if frame[0] >= 0:
-                os.close(frame[0])
+            if frame.fd >= 0:
+                os.close(frame.fd)
 
 
 def _check_same(fd: int, st: os.stat_result) -> None:

@@ -426,7 +426,7 @@ class _Base:
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
     def _preexec(self, limits: Limits, uid: int | None, cgroup: RunCgroup | None):
-        rl = [
+        rlimits = [
             (resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1)),
             (resource.RLIMIT_AS, _clamp(resource.RLIMIT_AS, limits.memory_mb * 2**20)),
             (resource.RLIMIT_FSIZE, _clamp(resource.RLIMIT_FSIZE, limits.file_size_mb * 2**20)),
@@ -435,10 +435,10 @@ class _Base:
         ]
         hard_cpu = resource.getrlimit(resource.RLIMIT_CPU)[1]
         if hard_cpu != resource.RLIM_INFINITY:
-            rl[0] = (resource.RLIMIT_CPU, (min(limits.cpu_seconds, hard_cpu),) * 2)
+            rlimits[0] = (resource.RLIMIT_CPU, (min(limits.cpu_seconds, hard_cpu),) * 2)
         if uid is not None and self._no_mqueue:
-            rl.append((resource.RLIMIT_MSGQUEUE, (0, 0)))
-        nnp = uid is not None and prctl is not None
+            rlimits.append((resource.RLIMIT_MSGQUEUE, (0, 0)))
+        no_new_privs = prctl if uid is not None else None  # sets NO_NEW_PRIVS for a run under a uid of its own
 
         def preexec() -> None:  # runs in the child, before exec
             if cgroup is not None:
@@ -449,10 +449,10 @@ class _Base:
                 os.setresuid(uid, uid, uid)
             # after the uid change: before it, a low RLIMIT_NPROC would fail the exec itself
             # when the uid already runs that many processes
-            for res, lim in rl:
-                resource.setrlimit(res, lim)
-            if nnp:
-                prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+            for rlimit, bounds in rlimits:
+                resource.setrlimit(rlimit, bounds)
+            if no_new_privs is not None:
+                no_new_privs(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 
         return preexec
 

@@ -205,11 +205,11 @@ class Workspace:
                 problems.append(f"{path}: its folder {clash} is a file this reply writes")
         if problems:
             raise EditError(problems)
-        for path, text in current.items():
+        for path, new_text in current.items():
             self.originals.setdefault(path, self.read(path))
             target = self.root / path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text or "", encoding="utf-8")
+            target.write_text(new_text or "", encoding="utf-8")
         return sorted(current)
 
     def refusal(self, path: str) -> str | None:
@@ -269,7 +269,8 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
     if not found:
         return (
             text,
-            "the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)",
+            "the SEARCH lines do not match the file exactly "
+            "(compare them with its current content, whitespace included)",
         )
     if len(found) > 1:
         return text, f"the SEARCH lines match {len(found)} places; add surrounding lines so they match one"

@@ -99,9 +99,8 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
         parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry)}")
     for path, wanted in sorted(referenced_lines(baseline, work).items()):
         if path not in whole:
-            parts.append(
-                f"### {path} (lines the tracebacks point at){protection(work, path)}\n{content(work.look(path), wanted)}"
-            )
+            heading = f"### {path} (lines the tracebacks point at){protection(work, path)}"
+            parts.append(f"{heading}\n{content(work.look(path), wanted)}")
     return "\n\n".join(parts) or "(no repository file is named in the tracebacks)"
 
 

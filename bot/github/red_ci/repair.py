@@ -240,13 +240,15 @@ class Repair:
     def messages(self, context: str, last: tuple[str, str] | None) -> list[dict[str, str]]:
         pull = self.pull
         text = (
-            f"Pull request #{pull.number} ({' '.join(pull.title.split())[:200]}) fails its tests. Make the failing tests "
-            f"pass by changing the code, not the tests, without breaking any test that passes now.\n\n{context}"
+            f"Pull request #{pull.number} ({' '.join(pull.title.split())[:200]}) fails its tests. "
+            "Make the failing tests pass by changing the code, not the tests, "
+            f"without breaking any test that passes now.\n\n{context}"
         )
         if last is not None:
             reply, feedback = last
             text += (
-                f"\n\n## Your previous reply\n\n{render.fence(clip_tail(reply, REPLY_CHARS))}\n\n## What came of it\n\n{feedback}\n\n"
+                f"\n\n## Your previous reply\n\n{render.fence(clip_tail(reply, REPLY_CHARS))}"
+                f"\n\n## What came of it\n\n{feedback}\n\n"
                 "The files are as your previous replies left them (their current content is shown above). "
                 "Answer with edit blocks against that content."
             )
