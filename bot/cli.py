@@ -9,8 +9,7 @@ from pathlib import Path
 
 from bot.errors import ModelUnavailable, UserError, warn
 from bot.redact import Redactor
-
-SANDBOXES = ("auto", "bwrap", "process", "none")
+from bot.sandbox import SANDBOXES
 
 
 def parser() -> argparse.ArgumentParser:

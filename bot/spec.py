@@ -82,7 +82,7 @@ class Tests(Strict):
         return self
 
 
-class Limits(Strict):
+class SpecLimits(Strict):
     """Resource limits for every test run, on every sandbox tier."""
 
     memory_mb: int = Field(default=4096, ge=64)  # address space of each process
@@ -102,7 +102,7 @@ class Spec(Strict):
     timeout: float = Field(default=60, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)
     max_seconds: float | None = Field(default=None, gt=0)
-    limits: Limits = Limits()
+    limits: SpecLimits = SpecLimits()
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
 

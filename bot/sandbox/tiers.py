@@ -186,6 +186,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bot.sandbox import SANDBOXES
 from bot.sandbox.procs import (
     CHUNK,
     PR_SET_NO_NEW_PRIVS,
@@ -834,7 +835,7 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
     to use when autofix is root, so runs of this sandbox take turns (default:
     the pool from ``SANDBOX_UID`` down, one uid per concurrent run).
     """
-    if requested not in ("auto", "bwrap", "process", "none"):
+    if requested not in SANDBOXES:
         raise ValueError(f"unknown sandbox tier {requested!r} (auto, bwrap, process or none)")
     paths = _normalize_readable(readable)
     if requested == "none":
