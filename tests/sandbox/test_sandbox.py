@@ -685,7 +685,7 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
             autofixes.append(
                 subprocess.Popen(
                     [sys.executable, "-c", CRASHING_AUTOFIX, tier, str(wd), token],
-                    cwd=Path(__file__).resolve().parent.parent,
+                    cwd=Path(__file__).resolve().parents[2],
                 )
             )
         for wd, autofix in zip(crashed, autofixes, strict=True):

@@ -16,7 +16,7 @@ from bot.github.forge import BODY_LIMIT, Forge, ForgeError, capped
 
 REPO = "octo-org/widgets"
 MARK = "<!-- autofix:pr-2 -->"
-WORKFLOWS = Path(__file__).resolve().parent.parent / "examples" / "workflows"
+WORKFLOWS = Path(__file__).resolve().parents[2] / "examples" / "workflows"
 
 
 @pytest.fixture

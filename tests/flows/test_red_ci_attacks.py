@@ -27,7 +27,7 @@ from bot.github.config import Config
 from bot.judge.validate import python_paths
 from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 BASIC = base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
 SECRETS = (TOKEN, API_KEY, BASIC)
 # What a GitHub runner puts in the environment of a docker action, besides the inputs.

@@ -15,7 +15,7 @@ from fake_github import workflow_permissions
 from test_action_specs import BROKEN_CODE, spec_text
 from test_ci_repair import BROKEN_ADD, CALC, CONFIG, FIX_ADD, TEST_CALC, TEST_TEXT, TEXT, open_pull, run_event
 
-WORKFLOWS = Path(__file__).resolve().parent.parent / "examples" / "workflows"
+WORKFLOWS = Path(__file__).resolve().parents[2] / "examples" / "workflows"
 MARK = "<!-- autofix:issue-1 -->"
 
 

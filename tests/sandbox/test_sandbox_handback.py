@@ -239,7 +239,7 @@ def test_a_crashed_run_with_any_tree_is_undone_by_the_next(tier, workdir):
             ALL_SHAPES,
             *python_readable(),
         ],
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
     )
     try:
         assert wait_until(lambda: (workdir / "started").exists() or autofix.poll() is not None, 60)

@@ -112,7 +112,7 @@ def _find_fixtures_dir() -> Path:
     candidates = [Path(env)] if env else []
     # A copy travels with the repository (for CI on GitHub); the workplace's shared/ is the source.
     candidates.append(Path(__file__).resolve().parent / "fixtures" / "github")
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "github")
+    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "github")
     for c in candidates:
         if (c / "api" / "repos.get.json").is_file():
             return c
