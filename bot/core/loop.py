@@ -8,20 +8,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 from bot.core import prompts
 from bot.core.extract import NoCode, extract_code
 from bot.core.report import Attempt, Report, code_diff, write_atomically
 from bot.errors import ModelUnavailable, UserError
-from bot.judge.validate import Validator, Verdict
+from bot.judge.validate import Verdict
 from bot.models.base import Model
 from bot.spec import Spec
+
+
+class Judge(Protocol):
+    """What the loop needs of a judge: a verdict on one candidate (bot.judge.validate.Validator)."""
+
+    def check(self, code: str) -> Verdict: ...
 
 
 def solve(
     spec: Spec,
     model: Model,
-    validator: Validator,
+    validator: Judge,
     report: Report,
     on_attempt: Callable[[Attempt], None] = lambda attempt: None,
     clock: Callable[[], float] = time.monotonic,
@@ -74,7 +81,7 @@ def solve(
     return report
 
 
-def confirmed(validator: Validator, code: str) -> Verdict:
+def confirmed(validator: Judge, code: str) -> Verdict:
     """A pass counts only if a second run in a fresh copy passes too: no luck, no leftover state."""
     verdict = validator.check(code)
     if not verdict.passed:
