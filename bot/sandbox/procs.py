@@ -142,7 +142,7 @@ def _kill_as_uid(uid: int, gid: int) -> None:
             os.setgid(gid)
             os.setuid(uid)
             os.kill(-1, signal.SIGKILL)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - a forked child never returns into autofix
             os._exit(1)
         os._exit(0)
     os.waitpid(pid, 0)

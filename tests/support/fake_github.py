@@ -1534,7 +1534,7 @@ class FakeGitHub:
                     resp = self._respond(h, rec, prefix, qpath, query_items, parsed_json, bad_json)
             except _HTTPError as e:
                 resp = _Resp(e.status, e.body, e.headers)
-            except Exception:  # a bug in the fake: answer 500 and keep the traceback
+            except Exception:  # noqa: BLE001 - a bug in the fake: answer 500 and keep the traceback
                 tb = traceback.format_exc()
                 self.errors.append(tb)
                 resp = _Resp(500, {"message": "fake_github internal error", "traceback": tb})
