@@ -2,7 +2,7 @@
 
 A model under pressure edits tests, adds a conftest.py, skips tests or exits early with status 0.
 Each of those leaves a trace here: a protected file that changed, a test that vanished or turned
-into a skip, or no JUnit report at all.
+into a skip, or no verdict from autofix's pytest plugin at all (bot/judge/verdict.py).
 """
 
 from __future__ import annotations

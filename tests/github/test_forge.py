@@ -1,4 +1,4 @@
-"""bot/forge.py against the fake GitHub, over HTTP with the real PyGithub: the endpoints it uses,
+"""bot/github/forge.py against the fake GitHub, over HTTP with the real PyGithub: the endpoints it uses,
 its retries and their bounds, no write made twice, bodies GitHub takes, job logs streamed."""
 
 from __future__ import annotations
