@@ -105,6 +105,9 @@ class Spec(Strict):
     limits: SpecLimits = SpecLimits()
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
+    # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
+    # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
+    mode: Literal["auto", "whole", "edit"] = "auto"
 
     # Set by `load`, not by the YAML.
     path: Path = Field(default=Path("."), exclude=True)
@@ -234,6 +237,8 @@ def check_target(spec: Spec) -> None:
         raise UserError(f"{spec.path}: target: its folder is a symlink that leads out of the work folder")
     if is_protected(spec.target, spec.protected):
         raise UserError(f"{spec.path}: target: {spec.target} is a protected path")
+    if spec.mode == "edit" and not spec.target_path.is_file():
+        raise UserError(f"{spec.path}: mode: edit changes an existing target, and {spec.target} does not exist")
 
 
 def is_protected(relpath: str, patterns: tuple[str, ...], editable: tuple[str, ...] = ()) -> bool:

@@ -86,3 +86,11 @@ def closing(markdown: str) -> str:
         elif line == "</details>":
             details -= 1
     return (f"{fence_open}\n" if fence_open else "") + "\n</details>\n" * details
+
+
+def fence(text: str, info: str = "text") -> str:
+    """`text` in a Markdown code block whose fence is longer than any backtick run inside it, so
+    nothing in the text can close it."""
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    ticks = "`" * (longest + 1)
+    return f"{ticks}{info}\n{text.rstrip()}\n{ticks}"

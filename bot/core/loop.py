@@ -1,108 +1,132 @@
-"""The repair loop: generate, run the tests, feed the failures back, until they pass or the budget ends.
+"""The repair loop every flow runs: ask, apply the reply, judge it, feed the failures back, until
+the tests pass or the budget ends.
 
-Control flow: the model's errors (UserError, ModelUnavailable) propagate to the caller, who
-still holds `report` with every attempt made so far and a stop reason that names the error.
+Two small protocols make the flows: an Answer turns replies into candidates (the whole file, or
+SEARCH/REPLACE edits) and says what to ask next; a Judge gives a candidate its verdict (inline
+checks and the test command on a scratch copy, or red CI's whole-suite gate). The loop owns what
+they share: the preflight before any model call, the budget checks, the confirmation rerun of a
+pass, and the attempt log.
+
+Control flow: the model's and the judge's errors (UserError, ModelUnavailable) propagate to the
+caller, who still holds `report` with every attempt made so far and a stop reason naming the error.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Protocol
 
-from bot.core import prompts
-from bot.core.extract import NoCode, extract_code
-from bot.core.report import Attempt, Report, code_diff, write_atomically
+from bot.core.edit_file import WHOLE_LINES, EditFile
+from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
+from bot.core.report import Attempt, Report
+from bot.core.target import current_text
+from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
-from bot.judge.validate import Verdict
+from bot.judge.validate import Validator, Verdict
 from bot.models.base import Model
 from bot.spec import Spec
 
 
-class Judge(Protocol):
-    """What the loop needs of a judge: a verdict on one candidate (bot.judge.validate.Validator)."""
-
-    def check(self, code: str) -> Verdict: ...
-
-
-def solve(
-    spec: Spec,
+def run(
+    answer: Answer,
+    judge: Judge,
     model: Model,
-    validator: Judge,
+    budget: Budget,
     report: Report,
     on_attempt: Callable[[Attempt], None] = lambda attempt: None,
+    on_note: Callable[[str], None] = lambda note: None,
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
-    started = clock()
-    messages = prompts.first(spec)
-    previous: str | None = None
-    for number in range(1, spec.max_attempts + 1):
-        attempt_started = clock()
-        try:
+    try:
+        for note in judge.preflight():
+            report.notes.append(note)
+            on_note(note)
+        started = clock()
+        messages = answer.first()
+        for number in range(1, budget.max_attempts + 1):
+            attempt_started = clock()
             reply = model.complete(messages)
-        except (UserError, ModelUnavailable) as exc:
-            report.stop_reason = f"stopped: {exc}"
-            raise
-        try:
-            code = extract_code(reply.text, spec.required_name)
-            verdict = confirmed(validator, code)
-        except NoCode as exc:
-            code = reply.text
-            verdict = Verdict(
-                False,
-                ["(no code)"],
-                f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block.",
+            try:
+                candidate = answer.apply(reply.text)
+            except Unusable as why:
+                candidate = Candidate(reply.text, "", {})
+                kind, verdict = why.kind, Verdict(False, [f"({why.kind})"], why.feedback)
+            else:
+                verdict = confirmed(judge, candidate)
+                kind = Kind.PASSED if verdict.passed else Kind.FAILED
+            attempt = Attempt(
+                number=number,
+                passed=verdict.passed,
+                failing_tests=verdict.failing,
+                feedback=verdict.feedback,
+                seconds=round(clock() - attempt_started, 3),
+                tokens={"input": reply.input_tokens, "output": reply.output_tokens},
+                code=candidate.code,
+                diff=candidate.diff,
+                inprocess_checks=verdict.inprocess,
+                kind=str(kind),
             )
-        attempt = Attempt(
-            number=number,
-            passed=verdict.passed,
-            failing_tests=verdict.failing,
-            feedback=verdict.feedback,
-            seconds=round(clock() - attempt_started, 3),
-            tokens={"input": reply.input_tokens, "output": reply.output_tokens},
-            code=code,
-            diff=code_diff(previous, code, spec.target),
-            inprocess_checks=verdict.inprocess,
-        )
-        report.attempts.append(attempt)
-        on_attempt(attempt)
-        if verdict.passed:
-            write_target(spec, code)
-            report.passed, report.code = True, code
-            report.stop_reason = f"passed on attempt {number}"
-            return report
-        exhausted = budget_exhausted(spec, report, clock() - started)
-        if exhausted:
-            report.stop_reason = exhausted
-            return report
-        messages = prompts.repair(spec, code, verdict.feedback)
-        previous = code
-    report.stop_reason = f"all {spec.max_attempts} attempts failed"
+            report.attempts.append(attempt)
+            on_attempt(attempt)
+            if verdict.passed:
+                report.passed, report.code = True, answer.keep(candidate)
+                report.stop_reason = f"passed on attempt {number}"
+                return report
+            spent = budget.spent(report, clock() - started)
+            if spent:
+                report.stop_reason = spent
+                return report
+            messages = answer.next(verdict.feedback)
+    except (UserError, ModelUnavailable) as exc:
+        report.stop_reason = f"stopped: {exc}"
+        raise
+    report.stop_reason = f"all {budget.max_attempts} attempts failed"
     return report
 
 
-def confirmed(validator: Judge, code: str) -> Verdict:
+def confirmed(judge: Judge, candidate: Candidate) -> Verdict:
     """A pass counts only if a second run in a fresh copy passes too: no luck, no leftover state."""
-    verdict = validator.check(code)
+    verdict = judge.check(candidate)
     if not verdict.passed:
         return verdict
-    again = validator.check(code)
+    again = judge.check(candidate)
     if again.passed:
         return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess)
     again.feedback = "The tests passed once, then failed when repeated in a fresh copy:\n" + again.feedback
     return again
 
 
-def budget_exhausted(spec: Spec, report: Report, elapsed: float) -> str | None:
-    tokens = sum(report.tokens.values())
-    if spec.max_tokens is not None and tokens >= spec.max_tokens:
-        return f"token budget spent ({tokens} of {spec.max_tokens})"
-    if spec.max_seconds is not None and elapsed >= spec.max_seconds:
-        return f"time budget spent ({elapsed:.1f} s of {spec.max_seconds:g} s)"
-    return None
+class FileJudge:
+    """The Validator as the loop's judge: the candidate's text for the target, in a scratch copy."""
+
+    def __init__(self, validator: Validator, target: str):
+        self.validator, self.target = validator, target
+
+    def preflight(self) -> list[str]:
+        return self.validator.preflight()
+
+    def check(self, candidate: Candidate) -> Verdict:
+        return self.validator.check(candidate.files[self.target])
 
 
-def write_target(spec: Spec, code: str) -> None:
-    """Only passing code reaches the target, and never half-written."""
-    target = spec.target_path
-    write_atomically(target, code, target.stat().st_mode & 0o777 if target.exists() else 0o644)
+def solve(
+    spec: Spec,
+    model: Model,
+    validator: Validator,
+    report: Report,
+    on_attempt: Callable[[Attempt], None] = lambda attempt: None,
+    on_note: Callable[[str], None] = lambda note: None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Report:
+    """A task that writes one target file, judged by the validator: whole, or by edits (`mode`)."""
+    budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds)
+    return run(answer_for(spec, validator), FileJudge(validator, spec.target), model, budget, report,
+               on_attempt, on_note, clock)  # fmt: skip
+
+
+def answer_for(spec: Spec, validator: Validator) -> Answer:
+    current = current_text(spec)
+    long = current is not None and len(current.splitlines()) > WHOLE_LINES
+    if current is not None and (spec.mode == "edit" or (spec.mode == "auto" and long)):
+        return EditFile(spec, current, lambda: validator.failures_seen)
+    return WholeFile(spec)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bot.spec import Spec
+from bot.text import fence
 
 SYSTEM = (
     "You are a careful Python programmer. Reply with the complete contents of the file "
@@ -11,8 +12,12 @@ SYSTEM = (
 )
 
 
-def first(spec: Spec) -> list[dict[str, str]]:
-    return [system(spec), {"role": "user", "content": task_text(spec)}]
+def first(spec: Spec, current: str | None = None) -> list[dict[str, str]]:
+    """The task; with the target's current content when it has one, so the model starts from it."""
+    text = task_text(spec)
+    if current:
+        text += f"\n\nThe current content of `{spec.target}`:\n{fence(current, 'python')}"
+    return [system(spec), {"role": "user", "content": text}]
 
 
 def repair(spec: Spec, previous_code: str, feedback: str) -> list[dict[str, str]]:
@@ -29,8 +34,9 @@ def system(spec: Spec) -> dict[str, str]:
     return {"role": "system", "content": SYSTEM.format(target=spec.target)}
 
 
-def task_text(spec: Spec) -> str:
-    text = f"Task: {spec.task.strip()}\nWrite the file `{spec.target}`."
+def task_text(spec: Spec, edit: bool = False) -> str:
+    doing = f"Change `{spec.target}` with edit blocks." if edit else f"Write the file `{spec.target}`."
+    text = f"Task: {spec.task.strip()}\n{doing}"
     if spec.required_name:
         text += f" It must define `{spec.required_name}`."
     return text

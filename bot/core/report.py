@@ -25,6 +25,7 @@ class Attempt:
     # Inline checks whose values couldn't cross to the checker (a lambda argument): judged in the
     # candidate's own process, so no stronger than the candidate's honesty.
     inprocess_checks: list[str] = field(default_factory=list)
+    kind: str = ""  # bot.core.protocol.Kind: passed, failed, no code, edits refused
 
     def headline(self, max_attempts: int) -> str:
         """The attempt's one log line, the same in the CLI and the Action."""
@@ -45,6 +46,7 @@ class Report:
     stop_reason: str = ""
     code: str | None = None  # the passing code, else None
     attempts: list[Attempt] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # said once in the log, about how the tests ran
 
     @property
     def tokens(self) -> dict[str, int]:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from bot.core.report import Report
 from bot.spec import Tests
-from bot.text import FEEDBACK_CHARS, capped_markdown
+from bot.text import FEEDBACK_CHARS, capped_markdown, fence
 
 BODY_LIMIT = 65_536  # characters: GitHub refuses a longer comment or pull request body
 BODY_CHARS = 60_000  # what the attempts' log aims at, leaving room for the rest of a body
@@ -22,12 +22,6 @@ BODY_CHARS = 60_000  # what the attempts' log aims at, leaving room for the rest
 def marker(kind: str, name: str | int) -> str:
     """Hidden in what autofix writes, so a re-run finds its own comment."""
     return f"<!-- autofix:{kind}-{name} -->"
-
-
-def fence(text: str, info: str = "text") -> str:
-    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
-    ticks = "`" * (longest + 1)
-    return f"{ticks}{info}\n{text.rstrip()}\n{ticks}"
 
 
 def code_span(text: str) -> str:

@@ -22,6 +22,7 @@ from bot.judge.verdict import (
     DETERMINISTIC,
     PLUGIN_FOLDER,
     UnittestCounts,
+    refuse_broken_command,
     refuse_hidden_plugin,
     refuse_shadows,
     run_tests,
@@ -83,8 +84,17 @@ class Validator:
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
+        self.notes: list[str] = []  # what the log should say once about how the tests are run
+        self.failures_seen = ""  # the current code's failing tests, as the preflight saw them
         # False: not measured yet (None is a measured answer: a command that is neither runner).
         self._baseline: integrity.OriginalSuite | UnittestCounts | None | Literal[False] = False
+
+    def preflight(self) -> list[str]:
+        """Before any model call: the test command runs once on the current code, and one that
+        can't judge anything stops the task (UserError, exit 2). Notes for the log come back."""
+        if self.spec.tests.command:
+            self.baseline()
+        return self.notes
 
     def check(self, code: str) -> Verdict:
         """Run every test on `code` in a fresh scratch copy of the work folder."""
@@ -206,7 +216,15 @@ class Validator:
                     "--continue-on-collection-errors",
                 )
                 refuse_hidden_plugin(run, command)
+                refuse_broken_command(run, command, f"{self.spec.path}: tests.command")
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)
+            if run.maxfail:
+                self.notes.append(
+                    f"tests.command stops at the first failure{'s' * (run.maxfail > 1)} (-x or --maxfail="
+                    f"{run.maxfail}); autofix runs the whole suite to judge a candidate"
+                )
+            failing = [c for c in run.cases or [] if c.outcome in ("failed", "error")]
+            self.failures_seen = "\n\n".join(f"{c.test_id}: {c.details}" for c in failing) or run.outcome.output
             if run.cases is not None:
                 self._baseline = integrity.OriginalSuite.from_cases(run.cases, self.spec.workdir)
             else:

@@ -21,6 +21,7 @@ from pathlib import Path
 from bot.errors import UserError
 from bot.judge.integrity import Case
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, within
+from bot.text import clip_line
 
 PLUGIN_FOLDER = Path(__file__).parent / "judge_site"
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
@@ -36,6 +37,7 @@ class TestRun:
     loaded: list[tuple[str, str]] = field(default_factory=list)  # (module, file) named like the target
     exitstatus: int | None = None  # pytest's own
     unittest: UnittestCounts | None = None  # `python -m unittest`'s result, when that ran
+    maxfail: int = 0  # what the command's -x / --maxfail asked for; autofix's plugin lifts it
 
 
 @dataclass
@@ -104,6 +106,7 @@ def run_tests(
             paths,
             [(str(m), str(f)) for m, f in record["loaded"]],
             int(record["exitstatus"]),
+            maxfail=int(record.get("maxfail", 0)),
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None)
@@ -131,6 +134,50 @@ def read_record(fd: int, nonce: str) -> dict | None:
     except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
         return None
     return record if isinstance(record, dict) else None
+
+
+CANT_START = (126, 127)  # the shell's codes for a command it found but can't run, and one it can't find
+PYTEST_USAGE_ERROR, PYTEST_NO_TESTS = 4, 5
+
+
+def refuse_broken_command(run: TestRun, command: str, where: str) -> None:
+    """Stop (exit 2) before any model call when the test command, run on the current code, can't
+    judge anything: it can't start, pytest isn't there, pytest refuses its arguments, or it finds
+    no tests. Each is the environment's or the spec's fault, never a candidate's; the message
+    quotes the command's own words and says what fixes it."""
+    output = run.outcome.output
+    if run.cases is None and run.unittest is None:
+        if "No module named pytest" in output:
+            raise UserError(
+                f"{where}: `{command}`: {quote(output, 'No module named pytest')}: pytest isn't installed where the "
+                "tests run; the tests run with your PATH, so activate the environment that has your test "
+                "dependencies (or install pytest there)"
+            )
+        if run.outcome.returncode in CANT_START and not run.outcome.killed:
+            raise UserError(
+                f"{where}: `{command}` can't start (exit code {run.outcome.returncode}): {quote(output)}; the "
+                "tests run with your PATH: activate the environment that has your test dependencies, or name "
+                "the program by a path that exists"
+            )
+        return
+    if run.exitstatus == PYTEST_USAGE_ERROR:
+        raise UserError(
+            f"{where}: `{command}`: pytest refused it: {quote(output, 'ERROR')}; fix the test path or option"
+        )
+    if run.exitstatus == PYTEST_NO_TESTS:
+        raise UserError(
+            f"{where}: `{command}` collects no tests: {quote(output, 'no tests ran')}; name the folder or "
+            "files that hold the tests"
+        )
+    if run.unittest is not None and run.unittest.run == 0:
+        raise UserError(f"{where}: `{command}` ran no tests: {quote(output)}; name the module or folder of the tests")
+
+
+def quote(output: str, wanted: str = "") -> str:
+    """One line of the command's own output, quoted: the first holding `wanted`, else the last."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    chosen = next((line for line in lines if wanted and wanted in line), lines[-1] if lines else "(no output)")
+    return repr(clip_line(chosen, 300))
 
 
 def refuse_hidden_plugin(run: TestRun, command: str) -> None:

@@ -15,8 +15,11 @@ runs inside the sandbox. A pull request from a fork gets a comment with the patc
 from __future__ import annotations
 
 import re
-import time
+from collections.abc import Callable
 
+from bot.core.edits import FORMAT_HELP, EditError, refused
+from bot.core.loop import run
+from bot.core.protocol import Budget, Candidate, Kind, Messages, Unusable
 from bot.core.report import Attempt, Report
 from bot.errors import ModelUnavailable, UserError
 from bot.github import render
@@ -24,9 +27,10 @@ from bot.github.forge import PullInfo, RunInfo
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
 from bot.github.red_ci import evidence
-from bot.github.red_ci.edits import FORMAT_HELP, EditError, Workspace
+from bot.github.red_ci.edits import Workspace
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.judge import gate, guard
+from bot.judge.validate import Verdict
 from bot.spec import DEFAULT_PROTECT
 from bot.text import REPLY_CHARS, clip_tail
 
@@ -154,12 +158,12 @@ class Repair:
         report = self.outcome.report = Report(
             model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts
         )
+        judge = GateJudge(suite, baseline, work)
+        budget = Budget(attempts, config.max_tokens)
         try:
-            self.attempts(model, suite, baseline, work, context, report)
-        except (UserError, ModelUnavailable) as exc:
-            report.stop_reason = f"stopped: {exc}"
-            raise
+            run(EditTree(self.pull, work, context), judge, model, budget, report, on_attempt=self.show)
         finally:
+            self.verdict = judge.verdict
             heading = f"### autofix: pull request #{number} — {'fixed' if report.passed else 'not fixed'}"
             summary = f"{heading}\n\n{self.proof(baseline)}\n\n{render.log(report)}"
             step.finish(report, f"pr-{number}", self.outcome, summary)
@@ -182,80 +186,8 @@ class Repair:
         step.flow.print("autofix: every attempt failed; no branch pushed")
         return 1
 
-    def attempts(
-        self, model, suite: gate.Suite, baseline: gate.Baseline, work: Workspace, context, report: Report
-    ) -> None:
-        last: tuple[str, str] | None = None  # the previous reply and what came of it
-        for number in range(1, report.max_attempts + 1):
-            started = time.monotonic()
-            reply = model.complete(self.messages(context(), last))
-            try:
-                work.apply(reply.text)
-            except EditError as exc:
-                failing = ["(edits refused)"]
-                feedback = "Your edits were refused, so no file was changed:\n" + "\n".join(
-                    f"- {p}" for p in exc.problems
-                )
-            else:
-                refused = screened(work)
-                if refused:
-                    failing, feedback = [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused)
-                else:
-                    failing, feedback = self.check(suite, baseline, work)
-            passed = not failing
-            attempt = Attempt(
-                number=number, passed=passed, failing_tests=failing, feedback=feedback,
-                seconds=round(time.monotonic() - started, 3),
-                tokens={"input": reply.input_tokens, "output": reply.output_tokens},
-                code=reply.text, diff=work.patch(),
-            )  # fmt: skip
-            report.attempts.append(attempt)
-            self.show(attempt, report.max_attempts)
-            if passed:
-                report.passed, report.code = True, work.patch()
-                report.stop_reason = f"passed on attempt {number}"
-                return
-            last = (reply.text, feedback)
-            spent = sum(report.tokens.values())
-            if self.step.config.max_tokens and spent >= self.step.config.max_tokens:
-                report.stop_reason = f"token budget spent ({spent} of {self.step.config.max_tokens})"
-                return
-        report.stop_reason = f"all {report.max_attempts} attempts failed"
-
-    def check(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace) -> tuple[list[str], str]:
-        """The gate, twice when it passes: a pass must hold in a second fresh copy too."""
-        run = suite.run(work.root)
-        self.verdict = gate.judge(baseline, run)
-        if self.verdict.passed:
-            run = suite.run(work.root)
-            self.verdict = gate.judge(baseline, run)
-            if not self.verdict.passed:
-                return (
-                    self.verdict.names,
-                    "The tests passed once, then failed when repeated in a fresh copy:\n"
-                    + gate.feedback(self.verdict, run),
-                )
-        return self.verdict.names, gate.feedback(self.verdict, run) if not self.verdict.passed else ""
-
-    def messages(self, context: str, last: tuple[str, str] | None) -> list[dict[str, str]]:
-        pull = self.pull
-        text = (
-            f"Pull request #{pull.number} ({' '.join(pull.title.split())[:200]}) fails its tests. "
-            "Make the failing tests pass by changing the code, not the tests, "
-            f"without breaking any test that passes now.\n\n{context}"
-        )
-        if last is not None:
-            reply, feedback = last
-            text += (
-                f"\n\n## Your previous reply\n\n{render.fence(clip_tail(reply, REPLY_CHARS))}"
-                f"\n\n## What came of it\n\n{feedback}\n\n"
-                "The files are as your previous replies left them (their current content is shown above). "
-                "Answer with edit blocks against that content."
-            )
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
-
-    def show(self, attempt: Attempt, max_attempts: int) -> None:
-        with self.step.flow.group(attempt.headline(max_attempts)):
+    def show(self, attempt: Attempt) -> None:
+        with self.step.flow.group(attempt.headline(self.outcome.report.max_attempts if self.outcome.report else 0)):
             self.step.flow.untrusted(attempt.feedback or attempt.diff)
 
     def proof(self, baseline: gate.Baseline) -> str:
@@ -335,3 +267,65 @@ def screened(work: Workspace) -> list[guard.Finding]:
         if path.endswith(".py"):
             found += guard.findings(work.look(path).text or "", original, path)
     return found
+
+
+class EditTree:
+    """The loop's answer for red CI: edit blocks applied in place to the pull request's tree."""
+
+    def __init__(self, pull: PullInfo, work: Workspace, context: Callable[[], str]):
+        self.pull, self.work = pull, work
+        self.context = context  # built afresh for each prompt: it shows the files as they are now
+        self.reply = ""
+
+    def first(self) -> Messages:
+        return self.messages("")
+
+    def apply(self, reply: str) -> Candidate:
+        self.reply = reply
+        try:
+            self.work.apply(reply)
+        except EditError as exc:
+            raise Unusable(Kind.REFUSED, refused(exc.problems)) from None
+        return Candidate(reply, self.work.patch(), {})
+
+    def next(self, feedback: str) -> Messages:
+        return self.messages(
+            f"\n\n## Your previous reply\n\n{render.fence(clip_tail(self.reply, REPLY_CHARS))}"
+            f"\n\n## What came of it\n\n{feedback}\n\n"
+            "The files are as your previous replies left them (their current content is shown above). "
+            "Answer with edit blocks against that content."
+        )
+
+    def keep(self, candidate: Candidate) -> str:
+        return self.work.patch()  # the tree holds it already; Repair.propose publishes it
+
+    def messages(self, after: str) -> Messages:
+        pull = self.pull
+        text = (
+            f"Pull request #{pull.number} ({' '.join(pull.title.split())[:200]}) fails its tests. "
+            "Make the failing tests pass by changing the code, not the tests, "
+            f"without breaking any test that passes now.\n\n{self.context()}{after}"
+        )
+        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+
+
+class GateJudge:
+    """The loop's judge for red CI: the static guard over the edited files, then the whole suite
+    in a fresh copy against the baseline (bot/judge/gate.py)."""
+
+    def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
+        self.suite, self.baseline, self.work = suite, baseline, work
+        self.verdict: gate.Judgement | None = None  # the last suite run's, for the proof
+
+    def preflight(self) -> list[str]:
+        return []  # the baseline, measured before any model call, was the preflight
+
+    def check(self, candidate: Candidate) -> Verdict:
+        refused = screened(self.work)
+        if refused:
+            return Verdict(False, [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused))
+        run = self.suite.run(self.work.root)
+        self.verdict = gate.judge(self.baseline, run)
+        return Verdict(
+            self.verdict.passed, self.verdict.names, "" if self.verdict.passed else gate.feedback(self.verdict, run)
+        )

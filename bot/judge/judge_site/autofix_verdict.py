@@ -77,9 +77,10 @@ def message_of(report):
 
 
 class Recorder:
-    def __init__(self):
+    def __init__(self, maxfail=0):
         self.cases = {}  # test id -> [outcome, message, details]
         self.items = []
+        self.maxfail = maxfail  # what -x / --maxfail asked for, before the plugin lifted it
 
     def note(self, report, outcome):
         case = self.cases.setdefault(test_id(report.nodeid), ["passed", "", ""])
@@ -126,6 +127,7 @@ class Recorder:
             "tampered": tampering(config, self.items),
             "paths": import_paths(),
             "loaded": loaded_as(TARGET),
+            "maxfail": self.maxfail,
         }
         write_line(FD, NONCE, result)
 
@@ -209,7 +211,11 @@ def loaded_as(target):
 
 def pytest_configure(config):
     if NONCE:
-        config.pluginmanager.register(Recorder(), "autofix-verdict-recorder")
+        # A candidate is judged by the whole suite: -x or --maxfail in the command would stop the
+        # run at the first failures and hide the others from the judgement and the feedback.
+        maxfail = getattr(config.option, "maxfail", 0) or 0
+        config.option.maxfail = 0
+        config.pluginmanager.register(Recorder(maxfail), "autofix-verdict-recorder")
 
 
 if NONCE:

@@ -1,0 +1,37 @@
+"""The answer that writes the whole target: a reply is the complete file in one code block."""
+
+from __future__ import annotations
+
+from bot.core import prompts
+from bot.core.extract import NoCode, extract_code
+from bot.core.protocol import Candidate, Kind, Messages, Unusable
+from bot.core.report import code_diff
+from bot.core.target import current_text, write_target
+from bot.spec import Spec
+
+
+class WholeFile:
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self.last: str | None = None  # the last attempt's code, or its reply when it held none
+
+    def first(self) -> Messages:
+        return prompts.first(self.spec, current_text(self.spec))
+
+    def apply(self, reply: str) -> Candidate:
+        previous, self.last = self.last, reply
+        try:
+            code = extract_code(reply, self.spec.required_name)
+        except NoCode as exc:
+            raise Unusable(
+                Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block."
+            ) from None
+        self.last = code
+        return Candidate(code, code_diff(previous, code, self.spec.target), {self.spec.target: code})
+
+    def next(self, feedback: str) -> Messages:
+        return prompts.repair(self.spec, self.last or "", feedback)
+
+    def keep(self, candidate: Candidate) -> str:
+        write_target(self.spec, candidate.code)
+        return candidate.code
