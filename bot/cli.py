@@ -93,8 +93,11 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         for line in failure_lines(attempt.feedback):
             print(redact(f"    {line}"))
 
+    def note(text: str) -> None:
+        print(redact(f"autofix: note: {text}"))
+
     try:
-        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show)
+        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show, on_note=note)
     finally:
         if args.report:
             report.write(args.report, redact)

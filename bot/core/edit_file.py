@@ -82,9 +82,10 @@ class EditFile:
         wanted = source.pointed_at(failures, target) | self.touched
         names = source.named_in(f"{self.spec.task}\n{failures}", self.current)
         shown = source.windows(self.current, wanted, names) or "(no line of it is named by the failures or the task)"
+        near = wanted | {first for name, first, _ in source.definitions(self.current) if name in names}
         return (
             f"## `{target}` now ({len(lines)} lines; only the parts that matter are shown)\n\n"
-            f"Its outline (the line of every function and class):\n\n{fence(source.outline(self.current))}\n\n"
+            f"Its outline (the line of every function and class):\n\n{fence(source.outline(self.current, near))}\n\n"
             f"The lines the failures point at, and the definitions the task and the failing tests name:\n\n"
             f"{fence(shown)}"
         )

@@ -14,14 +14,15 @@ LOCATIONS = (
 )
 CONTEXT = 6  # lines shown around a line a traceback points at
 DEFINITION_LINES = 80  # of a function or class the task or a failing test names, at most
+OUTLINE_ENTRIES = 60  # definitions an outline lists, at most
 
 
-def numbered(lines: list[str], shown: Iterable[int] | None = None) -> str:
-    """`lines` with their numbers (only those in `shown`, with "..." for each gap)."""
+def numbered(lines: list[str], shown: Iterable[int] | None = None, gaps: bool = True) -> str:
+    """`lines` with their numbers (only those in `shown`, with "..." for each gap unless not `gaps`)."""
     numbers = sorted(set(shown)) if shown is not None else list(range(1, len(lines) + 1))
     out, last = [], 0
     for n in numbers:
-        if last and n != last + 1:
+        if gaps and last and n != last + 1:
             out.append("     ...")
         out.append(f"{n:>4} | {lines[n - 1]}")
         last = n
@@ -55,11 +56,21 @@ def definitions(code: str) -> list[tuple[str, int, int]]:
     return sorted(found, key=lambda d: d[1])
 
 
-def outline(code: str) -> str:
-    """One numbered line per top-level function and class, and per method: the file's map."""
+def outline(code: str, near: set[int]) -> str:
+    """One numbered line per function and class (methods too): the file's map. A file with more
+    than OUTLINE_ENTRIES of them shows those nearest the lines in `near`, and says so."""
     lines = code.splitlines()
-    starts = sorted({first for _, first, _ in definitions(code)})
-    return numbered(lines, [n for n in starts if lines[n - 1].lstrip().startswith(("def ", "class ", "async def "))])
+    starts = sorted(
+        {first for _, first, _ in definitions(code)}
+        & {n for n, line in enumerate(lines, 1) if line.lstrip().startswith(("def ", "class ", "async def "))}
+    )
+    if len(starts) <= OUTLINE_ENTRIES:
+        return numbered(lines, starts, gaps=False)
+    anchors = sorted(near) or [1]
+    nearest = sorted(starts, key=lambda n: min(abs(n - a) for a in anchors))[:OUTLINE_ENTRIES]
+    return f"({OUTLINE_ENTRIES} of its {len(starts)} definitions: those nearest the lines shown below)\n" + numbered(
+        lines, nearest, gaps=False
+    )
 
 
 def windows(code: str, lines_wanted: set[int], names: Iterable[str]) -> str:

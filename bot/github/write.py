@@ -22,8 +22,11 @@ def write_target(step: Step, spec: Spec, outcome: TaskOutcome, name: str) -> Rep
         with step.flow.group(attempt.headline(spec.max_attempts)):
             step.flow.untrusted(attempt.feedback)
 
+    def note(text: str) -> None:
+        step.flow.print(f"autofix: note: {text}")
+
     try:
-        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show)
+        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show, on_note=note)
     finally:
         heading = f"### autofix: {render.code_span(spec.target)} — {'passed' if report.passed else 'failed'}"
         step.finish(report, name, outcome, f"{heading}\n\n{render.log(report)}")
