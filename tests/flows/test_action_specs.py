@@ -67,6 +67,8 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     }  # fmt: skip
     a = json.loads((temp / "autofix-spec-a_passing.json").read_text())
     assert (a["passed"], a["attempts"], a["stop_reason"]) == (True, [], "the current code already passes its tests")
+    b = json.loads((temp / "autofix-spec-b_broken.json").read_text())
+    assert [attempt["kind"] for attempt in b["attempts"]] == ["failed", "passed"]  # written through the one loop
     summary = world.summary.read_text()
     assert "### autofix: .autofix/a_passing.yml\n\nlib/a.py already passes its tests: nothing to do." in summary
     assert "### autofix: `lib/b.py` — passed" in summary and "### autofix: `lib/c.py` — failed" in summary

@@ -190,6 +190,7 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     report = json.loads((world.temp / "autofix-pr-2.json").read_text())
     assert (report["passed"], report["target"], len(report["attempts"])) == (True, "pull request #2", 1)
     assert report["code"].startswith("diff --git a/calc.py b/calc.py\n")
+    assert [a["kind"] for a in report["attempts"]] == ["passed"]  # through the one loop
     assert world.outputs() == {
         "passed": "true", "attempts": "1", "pr-number": "3", "pr-url": f"{github.web_url}/{REPO}/pull/3",
         "pr-operation": "created", "report-path": str(world.temp / "autofix-pr-2.json"),
@@ -260,6 +261,7 @@ def test_a_search_that_does_not_match_is_a_format_error_that_counts_as_an_attemp
         ["(edits refused)"],
         "",
     )
+    assert [a["kind"] for a in report["attempts"]] == ["edits refused", "passed"]
     assert world.outputs()["attempts"] == "2"
 
 
