@@ -218,6 +218,15 @@ class Git:
         except GitError:
             return None
 
+    def pull_base(self, number: int) -> str | None:
+        """The commit the pull request branched from (the merge base of its base branch and its
+        head, fetched by fetch_pull); None when a shallow clone lacks it."""
+        ref = f"refs/autofix/pull-{number}"
+        try:
+            return self.run("merge-base", f"{ref}/base", f"{ref}/head")
+        except GitError:
+            return None
+
     @contextmanager
     def checkout(self, commit: str, parent: Path, prefix: str) -> Iterator[Git]:
         """`commit`'s files in a new folder under `parent`, removed afterwards, and the Git that

@@ -2,13 +2,15 @@
 
 The baseline runs the suite twice at the pull request's head: tests failing both times are the
 target; tests whose outcome differs between the two runs are flaky, named and left out of the
-judgement. A candidate counts only when every target test passes AND no test that passed at
-baseline fails, errors, is skipped or is missing.
+judgement. Tests failing at the base the pull request branched from too are pre-existing (the
+environment, or an old breakage): named, neither targets nor counted against a candidate. A
+candidate counts only when every target test passes AND no test that passed at baseline fails,
+errors, is skipped or is missing.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from bot.judge import integrity
@@ -81,6 +83,7 @@ class Baseline:
     target: list[str]  # failing in both runs
     flaky: list[str]  # outcome differs between the runs
     passing: set[str]  # passed in both runs
+    pre_existing: list[str] = field(default_factory=list)  # failing at the base too: not the pull request's
 
     @classmethod
     def measure(cls, suite: Suite, folder: Path) -> Baseline:
@@ -91,6 +94,18 @@ class Baseline:
         ids = first.results.keys() | second.results.keys()
         flaky = sorted(i for i in ids if outcome_of(first, i) != outcome_of(second, i))
         return cls(first, sorted(first.failing & second.failing), flaky, first.ids("passed") & second.ids("passed"))
+
+    def without_pre_existing(self, at_base: SuiteRun) -> Baseline:
+        """The target less the tests that fail at the base the pull request branched from too."""
+        old = [test for test in self.target if test in at_base.failing]
+        return replace(self, target=[test for test in self.target if test not in old], pre_existing=old)
+
+    @property
+    def errored_everywhere(self) -> bool:
+        """Every test of the head's run errored (none passed or failed on its own): the suite
+        couldn't even import, which is the environment's doing when the base does the same."""
+        outcomes = {result.outcome for result in self.first.results.values()}
+        return outcomes == {"error"}
 
     @property
     def total(self) -> int:

@@ -387,7 +387,7 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
     finally:
         flip.close()
     assert code == 0
-    assert flip.asked == 4  # twice at baseline, twice for the candidate
+    assert flip.asked == 5  # twice at the head, once at the base, twice for the candidate
     assert "autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes" in out
     named = proof(2, flaky="`tests.test_flaky::test_sometimes` (left out of the judgement)", total=5)
     assert named in github.pull(REPO, 3).body and named in github.comments(REPO, 2)[0].body
@@ -508,3 +508,45 @@ def test_publish_false_writes_nothing_to_github_and_leaves_the_comment_in_a_file
         and "```diff\ndiff --git a/calc.py b/calc.py\n" in text
     )
     assert world.outputs()["comment-path"] == str(path)
+
+
+OLD_BREAKAGE = (
+    "import os\n\n\ndef test_time_zone_data():\n    assert os.path.exists('/no/such/zoneinfo')\n\n\n"
+    "def test_generated_version():\n    from calc import __version__  # generated at build time\n"
+)
+
+
+def test_tests_failing_at_the_base_too_are_named_and_not_held_against_the_fix(world, github, capsys):
+    world.commit_to_origin({"tests/test_env.py": OLD_BREAKAGE})
+    pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [FIX_ADD])
+    assert code == 0
+    old = ["tests.test_env::test_generated_version", "tests.test_env::test_time_zone_data"]
+    assert f"autofix: 2 failing tests fail at the base too (pre-existing, not counted): {', '.join(old)}" in out
+    named = (
+        proof(2, total=6)
+        + " Failing at the base branch too (pre-existing, not counted): "
+        + ", ".join(f"`{test}`" for test in old)
+        + "."
+    )
+    [comment] = github.comments(REPO, 2)
+    assert named in comment.body and named in github.pull(REPO, 3).body
+    assert world.file_at("autofix/pr-2", "calc.py") == CALC
+    prompt = openai.prompts()[0]
+    assert "### tests.test_calc::test_add" in prompt and "### tests.test_env::" not in prompt
+
+
+def test_a_pull_request_whose_failures_all_fail_at_the_base_gets_no_attempt(world, github, capsys):
+    world.commit_to_origin({"tests/test_env.py": OLD_BREAKAGE})
+    pull, run = open_pull(world, github, {"text.py": TEXT + "\n# a comment\n"})
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [FIX_ADD])
+    assert (code, openai.requests) == (0, [])
+    assert "autofix: every failing test fails at the base too; nothing else was done" in out
+    [comment] = github.comments(REPO, 2)
+    assert (
+        "every test that fails at `" + pull.head_sha[:12] + "` fails at the base the pull request branched from too: "
+        "`tests.test_env::test_generated_version`, `tests.test_env::test_time_zone_data`. "
+        "This pull request didn't break them; nothing else was done." in comment.body
+    )

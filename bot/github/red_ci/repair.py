@@ -145,6 +145,11 @@ class Repair:
             post(step, number, "\n\n".join([self.mark, self.not_reproduced(baseline)]), self.outcome)
             step.flow.print("autofix: the failure did not reproduce; nothing else was done")
             return 0
+        baseline = self.at_base(suite, baseline)
+        if not baseline.target:
+            post(step, number, "\n\n".join([self.mark, self.not_caused(baseline)]), self.outcome)
+            step.flow.print("autofix: every failing test fails at the base too; nothing else was done")
+            return 0
         logs, missing = step.forge.failed_job_logs(self.run_info.id) if self.run_info else ([], None)
         if missing:
             step.flow.print(f"autofix: {missing}")
@@ -190,10 +195,46 @@ class Repair:
         with self.step.flow.group(attempt.headline(self.outcome.report.max_attempts if self.outcome.report else 0)):
             self.step.flow.untrusted(attempt.feedback or attempt.diff)
 
+    def at_base(self, suite: gate.Suite, baseline: gate.Baseline) -> gate.Baseline:
+        """The suite once more, at the commit the pull request branched from: what fails there too
+        is pre-existing, not the pull request's to fix, and never counted against a candidate."""
+        step, number = self.step, self.pull.number
+        base = step.git.pull_base(number)
+        if base is None:
+            step.flow.print(
+                "autofix: the pull request's base isn't in this clone (check out with `fetch-depth: 0`); "
+                "every failing test counts as the pull request's"
+            )
+            return baseline
+        with step.flow.group(f"baseline: the whole suite at the base the pull request branched from ({base[:12]})"):
+            with step.git.checkout(base, step.config.temp, f"autofix-base-{number}-") as tree:
+                at_base = suite.run(tree.workdir)
+            step.flow.untrusted(at_base.output)
+        separated = baseline.without_pre_existing(at_base)
+        if separated.pre_existing and not separated.target and baseline.errored_everywhere:
+            first = next(iter(baseline.first.results.values()))
+            raise UserError(
+                f"{step.config.config_path}: every test errors at the pull request's head and at its base too "
+                f"({first.test_id}: {first.message}); the suite can't run in this environment: check `setup`"
+            )
+        if separated.pre_existing:
+            step.flow.print(
+                f"autofix: {len(separated.pre_existing)} failing tests fail at the base too (pre-existing, "
+                f"not counted): {', '.join(separated.pre_existing)}"
+            )
+        return separated
+
+    def not_caused(self, baseline: gate.Baseline) -> str:
+        return (
+            f"autofix reproduced the failure{self.of_run()}, but every test that fails at "
+            f"{render.code_span(self.pull.head_sha[:12])} fails at the base the pull request branched from too: "
+            f"{render.names(baseline.pre_existing)}. This pull request didn't break them; nothing else was done."
+        )
+
     def proof(self, baseline: gate.Baseline) -> str:
         verdict = self.verdict
         after = (len(verdict.still_failing), len(verdict.newly_broken)) if verdict else None
-        return render.baseline_proof(baseline.total, len(baseline.target), after, baseline.flaky)
+        return render.baseline_proof(baseline.total, len(baseline.target), after, baseline.flaky, baseline.pre_existing)
 
     def of_run(self) -> str:
         return f" of [run {self.run_info.id}]({self.run_info.url})" if self.run_info else ""
