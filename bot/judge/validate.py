@@ -86,6 +86,7 @@ class Validator:
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
         self.notes: list[str] = []  # what the log should say once about how the tests are run
         self.failures_seen = ""  # the current code's failing tests, as the preflight saw them
+        self.last_failing: set[str] = set()  # test ids the last run failed: the next check runs them first
         # False: not measured yet (None is a measured answer: a command that is neither runner).
         self._baseline: integrity.OriginalSuite | UnittestCounts | None | Literal[False] = False
 
@@ -157,7 +158,11 @@ class Validator:
         baseline = self.baseline()
         command = self.spec.tests.command
         assert command is not None  # check() runs the command only when the spec has one
+        if isinstance(baseline, integrity.OriginalSuite) and self.last_failing and self.rejected_quickly(work, found):
+            return
         run = run_tests(self.sandbox, command, work, self.limits, self.spec.target)
+        if run.cases is not None:
+            self.last_failing = {case.test_id for case in run.cases if case.outcome in ("failed", "error")}
         outcome = run.outcome
         if outcome.killed:
             found.add(command, outcome.killed, outcome.output)
@@ -199,6 +204,27 @@ class Validator:
         if problems or failed or run.tampered:
             found.details.append(outcome.output)
 
+    def rejected_quickly(self, work: Path, found: Findings) -> bool:
+        """Only the tests that failed last time, first: a candidate that still fails one is
+        rejected in the time those take. A quick run never passes anyone: when they all pass (or
+        the run says nothing), the whole suite decides."""
+        command = self.spec.tests.command
+        assert command is not None
+        quick = run_tests(self.sandbox, command, work, self.limits, self.spec.target, only=self.last_failing)
+        if quick.outcome.killed or quick.cases is None:
+            return False
+        refuse_shadows(quick, self.spec.workdir, work, self.spec.target)
+        failing = [case for case in quick.cases if case.outcome in ("failed", "error")]
+        if not failing and not quick.tampered:
+            return False
+        for case in failing:
+            found.add(case.test_id, f"{case.outcome}: {case.message}")
+        for change in quick.tampered:
+            found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
+        found.details.append(quick.outcome.output)
+        self.last_failing = {case.test_id for case in failing} or self.last_failing
+        return True
+
     def baseline(self) -> integrity.OriginalSuite | UnittestCounts | None:
         """The original suite, measured once per task: its tests (pytest), its counts (unittest),
         or None for any other command. A suite that imports the target from anywhere but the copy
@@ -224,6 +250,7 @@ class Validator:
                     f"{run.maxfail}); autofix runs the whole suite to judge a candidate"
                 )
             failing = [c for c in run.cases or [] if c.outcome in ("failed", "error")]
+            self.last_failing = {case.test_id for case in failing}
             self.failures_seen = "\n\n".join(f"{c.test_id}: {c.details}" for c in failing) or run.outcome.output
             if run.cases is not None:
                 self._baseline = integrity.OriginalSuite.from_cases(run.cases, self.spec.workdir)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,11 +67,18 @@ class UnittestCounts:
 
 
 def run_tests(
-    sandbox: Sandbox, command: str, work: Path, limits: Limits, target: str = "", extra_options: str = ""
+    sandbox: Sandbox,
+    command: str,
+    work: Path,
+    limits: Limits,
+    target: str = "",
+    extra_options: str = "",
+    only: Iterable[str] | None = None,
 ) -> TestRun:
-    """The test command in the sandbox; with pytest, its verdict through autofix's plugin."""
+    """The test command in the sandbox; with pytest, its verdict through autofix's plugin, and
+    with `only`, just those tests (ids as the verdict names them; a module's id selects it whole)."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
-    with channel(nonce) as fd:
+    with channel(nonce) as fd, selection(only) as only_fd:
         # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
         options = f"-p autofix_verdict -p no:cacheprovider {extra_options}".strip()
         env = allowed_environ(
@@ -82,9 +89,11 @@ def run_tests(
                 "AUTOFIX_VERDICT_FD": str(fd),
                 "AUTOFIX_WORKDIR": str(work),
                 "AUTOFIX_TARGET": target,
+                **({"AUTOFIX_ONLY_FD": str(only_fd)} if only_fd is not None else {}),
             }
         )
-        outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits, pass_fds=(fd,))
+        fds = (fd,) if only_fd is None else (fd, only_fd)
+        outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits, pass_fds=fds)
         record = read_record(fd, nonce)
     if record is None:
         return TestRun(outcome, None)
@@ -110,6 +119,19 @@ def run_tests(
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None)
+
+
+@contextmanager
+def selection(only: Iterable[str] | None) -> Iterator[int | None]:
+    if only is None:
+        yield None
+        return
+    fd = os.memfd_create("autofix-only")
+    try:
+        os.write(fd, "".join(f"{test}\n" for test in only).encode())
+        yield fd
+    finally:
+        os.close(fd)
 
 
 @contextmanager
