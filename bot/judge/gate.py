@@ -52,10 +52,11 @@ class Suite:
         self.exempt = exempt
         self.limits = Limits(wall_seconds=timeout)
 
-    def run(self, folder: Path) -> SuiteRun:
+    def run(self, folder: Path, only: set[str] | None = None) -> SuiteRun:
+        """The whole suite, or with `only` just those tests (pytest; any other runner runs whole)."""
         with scratch_copy(folder) as work:
             before = integrity.snapshot(work, self.protected, self.exempt)
-            run = run_tests(self.sandbox, self.command, work, self.limits)
+            run = run_tests(self.sandbox, self.command, work, self.limits, only=only)
             tampered = integrity.tampering(before, integrity.snapshot(work, self.protected, self.exempt))
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
@@ -87,13 +88,17 @@ class Baseline:
 
     @classmethod
     def measure(cls, suite: Suite, folder: Path) -> Baseline:
+        """The suite at the head, then again over only the tests that failed (all of it when the
+        runner can't select, or the first run died): failing twice is the target, once is flaky."""
         first = suite.run(folder)
         if not first.failing and not first.killed:
             return cls(first, [], [], first.ids("passed"))
-        second = suite.run(folder)
-        ids = first.results.keys() | second.results.keys()
+        again = None if first.killed or not first.sealed else first.failing
+        second = suite.run(folder, only=again)
+        ids = first.failing if again is not None else first.results.keys() | second.results.keys()
         flaky = sorted(i for i in ids if outcome_of(first, i) != outcome_of(second, i))
-        return cls(first, sorted(first.failing & second.failing), flaky, first.ids("passed") & second.ids("passed"))
+        passing = first.ids("passed") - (second.ids("failed", "error") if again is None else set())
+        return cls(first, sorted(first.failing & second.failing), flaky, passing - set(flaky))
 
     def without_pre_existing(self, at_base: SuiteRun) -> Baseline:
         """The target less the tests that fail at the base the pull request branched from too."""
@@ -132,7 +137,9 @@ class Judgement:
         return [name for name, _ in self.still_failing + self.newly_broken + self.other]
 
 
-def judge(baseline: Baseline, run: SuiteRun) -> Judgement:
+def judge(baseline: Baseline, run: SuiteRun, only: set[str] | None = None) -> Judgement:
+    """The candidate's run against the baseline; with `only` (a quick run of those tests), the
+    tests outside it count neither way."""
     verdict = Judgement()
     if run.killed:
         verdict.other.append(("(suite)", run.killed))
@@ -147,12 +154,16 @@ def judge(baseline: Baseline, run: SuiteRun) -> Judgement:
             continue
         verdict.other.append((path, f"{change} during the test run; protected paths may not change"))
     for test_id in baseline.target:
+        if only is not None and test_id not in only:
+            continue
         result = run.results.get(test_id)
         if result is None:
             verdict.still_failing.append((test_id, "did not run"))
         elif result.outcome != "passed":
             verdict.still_failing.append((test_id, f"{result.outcome}: {result.message}"))
     for test_id in sorted(baseline.passing):
+        if only is not None and test_id not in only:
+            continue
         result = run.results.get(test_id)
         if result is None:
             verdict.newly_broken.append((test_id, "passed before the change and did not run now"))

@@ -66,3 +66,37 @@ def test_a_suite_that_writes_its_cache_under_tests_is_judged_on_its_tests(tmp_pa
     run = pytest_suite.run(tmp_path)
     assert run.tampered == []
     assert gate.judge(baseline, run).passed
+
+
+PYTEST_SUITE = {
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "tests/test_calc.py": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n",
+    "tests/test_more.py": "".join(f"def test_more_{i}():\n    assert True\n\n\n" for i in range(6)),
+}
+
+
+def pytest_gate(tmp_path) -> gate.Suite:
+    for relpath, text in PYTEST_SUITE.items():
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text(text)
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    return gate.Suite(open_sandbox("bwrap", readable=python_paths()), command, DEFAULT_PROTECT, timeout=30)
+
+
+def test_the_baseline_runs_the_failing_tests_again_and_only_them(tmp_path):
+    baseline = gate.Baseline.measure(pytest_gate(tmp_path), tmp_path)
+    assert baseline.target == ["tests.test_calc::test_add"] and baseline.flaky == []
+    assert baseline.passing == {f"tests.test_more::test_more_{i}" for i in range(6)}
+    rerun = pytest_gate(tmp_path).run(tmp_path, only={"tests.test_calc::test_add"})
+    assert list(rerun.results) == ["tests.test_calc::test_add"] and "1 failed, 6 deselected" in rerun.output
+
+
+def test_a_quick_run_judges_only_its_tests_and_never_stands_for_the_suite(tmp_path):
+    suite = pytest_gate(tmp_path)
+    baseline = gate.Baseline.measure(suite, tmp_path)
+    (tmp_path / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (tmp_path / "tests/test_more.py").write_text("def test_more_0():\n    assert False\n")  # broken elsewhere
+    only = set(baseline.target)
+    quick = suite.run(tmp_path, only=only)
+    assert gate.judge(baseline, quick, only).passed  # the target passes; the rest wasn't asked
+    assert not gate.judge(baseline, suite.run(tmp_path)).passed  # the whole suite finds the break

@@ -357,16 +357,37 @@ class GateJudge:
     def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
         self.suite, self.baseline, self.work = suite, baseline, work
         self.verdict: gate.Judgement | None = None  # the last suite run's, for the proof
+        self.last_failing = set(baseline.target)  # run first next time: a candidate still failing them is told fast
 
     def preflight(self) -> list[str]:
         return []  # the baseline, measured before any model call, was the preflight
+
+    def quick_rejection(self) -> Verdict | None:
+        """The tests that failed last time, alone: a candidate still failing one is rejected in
+        the time they take. A quick run never passes anyone: the whole suite decides that."""
+        if not self.last_failing or not self.baseline.first.sealed:
+            return None
+        only = set(self.last_failing)
+        run = self.suite.run(self.work.root, only=only)
+        if not run.sealed:
+            return None
+        verdict = gate.judge(self.baseline, run, only)
+        if verdict.passed:
+            return None
+        self.verdict = verdict
+        self.last_failing = set(verdict.names) & only or only
+        return Verdict(False, verdict.names, gate.feedback(verdict, run))
 
     def check(self, candidate: Candidate) -> Verdict:
         refused = screened(self.work)
         if refused:
             return Verdict(False, [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused))
+        quick = self.quick_rejection()
+        if quick is not None:
+            return quick
         run = self.suite.run(self.work.root)
         self.verdict = gate.judge(self.baseline, run)
+        self.last_failing = set(self.verdict.names) & set(run.results)
         return Verdict(
             self.verdict.passed, self.verdict.names, "" if self.verdict.passed else gate.feedback(self.verdict, run)
         )
