@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 
@@ -29,6 +30,7 @@ class IssueBlock(Strict):
     target: str | None = None
     tests: dict | None = None  # counts only from an author with write access
     max_attempts: int | None = Field(None, ge=1, le=50)  # can only lower the repository's
+    mode: Literal["auto", "whole", "edit"] | None = None  # how the model answers: bot/spec.py
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,7 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
         "target": block.target,
         "tests": tests,
         "max_attempts": min(block.max_attempts or most, most),
+        **({"mode": block.mode} if block.mode else {}),
     }
     data.update(
         {

@@ -91,3 +91,12 @@ def test_ignored_tests_and_none_in_the_repository_say_so(tmp_path):
         "issue #7: no tests: a yaml block's tests count only when the issue's author may write to the repository, "
         "and .github/autofix.yml sets no tests.command"
     )
+
+
+def test_an_issue_can_ask_for_edits_to_its_existing_target(tmp_path):
+    (tmp_path / "unique.py").write_text("def unique_items(items):\n    return items\n")
+    repo = config(tmp_path, tests={"command": "make test"})
+    assert spec(repo, "```yaml\ntarget: unique.py\nmode: edit\n```\n", tests_from_block=False).mode == "edit"
+    assert spec(repo, "```yaml\ntarget: unique.py\n```\n", tests_from_block=False).mode == "auto"
+    with pytest.raises(UserError, match="mode: edit changes an existing target, and new.py does not exist"):
+        spec(repo, "```yaml\ntarget: new.py\nmode: edit\n```\n", tests_from_block=False)
