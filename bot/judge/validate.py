@@ -18,6 +18,8 @@ from typing import Literal
 from bot import safefs
 from bot.errors import UserError
 from bot.judge import checks, guard, integrity
+from bot.judge.failures import per_test, summary_line
+from bot.judge.integrity import Case
 from bot.judge.verdict import (
     DETERMINISTIC,
     PLUGIN_FOLDER,
@@ -51,6 +53,16 @@ class Findings:
     messages: list[str] = field(default_factory=list)
     details: list[str] = field(default_factory=list)
     inprocess: list[str] = field(default_factory=list)
+    cases: list[Case] = field(default_factory=list)  # failing tests of a pytest run, told one by one
+    root: str = ""  # the scratch folder their tracebacks name
+
+    def add_cases(self, failing: list[Case], output: str, root: str) -> None:
+        """A pytest run's failing tests: the model gets each one's traceback, not the output's tail."""
+        self.cases += failing
+        self.root = root
+        line = summary_line(output)
+        if line:
+            self.details.append(f"pytest: {line}")
 
     def add(self, name: str, message: str, detail: str = "") -> None:
         self.names.append(name)
@@ -122,7 +134,7 @@ class Validator:
         return Verdict(
             passed=not found.messages,
             failing=found.names,
-            feedback=compose_feedback(found.messages, found.details),
+            feedback=compose_feedback(found.messages, found.details, found, self.spec.target),
             seconds=time.monotonic() - started,
             inprocess=found.inprocess,
         )
@@ -201,7 +213,10 @@ class Validator:
             found.add(name, problem)
         if failed and not problems:
             found.add(command, f"exited with code {outcome.returncode}")
-        if problems or failed or run.tampered:
+        failing = [case for case in run.cases or [] if case.outcome in ("failed", "error")]
+        if failing:
+            found.add_cases(failing, outcome.output, str(work))
+        elif problems or failed or run.tampered:
             found.details.append(outcome.output)
 
     def rejected_quickly(self, work: Path, found: Findings) -> bool:
@@ -221,7 +236,7 @@ class Validator:
             found.add(case.test_id, f"{case.outcome}: {case.message}")
         for change in quick.tampered:
             found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
-        found.details.append(quick.outcome.output)
+        found.add_cases(failing, quick.outcome.output, str(work))
         self.last_failing = {case.test_id for case in failing} or self.last_failing
         return True
 
@@ -318,14 +333,23 @@ def without_result_line(output: str, nonce: str) -> str:
     return "\n".join(line for line in output.splitlines() if not line.startswith(nonce)).strip()
 
 
-def compose_feedback(failures: list[str], details: list[str], budget: int = FEEDBACK_CHARS) -> str:
-    """Failing checks first, then the tail of the tracebacks and output, within a fixed budget."""
+def compose_feedback(
+    failures: list[str],
+    details: list[str],
+    found: Findings | None = None,
+    target: str = "",
+    budget: int = FEEDBACK_CHARS,
+) -> str:
+    """Failing checks first, then each failing test's own traceback (failures.py), else the tail
+    of the tracebacks and output, within a fixed budget."""
     if not failures:
         return ""
     head = "Failing checks:\n" + "\n".join(f"- {clip_head(f, MESSAGE_CHARS)}" for f in failures)
     head = clip_head(head, budget // 2)
     tail = "\n\n".join(d.strip() for d in details if d and d.strip())
     room = budget - len(head) - 20
+    if found is not None and found.cases and room > 0:
+        return f"{head}\n\nDetails:\n{clip_head(per_test(found.cases, target, found.root) + chr(10) * 2 + tail, room)}"
     if not tail or room <= 0:
         return head
     return f"{head}\n\nDetails:\n{clip_tail(tail, room)}"
