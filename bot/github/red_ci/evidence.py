@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from bot.core import source
+from bot.core.edit_file import WHOLE_LINES
 from bot.github.red_ci.edits import TEXT_CAP, Entry, Workspace
 from bot.github.render import fence
 from bot.judge.gate import Baseline
@@ -86,6 +88,7 @@ def referenced_lines(baseline: Baseline, work: Workspace) -> dict[str, set[int]]
 
 def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
     whole = list(dict.fromkeys([*work.originals, *pr_paths]))
+    pointed = referenced_lines(baseline, work)
     parts = []
     for path in whole:
         entry = work.look(path)
@@ -96,17 +99,18 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
             if path in work.originals
             else " (changed by the pull request)"
         )
-        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry)}")
-    for path, wanted in sorted(referenced_lines(baseline, work).items()):
+        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry, large=pointed.get(path, set()))}")
+    for path, wanted in sorted(pointed.items()):
         if path not in whole:
             heading = f"### {path} (lines the tracebacks point at){protection(work, path)}"
             parts.append(f"{heading}\n{content(work.look(path), wanted)}")
     return "\n\n".join(parts) or "(no repository file is named in the tracebacks)"
 
 
-def content(entry: Entry, wanted: set[int] | None = None) -> str:
-    """A text file with numbered lines (only those around `wanted` when given); a link or a
-    binary file is named, never read."""
+def content(entry: Entry, wanted: set[int] | None = None, large: set[int] | None = None) -> str:
+    """A text file with numbered lines (only those around `wanted` when given; for a file longer
+    than WHOLE_LINES, its outline and the lines around `large`); a link or a binary file is
+    named, never read."""
     if entry.kind == "link":
         return f"A symbolic link, not followed:\n{fence(entry.link or '')}"
     if entry.text is None:
@@ -115,10 +119,16 @@ def content(entry: Entry, wanted: set[int] | None = None) -> str:
         )
         return f"({what}: not shown)"
     lines = entry.text.splitlines()
+    if wanted is None and large is not None and len(lines) > WHOLE_LINES:
+        shown = source.windows(entry.text, large, ()) or "(no line of it is named in the tracebacks)"
+        return (
+            f"({len(lines)} lines: its outline, then the lines the tracebacks point at)\n"
+            f"{fence(source.outline(entry.text, large))}\n{fence(shown)}"
+        )
     if wanted is None:
-        return fence(numbered(lines))
+        return fence(source.numbered(lines))
     return fence(
-        numbered(
+        source.numbered(
             lines,
             sorted({n for line in wanted for n in range(line - CONTEXT, line + CONTEXT + 1) if 1 <= n <= len(lines)}),
         )
@@ -127,17 +137,6 @@ def content(entry: Entry, wanted: set[int] | None = None) -> str:
 
 def protection(work: Workspace, path: str) -> str:
     return " — protected: you may not edit it" if is_protected(path, work.protected, work.allowed) else ""
-
-
-def numbered(lines: list[str], shown: list[int] | None = None) -> str:
-    numbers = shown if shown is not None else list(range(1, len(lines) + 1))
-    out, last = [], 0
-    for n in numbers:
-        if last and n != last + 1:
-            out.append("     ...")
-        out.append(f"{n:>4} | {lines[n - 1]}")
-        last = n
-    return "\n".join(out)
 
 
 def clean_log(text: str) -> str:

@@ -79,3 +79,18 @@ def test_paths_outside_the_work_tree_or_no_file_can_have_are_not_read(tmp_path):
     locations = ("../secret.py:1", "pkg/../../secret.py:1", f"{tmp_path}/secret.py:1", "x" * 300 + ".py:1")
     shown = evidence.files(baseline_pointing_at(*locations), Workspace(work, DEFAULT_PROTECT), [])
     assert shown == "(no repository file is named in the tracebacks)"
+
+
+def test_a_large_changed_file_shows_its_outline_and_the_lines_the_tracebacks_point_at(tmp_path):
+    helpers = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(400))
+    (tmp_path / "calc.py").write_text(helpers + CALC)
+    broken_line = helpers.count("\n") + 2  # `return a - b`
+    shown = evidence.files(
+        baseline_pointing_at(f"calc.py:{broken_line}"), Workspace(tmp_path, DEFAULT_PROTECT), ["calc.py"]
+    )
+    assert (
+        "### calc.py (changed by the pull request)\n(1602 lines: its outline, then the lines the tracebacks point at)"
+        in shown
+    )
+    assert f"{broken_line:>4} |     return a - b" in shown and "1601 | def add(a, b):" in shown
+    assert "return x + 200" not in shown and len(shown) < 8000  # never the whole file
