@@ -208,7 +208,8 @@ class Repair:
             return baseline
         with step.flow.group(f"baseline: the whole suite at the base the pull request branched from ({base[:12]})"):
             with step.git.checkout(base, step.config.temp, f"autofix-base-{number}-") as tree:
-                at_base = suite.run(tree.workdir)
+                # Only the tests failing at the head matter there (the whole suite when the runner can't select).
+                at_base = suite.run(tree.workdir, only=set(baseline.target) if baseline.first.sealed else None)
             step.flow.untrusted(at_base.output)
         separated = baseline.without_pre_existing(at_base)
         if separated.pre_existing and not separated.target and baseline.errored_everywhere:
