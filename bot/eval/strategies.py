@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bot.core import prompts
 from bot.core.loop import solve
+from bot.core.protocol import Kind
 from bot.core.report import Report
 from bot.eval.results import Result, budget
 from bot.eval.tasks import Task
@@ -83,7 +84,7 @@ def run_pair(
         strategy=strategy,
         passed=report.passed,
         calls=len(report.attempts),
-        attempts=sum(a.failing_tests != ["(no code)"] for a in report.attempts),
+        attempts=sum(a.kind != Kind.NO_CODE for a in report.attempts),
         tokens_in=report.tokens["input"],
         tokens_out=report.tokens["output"],
         seconds=round(clock() - started, 3),

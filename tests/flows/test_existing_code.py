@@ -32,8 +32,8 @@ def test_helper():
 
 
 def big_module() -> str:
-    """About 5,000 lines: 1,200 small helpers, and the broken function in the middle."""
-    helpers = [f"def helper_{i:04d}(x):\n    y = x + {i}\n    return y\n\n" for i in range(1, 1201)]
+    """5,000 lines and more: 1,250 small helpers, and the broken function in the middle."""
+    helpers = [f"def helper_{i:04d}(x):\n    y = x + {i}\n    return y\n\n" for i in range(1, 1251)]
     return "".join(helpers[:600]) + BROKEN + "\n" + "".join(helpers[600:])
 
 
@@ -60,7 +60,7 @@ def autofix(spec: Path, fake: ScriptedOpenAI, *extra: str) -> int:
 
 def test_a_large_module_is_repaired_with_edits_and_never_sent_whole(tmp_path, capsys):
     module = big_module()
-    assert len(module.splitlines()) > 4800
+    assert len(module.splitlines()) >= 5000
     (tmp_path / "big.py").write_text(module)
     (tmp_path / "test_big.py").write_text(TESTS)
     spec = write_task(tmp_path, f"{PYTEST} test_big.py")
