@@ -7,7 +7,7 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 CORE := $(VENV)/.core-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test lint bench bench-eval system-deps clean
+.PHONY: demo test lint bench bench-eval bench-existing system-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -58,6 +58,10 @@ bench: $(DEV) system-deps
 # `autofix eval`'s own cost: 164 HumanEval tasks x 3 strategies, instant model, --jobs 1 and 2.
 bench-eval: $(DEV) system-deps
 	$(PY) benchmarks/eval_harness.py
+
+# autofix on a real suite (more-itertools from PyPI, one bug, a wrong then a right reply) against plain pytest.
+bench-existing: $(DEV) system-deps
+	$(PY) benchmarks/existing_code.py --mode edit
 
 clean:
 	rm -rf $(VENV) out *.egg-info

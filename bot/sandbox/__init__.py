@@ -3,4 +3,4 @@ and the host state they prepare and clean (state.py). The design: docs/ARCHITECT
 
 # The tiers by name, here so the CLI's parser and the Action's config check them without loading
 # the sandbox itself (tiers.py costs ~50 ms to import).
-SANDBOXES = ("auto", "bwrap", "process", "none")
+SANDBOXES = ("auto", "bwrap", "landlock", "process", "none")

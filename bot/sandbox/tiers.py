@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bot.sandbox import SANDBOXES
+from bot.safefs import remove_tree
+from bot.sandbox import SANDBOXES, landlock
 from bot.sandbox.procs import (
     CHUNK,
     PR_SET_NO_NEW_PRIVS,
@@ -269,7 +270,12 @@ class _Base:
             if within(r, wd):
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
-    def _preexec(self, limits: Limits, uid: int | None, cgroup: RunCgroup | None):
+    def _confinement(self, workdir: str, env: Mapping[str, str]) -> landlock.Confinement | None:
+        return None  # the landlock tier's: what the run may read and write, built before the fork
+
+    def _preexec(
+        self, limits: Limits, uid: int | None, cgroup: RunCgroup | None, confined: landlock.Confinement | None = None
+    ):
         rlimits = [
             (resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1)),
             (resource.RLIMIT_AS, _clamp(resource.RLIMIT_AS, limits.memory_mb * 2**20)),
@@ -282,7 +288,9 @@ class _Base:
             rlimits[0] = (resource.RLIMIT_CPU, (min(limits.cpu_seconds, hard_cpu),) * 2)
         if uid is not None and self._no_mqueue:
             rlimits.append((resource.RLIMIT_MSGQUEUE, (0, 0)))
-        no_new_privs = prctl if uid is not None else None  # sets NO_NEW_PRIVS for a run under a uid of its own
+        # NO_NEW_PRIVS for a run under a uid of its own, and for any confined run (Landlock and
+        # seccomp require it)
+        no_new_privs = prctl if uid is not None or confined is not None else None
 
         def preexec() -> None:  # runs in the child, before exec
             if cgroup is not None:
@@ -297,6 +305,8 @@ class _Base:
                 resource.setrlimit(rlimit, bounds)
             if no_new_privs is not None:
                 no_new_privs(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+            if confined is not None:
+                confined.apply()
 
         return preexec
 
@@ -313,6 +323,12 @@ class _Base:
         if uid is not None and self._cgroups:
             cgroup = RunCgroup(self._cgroups, RunCgroup.name(uid), limits.memory_mb * 2**20, limits.processes)
         cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid)
+        try:
+            confined = self._confinement(workdir, popen_env)
+        except OSError as exc:
+            for fd in own_fds:
+                os.close(fd)
+            return Outcome(126, f"autofix sandbox: cannot confine the run: {exc}\n", 0, 0.0, None)
         cap = Capture(limits.excerpt_bytes)
         r, w = os.pipe()
         try:
@@ -337,9 +353,11 @@ class _Base:
                         start_new_session=True,
                         close_fds=True,
                         pass_fds=(*own_fds, *pass_fds),
-                        preexec_fn=self._preexec(limits, uid, cgroup),
+                        preexec_fn=self._preexec(limits, uid, cgroup, confined),
                     )
                 finally:
+                    if confined is not None:
+                        confined.close()
                     os.close(w)
                     for fd in own_fds:
                         os.close(fd)
@@ -499,6 +517,48 @@ class _ProcessSandbox(_Base):
     def describe(self) -> str:
         who = "a dedicated uid per run" if self.uid is not None else f"same uid {os.getuid()}"
         return f"process ({who}, rlimits; network NOT isolated)"
+
+
+class _LandlockSandbox(_ProcessSandbox):
+    """The process tier, confined: Landlock (files; TCP from ABI 4; signals and abstract sockets
+    from ABI 6) and a seccomp filter (no sockets but unix, no ptrace, no namespaces), for hosts
+    where user namespaces are refused but Landlock works: a Docker container, first of all."""
+
+    tier = "landlock"
+    network_isolated = True
+
+    def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None, why_not_bwrap: str = ""):
+        super().__init__(readable, pool, why_not_bwrap)
+        self.abi = landlock.abi_version()
+        self.limitations = self.limitations.replace("network NOT isolated; ", "").replace(
+            "network and filesystem NOT isolated", "filesystem views and network confined by Landlock and seccomp"
+        )
+
+    def describe(self) -> str:
+        who = "a dedicated uid per run" if self.uid is not None else f"same uid {os.getuid()}"
+        return f"landlock ({landlock.describe(self.abi)}; {who}, rlimits)"
+
+    def run(
+        self,
+        argv: Sequence[str],
+        workdir: Path,
+        env: Mapping[str, str],
+        limits: Limits,
+        *,
+        pass_fds: Sequence[int] = (),
+    ) -> Outcome:
+        """The run gets a temporary folder of its own (HOME, TMPDIR): the shared ones stay out of
+        its reach, and with them whatever else lies in /tmp, a work folder autofix copied included."""
+        private = tempfile.mkdtemp(prefix="autofix-tmp-")
+        os.chmod(private, 0o777)  # the run's uid writes here; Landlock keeps every other run out
+        try:
+            mine = {**env, "HOME": private, "TMPDIR": private}
+            return super().run(argv, workdir, mine, limits, pass_fds=pass_fds)
+        finally:
+            remove_tree(private)
+
+    def _confinement(self, workdir: str, env: Mapping[str, str]) -> landlock.Confinement | None:
+        return landlock.confinement(self._readable_real, [workdir, env["TMPDIR"], "/dev/shm"])
 
 
 class _BwrapSandbox(_Base):
@@ -679,7 +739,7 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
     the pool from ``SANDBOX_UID`` down, one uid per concurrent run).
     """
     if requested not in SANDBOXES:
-        raise ValueError(f"unknown sandbox tier {requested!r} (auto, bwrap, process or none)")
+        raise ValueError(f"unknown sandbox tier {requested!r} (auto, bwrap, landlock, process or none)")
     paths = _normalize_readable(readable)
     if requested == "none":
         warnings.warn(
@@ -703,6 +763,16 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
             why_not = "bwrap not found"
         if requested == "bwrap":
             raise ValueError(f"bwrap sandbox unusable: {why_not}")
+    if requested in ("auto", "landlock"):
+        reason = landlock.unusable()
+        if reason is None:
+            confined = _LandlockSandbox(paths, dedicated, why_not)
+            reason = confined._probe()
+            if reason is None:
+                return confined
+        if requested == "landlock":
+            raise ValueError(f"landlock sandbox unusable: {reason}")
+        why_not = "; ".join(filter(None, [f"bwrap: {why_not}" if why_not else "", f"landlock: {reason}"]))
     ps = _ProcessSandbox(paths, dedicated, why_not)
     err = ps._probe()
     if err is not None:

@@ -102,7 +102,7 @@ def test_a_failing_setup_stops_the_run_with_a_comment(world, github, capsys):
         ("github-token", "", "input github-token is required (e.g. `github-token: ${{ secrets.GITHUB_TOKEN }}`)"),
         ("max-attempts", "0", "input max-attempts: must be a whole number from 1 to 50, got '0'"),
         ("draft", "yes", "input draft: must be true or false, got 'yes'"),
-        ("sandbox", "docker", "input sandbox: must be one of auto, bwrap, process, none, got 'docker'"),
+        ("sandbox", "docker", "input sandbox: must be one of auto, bwrap, landlock, process, none, got 'docker'"),
         ("api", "soap", "input api: must be responses or chat, got 'soap'"),
     ],
 )

@@ -19,7 +19,7 @@ from fake_openai import ScriptedOpenAI
 
 from bot.cli import main
 
-TIERS = ["bwrap", "process"]
+TIERS = ["bwrap", "landlock", "process"]
 SECRET = "sk-planted-" + uuid.uuid4().hex
 TOKEN = "ghp_planted" + uuid.uuid4().hex
 TEST_FILE = """\
@@ -177,7 +177,7 @@ def test_network(inline_task, tier, listener, capsys):
     )
     code, report, _, _ = solve(inline_task, [caller], tier, capsys)
     assert code == 1
-    if tier == "bwrap":
+    if tier in ("bwrap", "landlock"):
         assert "NETWORK: blocked" in first_feedback(report)
         assert received == []
     else:  # the process tier can't isolate the network, and says so wherever the tier is named

@@ -49,7 +49,7 @@ def test_an_input_wins_over_the_file_and_the_file_over_the_defaults():
     ("inputs", "message"),
     [
         ({"api": "completions"}, "input api: must be responses or chat, got 'completions'"),
-        ({"sandbox": "docker"}, "input sandbox: must be one of auto, bwrap, process, none, got 'docker'"),
+        ({"sandbox": "docker"}, "input sandbox: must be one of auto, bwrap, landlock, process, none, got 'docker'"),
         ({"max-attempts": "51"}, "input max-attempts: must be a whole number from 1 to 50, got '51'"),
         ({"max-tokens": "0"}, "input max-tokens: must be a whole number of tokens, at least 1, got '0'"),
         ({"pr": "#3"}, "input pr: must be a pull request number, got '#3'"),

@@ -14,7 +14,7 @@ from bot.judge.verdict import PLUGIN_FOLDER
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
 
-TIERS = ["bwrap", "process"]
+TIERS = ["bwrap", "landlock", "process"]
 WRONG = "def unique_items(items):\n    return list(set(items))\n"
 RIGHT = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
 CHECKS = 'assert unique_items([3, 1, 3, 2, 1]) == [3, 1, 2], "order"\nassert unique_items([]) == [], "empty"\n'

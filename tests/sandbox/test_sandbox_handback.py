@@ -112,7 +112,7 @@ SHAPES = {
 
 USES = {
     f"{tier} {test}"
-    for tier in ("bwrap", "process")
+    for tier in ("bwrap", "landlock", "process")
     for test in ("crash", "mount", *(f"shape {shape}" for shape in SHAPES))
 }
 USES |= {"process launder", "process root link", "process journal"}
