@@ -86,6 +86,8 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")
+    if sandbox.declined:
+        print(f"autofix: sandbox: not stronger because {sandbox.declined}")
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
 
     def show(attempt) -> None:

@@ -81,6 +81,7 @@ def main(
         step.annotate_error(exc)
         return exc.exit_code
     finally:
+        step.cleanup.close()  # the checkout's credentials go back, whatever happened
         write_outputs(config.output, outputs(step.outcomes), redact)
 
 

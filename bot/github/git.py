@@ -106,6 +106,24 @@ class Git:
             key = f"http.{server_url}/.extraheader"
             self.auth = [(key, ""), (key, f"AUTHORIZATION: basic {basic_auth}")]
 
+    @contextmanager
+    def credentials_set_aside(self) -> Iterator[list[str]]:
+        """The checkout's persisted credentials (actions/checkout keeps `http.<url>.extraheader`
+        with the token in .git/config) out of the file while the block runs, then put back: a
+        test run that can read the workspace finds no token there. Yields the keys set aside."""
+        try:
+            listed = self.run("config", "--local", "--null", "--get-regexp", r"^http\..*\.extraheader$", strip=False)
+        except GitError:  # exit 1: nothing persisted
+            listed = ""
+        saved = [tuple(entry.split("\n", 1)) for entry in listed.split("\0") if "\n" in entry]
+        for key in dict.fromkeys(key for key, _ in saved):
+            self.run("config", "--local", "--unset-all", key)
+        try:
+            yield [key for key, _ in saved]
+        finally:
+            for key, value in saved:
+                self.run("config", "--local", "--add", key, value)
+
     def configured_drivers(self) -> list[str]:
         try:
             listed = self.run("config", "--null", "--get-regexp", DRIVERS, strip=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -58,6 +59,7 @@ class Step:
     open_model: OpenModel = open_model
     given_sandbox: Sandbox | None = None
     opened_sandbox: Sandbox | None = None
+    cleanup: ExitStack = field(default_factory=ExitStack)  # undone when the step ends, however it ends
 
     @property
     def forge(self) -> Forge:
@@ -97,6 +99,16 @@ class Step:
 
                 sandbox = open_test_sandbox(self.config.sandbox, "input sandbox", warn)
             self.flow.print(f"autofix: sandbox: {sandbox.describe()}")
+            if sandbox.declined:
+                self.flow.print(f"autofix: sandbox: not stronger because {sandbox.declined}")
+            if sandbox.tier in ("process", "none"):
+                # Nothing hides the workspace from a test run on these tiers: its token goes.
+                aside = self.cleanup.enter_context(self.git.credentials_set_aside())
+                if aside:
+                    self.flow.print(
+                        f"autofix: sandbox: the {sandbox.tier} tier can't hide the workspace from the tests, so the "
+                        f"checkout's credentials ({', '.join(aside)}) are out of .git/config while they run"
+                    )
             self.opened_sandbox = sandbox
         return self.opened_sandbox
 

@@ -121,9 +121,10 @@ class Outcome:
 
 
 class Sandbox(Protocol):
-    tier: str  # "bwrap" | "process" | "none"
+    tier: str  # "bwrap" | "landlock" | "process" | "none"
     network_isolated: bool
     limitations: str  # one line, "" when there is nothing to add to describe()
+    declined: str  # why `auto` didn't take the stronger tiers ("bwrap: ...; landlock: ..."), or ""
     readable: tuple[Path, ...]
 
     def run(
@@ -183,6 +184,7 @@ class _Base:
         self.pool = pool  # the dedicated uids, or None (runs as autofix's uid)
         self.uid = pool[0] if pool else None  # the one a run takes when no other run is going
         self.limitations = ""
+        self.declined = ""
         # realpaths of the readable paths, for access grants
         self._readable_real = sorted({os.path.realpath(p) for p in readable})
         # whole-run memory and process limits, where autofix can make cgroups
@@ -511,7 +513,8 @@ class _ProcessSandbox(_Base):
                 "process-tree kill only; network and filesystem NOT isolated"
             )
         if why_not_bwrap:
-            lim += f"; bwrap unusable: {why_not_bwrap}"
+            lim += f"; stronger tiers unusable: {why_not_bwrap}"
+            self.declined = why_not_bwrap
         self.limitations = lim
 
     def describe(self) -> str:
@@ -766,13 +769,16 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
     if requested in ("auto", "landlock"):
         reason = landlock.unusable()
         if reason is None:
-            confined = _LandlockSandbox(paths, dedicated, why_not)
+            confined = _LandlockSandbox(
+                paths, dedicated, f"bwrap: {why_not.removeprefix('bwrap: ')}" if why_not else ""
+            )
             reason = confined._probe()
             if reason is None:
                 return confined
         if requested == "landlock":
             raise ValueError(f"landlock sandbox unusable: {reason}")
-        why_not = "; ".join(filter(None, [f"bwrap: {why_not}" if why_not else "", f"landlock: {reason}"]))
+        bwrap = f"bwrap: {why_not.removeprefix('bwrap: ')}" if why_not else ""
+        why_not = "; ".join(filter(None, [bwrap, f"landlock: {reason}"]))
     ps = _ProcessSandbox(paths, dedicated, why_not)
     err = ps._probe()
     if err is not None:

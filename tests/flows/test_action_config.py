@@ -156,3 +156,17 @@ def test_outputs_survive_any_value_and_commands_are_escaped(tmp_path):
     out = io.StringIO()
     Workflow(out).annotate("error", "50% done\nnext: a,b", file="x:y.yml", line=3)
     assert out.getvalue() == "::error file=x%3Ay.yml,line=3::50%25 done%0Anext: a,b\n"
+
+
+def test_on_the_process_tier_the_checkouts_token_is_out_of_the_workspace_while_tests_run(world, github, capsys):
+    key, header = "http.https://github.com/.extraheader", "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3BlcnNpc3Q="
+    world.git("config", "--local", key, header)
+    world.input("sandbox", "process")
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world, [RIGHT])
+    assert code == 0
+    assert (
+        "autofix: sandbox: the process tier can't hide the workspace from the tests, so the checkout's "
+        f"credentials ({key}) are out of .git/config while they run" in out
+    )
+    assert world.git("config", "--local", "--get", key) == header  # and back once the step ended

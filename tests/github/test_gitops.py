@@ -198,3 +198,23 @@ def test_output_that_is_not_utf8_is_read_with_replacements(repo):
     git = git_for(repo)
     commit, _ = git.commit(["legacy.txt"], "latin-1\n")
     assert git.run("show", f"{commit}:legacy.txt") == "caf\ufffd"
+
+
+def test_the_checkouts_persisted_token_is_out_of_the_config_while_tests_run(repo):
+    header = "AUTHORIZATION: basic eC1hY2Nlc3MtdG9rZW46Z2hzX3BlcnNpc3RlZA=="
+    plain_git("config", "--local", "http.https://github.example/.extraheader", header, cwd=repo)
+    config = repo / ".git" / "config"
+    git = git_for(repo)
+    with git.credentials_set_aside() as aside:
+        assert aside == ["http.https://github.example/.extraheader"]
+        assert "extraheader" not in config.read_text() and "basic" not in config.read_text()
+    put_back = plain_git("config", "--local", "--get", "http.https://github.example/.extraheader", cwd=repo)
+    assert put_back.stdout == header + "\n"
+    with git.credentials_set_aside() as aside:  # put back exactly once, so found again
+        assert aside == ["http.https://github.example/.extraheader"]
+    with pytest.raises(RuntimeError), git.credentials_set_aside():
+        raise RuntimeError("a run that fails")
+    assert header in config.read_text()  # back, whatever happened in between
+    plain_git("config", "--local", "--unset-all", "http.https://github.example/.extraheader", cwd=repo)
+    with git.credentials_set_aside() as aside:
+        assert aside == []  # nothing persisted: nothing to do

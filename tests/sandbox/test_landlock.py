@@ -8,6 +8,7 @@ import errno
 import os
 import socket
 import subprocess
+import sys
 from dataclasses import replace
 
 import pytest
@@ -136,3 +137,28 @@ def test_namespaces_are_refused(rules):
 
     assert in_child(confined, unshare) == "EPERM"
     assert in_child(landlock_only(confined), unshare) == "allowed"
+
+
+AS_IN_A_CONTAINER = """
+import ctypes, sys
+from dataclasses import replace
+from bot.judge.validate import python_paths
+from bot.sandbox import landlock
+from bot.sandbox.tiers import open_sandbox
+# What Docker's default seccomp profile does to autofix: no user namespaces (this filter refuses
+# unshare and clone with CLONE_NEW*), and Landlock allowed.
+ctypes.CDLL(None).prctl(38, 1, 0, 0, 0)
+replace(landlock.confinement([], []), ruleset_fd=None).apply()
+sandbox = open_sandbox("auto", readable=python_paths())
+print(sandbox.tier)
+print(sandbox.declined)
+print(sandbox.describe())
+"""
+
+
+def test_auto_takes_landlock_where_user_namespaces_are_refused_and_says_why():
+    done = subprocess.run([sys.executable, "-c", AS_IN_A_CONTAINER], capture_output=True, text=True, timeout=60)
+    tier, declined, described = done.stdout.splitlines()
+    assert tier == "landlock", done.stderr
+    assert declined.startswith("bwrap: No permissions to create new namespace")  # bwrap's own words
+    assert described.startswith("landlock (ABI 7: files and TCP restricted; signals and abstract sockets scoped; ")
