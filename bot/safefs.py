@@ -303,3 +303,25 @@ def empty(here: Descent, pending: list[tuple[int, str, bool]]) -> None:
 def open_up(name: str | Path, info: os.stat_result, folder_fd: int | None) -> None:
     if info.st_mode & 0o700 != 0o700:
         os.chmod(name, stat.S_IMODE(info.st_mode) | 0o700, dir_fd=folder_fd)
+
+
+def give_back(root: str | Path, uid: int, gid: int, mine: int) -> int:
+    """Every entry under `root` (the root too, `.git` included) owned by `mine` becomes `uid`'s
+    and `gid`'s, links themselves and never what they point at: what autofix (root in a container
+    action) wrote into a workspace the runner's user owns is that user's again, so the runner can
+    fetch, gc and delete it. Returns how many entries changed hands."""
+    changed = 0
+    for folder in walk(root):
+        if folder.fd is None:
+            continue
+        if folder.depth == 0 and os.fstat(folder.fd).st_uid == mine:
+            os.fchown(folder.fd, uid, gid)
+            changed += 1
+        for entry in folder.entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == mine:
+                    os.chown(entry.name, uid, gid, dir_fd=folder.fd, follow_symlinks=False)
+                    changed += 1
+            except OSError:
+                continue  # gone meanwhile, or not ours to change: the rest still goes back
+    return changed

@@ -34,6 +34,7 @@ from bot.github.step import OpenModel, Skip, Step, TaskOutcome
 from bot.github.workflow import Workflow, write_outputs
 from bot.models.registry import open_model
 from bot.redact import SECRET_NAME, Redactor
+from bot.safefs import give_back
 from bot.sandbox.tiers import Sandbox
 
 SECRET_INPUTS = ("INPUT_GITHUB-TOKEN", "INPUT_OPENAI-API-KEY")
@@ -82,7 +83,24 @@ def main(
         return exc.exit_code
     finally:
         step.cleanup.close()  # the checkout's credentials go back, whatever happened
+        hand_back(step)
         write_outputs(config.output, outputs(step.outcomes), redact)
+
+
+def hand_back(step: Step) -> None:
+    """The workspace as the runner left it: what autofix wrote there (files, git objects and
+    refs) belongs to the workspace's owner again when autofix ran as another uid (root, in a
+    container action); otherwise the runner's user couldn't fetch, gc or delete its checkout."""
+    workspace = step.config.workspace
+    try:
+        owner = workspace.stat()
+    except OSError:
+        return
+    if owner.st_uid == os.geteuid():
+        return
+    changed = give_back(workspace, owner.st_uid, owner.st_gid, os.geteuid())
+    if changed:
+        step.flow.print(f"autofix: {changed} entries autofix wrote in the workspace now belong to uid {owner.st_uid}")
 
 
 def forget_secrets() -> None:

@@ -143,6 +143,14 @@ def test_a_workspace_of_another_user_needs_no_git_config(world, github, capsys, 
     assert act(capsys, world, [RIGHT])[0] == 0
     assert github.pull(REPO, 2).head_ref == "autofix/issue-1"
     assert not (tmp_path / "gitconfig").exists()
+    # Nothing autofix wrote there (git objects, refs, the target) is root's: the runner's user can
+    # fetch, gc and delete its checkout afterwards.
+    owners = {
+        os.lstat(os.path.join(folder, name)).st_uid
+        for folder, folders, files in os.walk(world.workspace)
+        for name in folders + files
+    }
+    assert owners == {1001} and os.stat(world.workspace).st_uid == 1001
 
 
 def test_outputs_survive_any_value_and_commands_are_escaped(tmp_path):

@@ -321,3 +321,18 @@ def test_remove_tree_of_a_file_a_link_or_nothing(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["target"]
     safefs.remove_tree(tmp_path / "target")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_give_back_changes_the_owner_of_what_is_ours_and_never_follows_a_link(tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("not in the workspace")
+    work = tmp_path / "work"
+    (work / ".git" / "objects").mkdir(parents=True)
+    (work / ".git" / "objects" / "ab").write_text("object")
+    (work / "target.py").write_text("code")
+    (work / "link").symlink_to(outside)
+    os.chown(work / "target.py", 1001, 1001)  # already the owner's: left alone
+    assert safefs.give_back(work, 1001, 1002, os.geteuid()) == 5  # work, .git, objects, ab, link
+    owners = {path.name: (os.lstat(path).st_uid, os.lstat(path).st_gid) for path in [work, *work.rglob("*")]}
+    assert set(owners.values()) == {(1001, 1002), (1001, 1001)}
+    assert os.stat(outside).st_uid == os.geteuid()  # the link's target is not the workspace's
