@@ -17,6 +17,7 @@ from bot.spec import Strict, parse_yaml, validate
 
 DEFAULT_LABEL = "autofix"
 DEFAULT_SPECS = ".autofix/*.yml"
+OUT = ".autofix/out"  # reports and comment files, relative to the workspace
 # The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.
 INPUTS = (
     "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "max-tokens", "label",
@@ -122,6 +123,21 @@ class Config:
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
         for name in ("draft", "plan", "publish"):
             self.boolean(name)
+
+    @property
+    def out(self) -> Path:
+        """Where reports and comment files go, made on first use: in the workspace, which the next
+        steps of the job see at the same relative path (RUNNER_TEMP inside a container action is a
+        path the runner doesn't have). Its own .gitignore keeps it out of `git status`."""
+        folder = self.workspace / OUT
+        if not folder.is_dir():
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / ".gitignore").write_text("*\n", encoding="utf-8")
+        return folder
+
+    def shown(self, path: Path) -> str:
+        """`path` as the job's next steps name it: relative to the workspace when inside it."""
+        return str(path.relative_to(self.workspace)) if path.is_relative_to(self.workspace) else str(path)
 
     def with_repo(self, repo: RepoConfig) -> Config:
         return replace(self, repo=repo)

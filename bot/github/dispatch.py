@@ -84,7 +84,7 @@ def main(
     finally:
         step.cleanup.close()  # the checkout's credentials go back, whatever happened
         hand_back(step)
-        write_outputs(config.output, outputs(step.outcomes), redact)
+        write_outputs(config.output, outputs(step.outcomes, config), redact)
 
 
 def hand_back(step: Step) -> None:
@@ -136,20 +136,20 @@ HANDLERS: dict[str, Callable[[Step, dict], int]] = {
 }
 
 
-def outputs(outcomes: list[TaskOutcome]) -> dict[str, str]:
+def outputs(outcomes: list[TaskOutcome], config: Config) -> dict[str, str]:
     """One task: its values. Several (spec files): passed only if all did, attempts summed, one
     line per pull request and report, and the strongest operation (created > updated > none)."""
     operations = {o.operation for o in outcomes}
     operation = next((op for op in ("created", "updated") if op in operations), "none")
     pulls = [o.pull for o in outcomes if o.pull is not None]
-    comments = [str(o.comment_path) for o in outcomes if o.comment_path]
+    comments = [config.shown(o.comment_path) for o in outcomes if o.comment_path]
     return ({"comment-path": "\n".join(comments)} if comments else {}) | {
         "passed": "true" if outcomes and all(o.passed for o in outcomes) else "false",
         "attempts": str(sum(o.attempts for o in outcomes)),
         "pr-number": "\n".join(str(p.number) for p in pulls),
         "pr-url": "\n".join(p.url for p in pulls),
         "pr-operation": operation,
-        "report-path": "\n".join(str(o.report_path) for o in outcomes if o.report_path),
+        "report-path": "\n".join(config.shown(o.report_path) for o in outcomes if o.report_path),
     }
 
 

@@ -148,7 +148,7 @@ class Step:
         append_summary(self.config.summary, summary, self.redact)
 
     def write_report(self, report: Report, name: str, outcome: TaskOutcome) -> None:
-        path = self.config.temp / f"autofix-{name}.json"
+        path = self.config.out / f"autofix-{name}.json"
         report.write(path, self.redact)
         outcome.report_path = path
 

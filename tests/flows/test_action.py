@@ -64,9 +64,9 @@ def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, githu
 
     assert world.outputs() == {
         "passed": "true", "attempts": "2", "pr-number": "2", "pr-url": f"{github.web_url}/{REPO}/pull/2",
-        "pr-operation": "created", "report-path": str(world.temp / "autofix-issue-1.json"),
+        "pr-operation": "created", "report-path": ".autofix/out/autofix-issue-1.json",
     }  # fmt: skip
-    report = json.loads((world.temp / "autofix-issue-1.json").read_text())
+    report = json.loads((world.out / "autofix-issue-1.json").read_text())
     assert report["passed"] is True and report["tokens"] == {"input": 340, "output": 100}
     assert world.summary.read_text().startswith(
         "### autofix: `unique.py` — passed\n\n| # | outcome | failing tests | seconds | tokens |\n"
@@ -201,7 +201,7 @@ def test_all_attempts_failing_leave_one_comment_edited_on_re_runs(world, github,
     )
     assert comment.body.count("| ❌ fail | `order`, `strings` |") == 3 and comment.body.count("<details>") == 3
     assert comment.body.endswith("_No branch was pushed. Remove and add the label again to re-run autofix._")
-    assert world.outputs() == NOTHING | {"attempts": "3", "report-path": str(world.temp / "autofix-issue-1.json")}
+    assert world.outputs() == NOTHING | {"attempts": "3", "report-path": ".autofix/out/autofix-issue-1.json"}
 
     world.checkout()
     world.event("issues", labeled(body=ISSUE_BODY.replace("target: unique.py", "target: unique.py\nmax_attempts: 1")))
@@ -237,7 +237,7 @@ def test_the_model_service_down_is_said_in_the_comment(world, github, capsys):
     assert "| 1 | ❌ fail |" in comment.body
     assert out[-1] == "::error::the model API failed after retries (503): maintenance"
     assert world.branches() == ["master"] and github.pulls(REPO) == []
-    report = json.loads((world.temp / "autofix-issue-1.json").read_text())
+    report = json.loads((world.out / "autofix-issue-1.json").read_text())
     assert report["stop_reason"] == "stopped: the model API failed after retries (503): maintenance"
 
 

@@ -151,6 +151,11 @@ def test_a_workspace_of_another_user_needs_no_git_config(world, github, capsys, 
         for name in folders + files
     }
     assert owners == {1001} and os.stat(world.workspace).st_uid == 1001
+    # The report is where the next step, as the runner's user, finds and reads it.
+    report = world.outputs()["report-path"]
+    assert report == ".autofix/out/autofix-issue-1.json"
+    read = subprocess.run(["cat", report], cwd=world.workspace, user=1001, capture_output=True, text=True)
+    assert read.returncode == 0 and '"passed": true' in read.stdout
 
 
 def test_outputs_survive_any_value_and_commands_are_escaped(tmp_path):

@@ -58,16 +58,16 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     assert github.comments(REPO) == []
     # The workspace is left as checked out: the published fix does not leak into the next spec.
     assert world.git("status", "--porcelain") == ""
-    temp = world.temp
+    out = ".autofix/out"
     assert world.outputs() == {
         "passed": "false", "attempts": "3", "pr-number": str(pull.number),
         "pr-url": f"{github.web_url}/{REPO}/pull/{pull.number}", "pr-operation": "created",
-        "report-path": f"{temp}/autofix-spec-a_passing.json\n{temp}/autofix-spec-b_broken.json\n"
-                       f"{temp}/autofix-spec-c_hopeless.json",
+        "report-path": f"{out}/autofix-spec-a_passing.json\n{out}/autofix-spec-b_broken.json\n"
+                       f"{out}/autofix-spec-c_hopeless.json",
     }  # fmt: skip
-    a = json.loads((temp / "autofix-spec-a_passing.json").read_text())
+    a = json.loads((world.out / "autofix-spec-a_passing.json").read_text())
     assert (a["passed"], a["attempts"], a["stop_reason"]) == (True, [], "the current code already passes its tests")
-    b = json.loads((temp / "autofix-spec-b_broken.json").read_text())
+    b = json.loads((world.out / "autofix-spec-b_broken.json").read_text())
     assert [attempt["kind"] for attempt in b["attempts"]] == ["failed", "passed"]  # written through the one loop
     summary = world.summary.read_text()
     assert "### autofix: .autofix/a_passing.yml\n\nlib/a.py already passes its tests: nothing to do." in summary

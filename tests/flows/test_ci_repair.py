@@ -187,14 +187,14 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     assert "all good" not in prompt  # the job that passed
     assert "<<<<<<< SEARCH" in openai.requests[0].json["input"][0]["content"]  # the format, explained
 
-    report = json.loads((world.temp / "autofix-pr-2.json").read_text())
+    report = json.loads((world.out / "autofix-pr-2.json").read_text())
     assert (report["passed"], report["target"], len(report["attempts"])) == (True, "pull request #2", 1)
     assert report["code"].startswith("diff --git a/calc.py b/calc.py\n")
     assert [a["kind"] for a in report["attempts"]] == ["passed"]  # through the one loop
     assert world.outputs() == {
         "passed": "true", "attempts": "1", "pr-number": "3", "pr-url": f"{github.web_url}/{REPO}/pull/3",
-        "pr-operation": "created", "report-path": str(world.temp / "autofix-pr-2.json"),
-        "comment-path": str(world.temp / "autofix-pr-2.md"),
+        "pr-operation": "created", "report-path": ".autofix/out/autofix-pr-2.json",
+        "comment-path": ".autofix/out/autofix-pr-2.md",
     }  # fmt: skip
     assert world.summary.read_text().startswith(
         f"### autofix: pull request #2 — fixed\n\n{proof(2)}\n\n| # | outcome |"
@@ -255,7 +255,7 @@ def test_a_search_that_does_not_match_is_a_format_error_that_counts_as_an_attemp
     )
     assert feedback in openai.prompts()[1]
     assert "   2 |     return a - b\n" in openai.prompts()[1]  # the file as it is, unchanged
-    report = json.loads((world.temp / "autofix-pr-2.json").read_text())
+    report = json.loads((world.out / "autofix-pr-2.json").read_text())
     assert [(a["passed"], a["failing_tests"], a["diff"]) for a in report["attempts"]][0] == (
         False,
         ["(edits refused)"],
@@ -499,7 +499,7 @@ def test_publish_false_writes_nothing_to_github_and_leaves_the_comment_in_a_file
     world.event("workflow_run", run_event(github, pull, run, fork=True))
     code, out, _ = act(capsys, world, [FIX_ADD])
     assert code == 0
-    path = world.temp / "autofix-pr-2.md"
+    path = world.out / "autofix-pr-2.md"
     assert out[-1] == f"autofix: publish is false: the comment for #2 is in {path}"
     assert github.writes() == [] and world.branches() == ["master"]
     text = path.read_text()
@@ -507,7 +507,7 @@ def test_publish_false_writes_nothing_to_github_and_leaves_the_comment_in_a_file
         text.startswith("<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run ")
         and "```diff\ndiff --git a/calc.py b/calc.py\n" in text
     )
-    assert world.outputs()["comment-path"] == str(path)
+    assert world.outputs()["comment-path"] == ".autofix/out/autofix-pr-2.md"  # as the next step names it
 
 
 OLD_BREAKAGE = (

@@ -102,7 +102,7 @@ def test_fork_repair_with_a_read_only_token_on_a_private_repository(repair_world
     repair_world.event("workflow_run", run_event(github, pull, run, fork=True))
     code, out, _ = act(capsys, repair_world, [FIX_ADD])
     assert code == 0, out
-    assert (repair_world.temp / "autofix-pr-2.md").read_text().startswith("<!-- autofix:pr-2 -->")
+    assert (repair_world.out / "autofix-pr-2.md").read_text().startswith("<!-- autofix:pr-2 -->")
     assert github.writes() == [] and refused(github) == []
 
 

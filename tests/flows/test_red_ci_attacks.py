@@ -146,7 +146,7 @@ def test_a_git_failure_ends_with_one_line_and_the_failure_comment(world, github,
         "```text\ngit push failed"
     )
     assert "| 1 | ✅ pass |" in comment.body
-    assert world.outputs()["comment-path"] == str(world.temp / "autofix-pr-2.md")
+    assert world.outputs()["comment-path"] == ".autofix/out/autofix-pr-2.md"
 
 
 def test_the_action_holds_no_secret_in_its_environment(world, github, capsys, monkeypatch):

@@ -53,7 +53,7 @@ def test_collaborators_passed_in_carry_a_whole_issue_run(world, github):
     assert f"autofix: sandbox: {sandbox.describe()}" in lines and "autofix: model: scripted (a test's)" in lines
     assert len(model.prompts) == 2 and "order: expected [3, 1, 2]" in model.prompts[1][-1]["content"]
     assert all(API_KEY not in message["content"] for prompt in model.prompts for message in prompt)
-    report = json.loads((world.temp / "autofix-issue-1.json").read_text())
+    report = json.loads((world.out / "autofix-issue-1.json").read_text())
     assert [attempt["kind"] for attempt in report["attempts"]] == ["failed", "passed"]  # through the one loop
     assert forge.log is not None  # the given Forge tells its retries in the step's log
     [pull] = github.pulls(REPO)

@@ -151,9 +151,15 @@ class World:
     def file_at(self, branch: str, relpath: str) -> str:
         return self.git("show", f"{branch}:{relpath}", cwd=self.origin) + "\n"
 
+    @property
+    def out(self) -> Path:
+        """Where autofix leaves its reports and comment files: in the workspace, for the next steps."""
+        return self.workspace / ".autofix" / "out"
+
     def written_text(self) -> str:
         """Everything autofix wrote where a secret could leak: outputs, summary, reports, GitHub."""
         texts = [p.read_text() for p in self.temp.iterdir() if p.is_file()]
+        texts += [p.read_text() for p in self.out.iterdir()] if self.out.is_dir() else []
         texts += [p.body or "" for p in self.github.pulls(REPO)] + [c.body for c in self.github.comments(REPO)]
         return "\n".join(texts)
 

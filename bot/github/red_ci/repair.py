@@ -291,7 +291,7 @@ def post(step: Step, number: int, body: str, outcome: TaskOutcome) -> None:
     """The one autofix comment on the pull request (edited in place on re-runs), also kept as a
     file; with `publish: false` only the file, for a later job with write permission to post."""
     body = step.for_github(body)
-    path = step.config.temp / f"autofix-pr-{number}.md"
+    path = step.config.out / f"autofix-pr-{number}.md"
     path.write_text(body + "\n", encoding="utf-8")
     outcome.comment_path = path
     if not step.config.publish:
