@@ -48,6 +48,7 @@ lint: $(DEV)
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-actions action.yml
+	$(VENV)/bin/check-jsonschema --builtin-schema vendor.dependabot .github/dependabot.yml
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml examples/workflows/*.yml
 	$(VENV)/bin/actionlint .github/workflows/*.yml examples/workflows/*.yml
 	$(VENV)/bin/hadolint Dockerfile
