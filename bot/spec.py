@@ -180,14 +180,30 @@ def parse_yaml(text: str, path: Path) -> tuple[dict, dict[tuple, int]]:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-        raise UserError(f"{where}: invalid YAML: {exc.problem or exc.context}") from None
+        raise UserError(yaml_error(exc, text, path)) from None
     if not isinstance(data, dict):
         raise UserError(f"{path}:1: the file must be a YAML mapping of keys to values")
     lines: dict[tuple, int] = {}
     record_lines(node, (), lines)
     return data, lines
+
+
+OPENERS = {"flow sequence": "[", "flow mapping": "{", "quoted scalar": "quote"}
+
+
+def yaml_error(exc: yaml.MarkedYAMLError, text: str, path: Path) -> str:
+    """One line at the place the problem starts: where PyYAML noticed it, unless that is the end
+    of the file (an unclosed bracket or quote), then where the unclosed thing opened."""
+    mark = exc.problem_mark or exc.context_mark
+    at_end = mark is not None and mark.index >= len(text.rstrip())
+    if at_end and exc.context_mark is not None:
+        opened = next((name for key, name in OPENERS.items() if key in (exc.context or "")), None)
+        mark = exc.context_mark
+        if opened:
+            what = "this '" + opened + "' is never closed" if opened != "quote" else "this quote is never closed"
+            return f"{path}:{mark.line + 1}:{mark.column + 1}: invalid YAML: {what}"
+    where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+    return f"{where}: invalid YAML: {exc.problem or exc.context}"
 
 
 def record_lines(node: yaml.Node, loc: tuple, lines: dict[tuple, int]) -> None:

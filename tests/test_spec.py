@@ -37,7 +37,17 @@ def test_a_good_spec_loads_with_defaults(tmp_path):
 
 def test_yaml_syntax_error_names_line_and_column(tmp_path):
     path = write(tmp_path, GOOD + "max_attempts: [3\n")
-    assert error_of(path) == f"{path}:7:1: invalid YAML: expected ',' or ']', but got '<stream end>'"
+    assert error_of(path) == f"{path}:6:15: invalid YAML: this '[' is never closed"  # where it opens
+
+
+def test_an_unclosed_bracket_is_reported_where_it_opens_not_at_the_end(tmp_path):
+    path = tmp_path / "bad.yml"
+    path.write_text("task: t\ntarget: x.py\ntests:\n  code: [unclosed\n")
+    assert error_of(path) == f"{path}:4:9: invalid YAML: this '[' is never closed"
+    path.write_text("task: 'unclosed\ntarget: x.py\n")
+    assert error_of(path) == f"{path}:1:7: invalid YAML: this quote is never closed"
+    path.write_text("task: t\n  bad: indent\n")  # noticed where it is: the problem's own mark
+    assert error_of(path) == f"{path}:2:6: invalid YAML: mapping values are not allowed here"
 
 
 def test_unknown_key_names_line_and_key(tmp_path):

@@ -178,7 +178,7 @@ def test_malformed_spec_exits_2_naming_the_line(tmp_path):
         timeout=60,
     )
     assert result.returncode == 2
-    assert result.stderr.startswith(f"autofix: error: {spec}:5:1: invalid YAML: ")
+    assert result.stderr == f"autofix: error: {spec}:4:9: invalid YAML: this quote is never closed\n"
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
 
 
