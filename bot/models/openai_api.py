@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.errors import ModelUnavailable, UserError
+from bot.errors import ModelUnavailable, UserError, warn
 from bot.models.base import ModelSettings, Reply
 
 
@@ -14,6 +14,7 @@ class OpenAIModel:
     def __init__(self, settings: ModelSettings):
         self.name = settings.name
         self.settings = settings
+        self.api = settings.api  # "chat" once a server without the Responses API said so
         where = settings.base_url or "api.openai.com"
         self.banner = f"model: {settings.name} via the {settings.api} API at {where}"
         self._client: Any = None  # an openai.OpenAI, made on the first call
@@ -34,7 +35,7 @@ class OpenAIModel:
         import openai
 
         try:
-            if self.settings.api == "chat":
+            if self.api == "chat":
                 response = self.client().chat.completions.create(model=self.name, messages=messages)
                 usage = response.usage
                 return Reply(
@@ -54,7 +55,20 @@ class OpenAIModel:
                 f"the model API refused the credentials ({exc.status_code}): {server_message(exc)}; "
                 "check OPENAI_API_KEY"
             ) from None
-        except (openai.NotFoundError, openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+        except openai.NotFoundError as exc:
+            if self.api == "responses" and self.settings.base_url:
+                # llama.cpp's server, older vLLMs and others serve only Chat Completions.
+                self.api = "chat"
+                warn(
+                    f"the server at {self.settings.base_url} has no Responses API (404); using Chat Completions "
+                    "(set --api chat, or the Action's `api: chat` input, to skip this)"
+                )
+                return self.complete(messages)
+            raise UserError(
+                f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; "
+                f"check --model and --base-url{'' if self.api == 'chat' else ', or use --api chat'}"
+            ) from None
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
             raise UserError(
                 f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; "
                 "check --model, --api and --base-url"

@@ -202,3 +202,24 @@ def test_sandbox_none_warns_once_in_one_line(task, capsys):
         " (only env, rlimits, output and time are limited)\n"
     )
     assert "autofix: sandbox: none (NO isolation" in out.out
+
+
+def test_a_server_without_the_responses_api_is_asked_through_chat_completions(task, capsys):
+    with ScriptedOpenAI([Reply(WRONG), Reply(RIGHT)], endpoints=("/v1/chat/completions",)) as fake:
+        assert main(["run", str(task), "--base-url", fake.base_url, "--model", "m"]) == 0
+    # Asked once the default way, then Chat Completions for every call.
+    assert [r.path for r in fake.requests] == ["/v1/responses", "/v1/chat/completions", "/v1/chat/completions"]
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"autofix: warning: the server at {fake.base_url} has no Responses API (404); using Chat Completions "
+        "(set --api chat, or the Action's `api: chat` input, to skip this)"
+    ]
+
+
+def test_a_404_with_chat_completions_too_names_the_settings_to_check(task, capsys):
+    with ScriptedOpenAI([], endpoints=()) as fake:
+        assert main(["run", str(task), "--base-url", fake.base_url, "--model", "m"]) == 2
+    assert len(fake.requests) == 2
+    error = capsys.readouterr().err.splitlines()[-1]
+    assert error.startswith("autofix: error: the model API rejected the request (404): ")
+    assert error.endswith("; check --model and --base-url")

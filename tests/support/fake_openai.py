@@ -79,8 +79,9 @@ class Recorded:
 class ScriptedOpenAI:
     """Context manager. Serves POST /v1/responses and POST /v1/chat/completions."""
 
-    def __init__(self, script: list) -> None:
+    def __init__(self, script: list, endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions")) -> None:
         self._script = list(script)
+        self.endpoints = endpoints  # what it serves: ("/v1/chat/completions",) is a llama.cpp server
         self._lock = threading.Lock()  # handlers run on concurrent threads
         # Set on exit so that Hang items stop waiting at once and shutdown
         # never has to wait out a long Hang.
@@ -231,7 +232,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         self.owner._record(Recorded(path=path, json=body, headers={k.lower(): v for k, v in self.headers.items()}))
 
-        if self.command != "POST" or path not in _ENDPOINTS:
+        if self.command != "POST" or path not in _ENDPOINTS or path not in self.owner.endpoints:
             return self._send_error(404, f"the fake does not serve {self.command} {path}")
         if not isinstance(body, dict):
             return self._send_error(400, "request body must be a JSON object")
