@@ -47,7 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
     parser.add_argument(
         "--attempts", type=int, default=3, metavar="K", help="model calls per task for repair and resample (default: 3)"
     )
-    parser.add_argument("--model", help="model name, or local:FILE.gguf for an in-process model")
+    parser.add_argument(
+        "--model", help="model name; local:FILE.gguf for an in-process model; replay:FILE.yml to play recorded replies"
+    )
     parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
     parser.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="tasks run in parallel (default: 1)")

@@ -36,10 +36,16 @@ def plot(path: Path, meta: dict, summary: dict) -> None:
     axes.set_ylim(0, 104)  # room above 100% for the markers
     axes.set_xlabel("model calls per task")
     axes.set_ylabel("tasks solved (%)")
-    axes.set_title(f"{meta['taskset']} · {meta['model']}", fontsize=10)
+    axes.set_title(f"{meta['taskset']} · {short(str(meta['model']))}", fontsize=10)
     axes.grid(alpha=0.3)
     if axes.lines:  # an eval of no tasks draws empty axes, without matplotlib's warning
         axes.legend(loc="lower right")
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+def short(model: str) -> str:
+    """`local:/home/me/models/SmolLM2-135M.gguf` as `local:SmolLM2-135M.gguf`: a title, not a path."""
+    provider, sep, rest = model.partition(":")
+    return f"{provider}:{rest.rsplit('/', 1)[-1]}" if sep and "/" in rest else model

@@ -14,7 +14,7 @@ import json
 import math
 import re
 import threading
-from dataclasses import asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 
 from bot.core.report import write_atomically
@@ -41,6 +41,8 @@ class Result:
     seconds: float  # wall time of the pair
     validation_seconds: float  # of which spent judging candidates in the sandbox
     failure: str | None  # the final attempt's first failing check, or why the run stopped
+    error: str = ""  # a failure's evidence: the final attempt's feedback, tracebacks included (bounded)
+    code: str = ""  # a failure's final candidate, to read what the model wrote (bounded)
 
 
 def budget(strategy: str, attempts: int) -> int:
@@ -106,11 +108,12 @@ def read_results(folder: Path) -> list[Result]:
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
     names = {f.name for f in fields(Result)}
+    required = {f.name for f in fields(Result) if f.default is MISSING}  # older logs lack the rest
     results = []
     for number, line in enumerate(lines, 1):
         try:
             data = json.loads(line)
-            if set(data) != names:
+            if not required <= set(data) <= names:
                 raise ValueError
             results.append(Result(**data))
         except ValueError:

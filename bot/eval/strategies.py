@@ -24,8 +24,11 @@ from bot.judge.validate import Validator, Verdict
 from bot.models.base import Model, Reply
 from bot.sandbox.tiers import Sandbox
 from bot.spec import Spec
+from bot.text import clip_head
 
 FAILURE_CHARS = 300  # of the final failure reason kept per result
+ERROR_CHARS = 4_000  # of a failure's feedback kept per result
+CODE_CHARS = 20_000  # of a failure's final candidate kept per result
 
 
 class FreshSamples:
@@ -90,6 +93,8 @@ def run_pair(
         seconds=round(clock() - started, 3),
         validation_seconds=round(validator.seconds, 3),
         failure=None if report.passed else failure_reason(report),
+        error="" if report.passed or not report.attempts else clip_head(report.attempts[-1].feedback, ERROR_CHARS),
+        code="" if report.passed or not report.attempts else clip_head(report.attempts[-1].code, CODE_CHARS),
     )
 
 

@@ -25,12 +25,15 @@ class ReplayModel:
             raise UserError(f"{path}: a replay file needs a non-empty `replies:` list")
         self.replies = [as_reply(item, path, i) for i, item in enumerate(replies)]
         self.name = f"replay:{path}"
-        self.banner = f"model: replaying {len(self.replies)} recorded replies from {path} (no model is called)"
+        self.banner = f"model: replaying {replies_count(len(self.replies))} from {path} (no model is called)"
         self.played = 0
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
         if self.played >= len(self.replies):
-            raise UserError(f"{self.name}: all {len(self.replies)} recorded replies were used")
+            raise UserError(
+                f"{self.name}: {'every one of the ' if len(self.replies) > 1 else 'the '}"
+                f"{replies_count(len(self.replies))} was used; add replies to the file, or allow fewer attempts"
+            )
         self.played += 1
         return self.replies[self.played - 1]
 
@@ -41,6 +44,10 @@ def as_reply(item, path: Path, index: int) -> Reply:
     if isinstance(item, dict) and isinstance(item.get("text"), str):
         return Reply(item["text"], int(item.get("input_tokens", 0)), int(item.get("output_tokens", 0)))
     raise UserError(f"{path}: replies[{index}]: must be a string or a mapping with `text`")
+
+
+def replies_count(count: int) -> str:
+    return f"{count} recorded repl{'y' if count == 1 else 'ies'}"
 
 
 def provider(rest: str, settings: ModelSettings) -> ReplayModel:

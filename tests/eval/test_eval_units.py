@@ -131,3 +131,10 @@ def test_the_cli_starts_without_the_heavy_imports():
     )
     out = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def test_the_plot_names_a_model_file_by_its_name_not_its_path():
+    from bot.eval.plot import short
+
+    assert short("local:/home/me/models/SmolLM2-135M-Instruct.gguf") == "local:SmolLM2-135M-Instruct.gguf"
+    assert short("gpt-4.1-mini") == "gpt-4.1-mini" and short("llama3:8b") == "llama3:8b"

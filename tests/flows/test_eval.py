@@ -171,6 +171,10 @@ def test_known_outcomes_give_exact_figures_and_a_rerun_resumes(taskset, tmp_path
     }
     never = next(r for r in data["results"] if r["task"] == "never" and r["strategy"] == "repair")
     assert never["failure"] == "all 3 attempts failed; last: order: expected [3, 1, 2], got [1, 2, 3]"
+    # What a failure needs to be read later: its feedback and the code the model wrote.
+    assert never["error"].startswith("Failing checks:\n- order: expected [3, 1, 2], got [1, 2, 3]")
+    assert never["code"] == WRONG.format(name="never")
+    assert all(r["error"] == r["code"] == "" for r in data["results"] if r["passed"])
     for strategy, summary in data["summary"].items():
         latencies = sorted(r["seconds"] for r in data["results"] if r["strategy"] == strategy)
         assert (summary["latency_p50"], summary["latency_p95"]) == (latencies[1], latencies[3])  # nearest rank of 4

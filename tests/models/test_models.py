@@ -61,3 +61,16 @@ def test_flags_win_over_the_spec_which_wins_over_the_environment():
         name="flag", api="chat", base_url="http://flag/v1", api_key="k"
     )
     assert registry.settings_from(None, None, None, "spec", "chat", {}).name == "spec"
+
+
+def test_a_replay_counts_its_replies_and_says_how_to_go_on_when_they_run_out(tmp_path: Path):
+    one = tmp_path / "one.yml"
+    one.write_text("replies:\n  - first\n")
+    model = ReplayModel(one)
+    assert model.banner == f"model: replaying 1 recorded reply from {one} (no model is called)"
+    model.complete([])
+    with pytest.raises(UserError) as spent:
+        model.complete([])
+    assert str(spent.value) == (
+        f"replay:{one}: the 1 recorded reply was used; add replies to the file, or allow fewer attempts"
+    )
