@@ -104,6 +104,8 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         if args.report:
             report.write(args.report, redact)
     totals = f"{len(report.attempts)} attempts, {report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
+    if report.cost is not None:
+        totals += f", ${report.cost:.4f}"
     if report.passed:
         print(f"passed on attempt {len(report.attempts)}: wrote {spec.target_path} ({totals})")
         return 0

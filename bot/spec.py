@@ -93,6 +93,11 @@ class SpecLimits(Strict):
     disk_mb: int = Field(default=1024, ge=16)  # disk the whole run may fill, before it is killed
 
 
+class ModelPrice(Strict):
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+
+
 class Spec(Strict):
     task: str = Field(min_length=1)
     target: str = Field(min_length=1)
@@ -102,6 +107,8 @@ class Spec(Strict):
     timeout: float = Field(default=60, gt=0)
     max_tokens: int | None = Field(default=None, ge=1)
     max_seconds: float | None = Field(default=None, gt=0)
+    max_cost: float | None = Field(default=None, gt=0)  # dollars; needs the model's price (bot/models/prices.py)
+    price: ModelPrice | None = None  # dollars per million tokens, for a model the price list lacks
     limits: SpecLimits = SpecLimits()
     model: str | None = None
     api: Literal["responses", "chat"] | None = None

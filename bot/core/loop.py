@@ -24,6 +24,7 @@ from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
 from bot.judge.validate import Validator, Verdict
 from bot.models.base import Model
+from bot.models.prices import price_of
 from bot.spec import Spec
 
 
@@ -119,7 +120,9 @@ def solve(
     clock: Callable[[], float] = time.monotonic,
 ) -> Report:
     """A task that writes one target file, judged by the validator: whole, or by edits (`mode`)."""
-    budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds)
+    budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds, spec.max_cost)
+    if report.price is None:
+        report.price = price_of(report.model, spec.price)
     return run(answer_for(spec, validator), FileJudge(validator, spec.target), model, budget, report,
                on_attempt, on_note, clock)  # fmt: skip
 

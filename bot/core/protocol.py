@@ -59,11 +59,15 @@ class Budget:
     max_attempts: int
     max_tokens: int | None = None
     max_seconds: float | None = None
+    max_cost: float | None = None  # dollars, when the model's price is known
 
     def spent(self, report: Report, elapsed: float) -> str | None:
         tokens = sum(report.tokens.values())
         if self.max_tokens is not None and tokens >= self.max_tokens:
             return f"token budget spent ({tokens} of {self.max_tokens})"
+        cost = report.cost
+        if self.max_cost is not None and cost is not None and cost >= self.max_cost:
+            return f"cost budget spent (${cost:.4f} of ${self.max_cost:g})"
         if self.max_seconds is not None and elapsed >= self.max_seconds:
             return f"time budget spent ({elapsed:.1f} s of {self.max_seconds:g} s)"
         return None

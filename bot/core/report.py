@@ -9,6 +9,7 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from bot.models.prices import Price
 from bot.safefs import shown
 
 
@@ -47,6 +48,7 @@ class Report:
     code: str | None = None  # the passing code, else None
     attempts: list[Attempt] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said once in the log, about how the tests ran
+    price: Price | None = None  # what the model's tokens cost; None: unknown (a local model, a replay)
 
     @property
     def tokens(self) -> dict[str, int]:
@@ -59,10 +61,16 @@ class Report:
     def seconds(self) -> float:
         return sum(a.seconds for a in self.attempts)
 
+    @property
+    def cost(self) -> float | None:
+        """Dollars spent on the model so far, when its price is known."""
+        return None if self.price is None else self.price.of(self.tokens["input"], self.tokens["output"])
+
     def to_dict(self) -> dict:
         data = asdict(self)
         data["tokens"] = self.tokens
         data["seconds"] = round(self.seconds, 3)
+        data["cost_usd"] = None if self.cost is None else round(self.cost, 6)
         return data
 
     def write(self, path: Path, redact=lambda text: text) -> None:

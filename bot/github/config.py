@@ -13,7 +13,7 @@ from pydantic import Field
 
 from bot.errors import UserError
 from bot.sandbox import SANDBOXES
-from bot.spec import Strict, parse_yaml, validate
+from bot.spec import ModelPrice, Strict, parse_yaml, validate
 
 DEFAULT_LABEL = "autofix"
 DEFAULT_SPECS = ".autofix/*.yml"
@@ -40,6 +40,7 @@ class RepoConfig(Strict):
     timeout: float | None = Field(None, gt=0)
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
+    price: ModelPrice | None = None  # dollars per million tokens, for a model the price list lacks
     setup: str | None = None  # installs the project's dependencies; the only step with network
     # Globs of the paths the model may change; empty: any unprotected path. A path they match is
     # free of the overridable default protections (CI files, dependency pins: spec.OVERRIDABLE).

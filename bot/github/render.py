@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from bot.core.report import Report
+from bot.models.prices import AS_OF
 from bot.spec import Tests
 from bot.text import FEEDBACK_CHARS, capped_markdown, fence
 
@@ -75,6 +76,7 @@ def totals(report: Report) -> str:
     return (
         f"**Model:** {code_span(report.model)} · **Sandbox:** {report.sandbox} · "
         f"**Total:** {tokens(report)} tokens ({spent['input']} in, {spent['output']} out), {report.seconds:.2f} s"
+        + (f", ${report.cost:.4f} (list prices of {AS_OF}, or the spec's `price`)" if report.cost is not None else "")
     )
 
 

@@ -122,7 +122,12 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
     data.update(
         {
             k: v
-            for k, v in (("timeout", config.repo.timeout), ("model", config.repo.model), ("api", config.repo.api))
+            for k, v in (
+                ("timeout", config.repo.timeout),
+                ("model", config.repo.model),
+                ("api", config.repo.api),
+                ("price", config.repo.price.model_dump() if config.repo.price else None),
+            )
             if v
         }
     )
@@ -136,7 +141,7 @@ def from_file(config: Config, relpath: str) -> Spec:
     """A spec file of the repository; its paths are relative to the repository's root."""
     spec = specs.load(config.workspace / relpath, config.workspace)
     spec.path = Path(relpath)
-    for key in ("max_attempts", "timeout", "model", "api"):
+    for key in ("max_attempts", "timeout", "model", "api", "price"):
         default = getattr(config.repo, key)
         if key not in spec.model_fields_set and default is not None:
             setattr(spec, key, default)

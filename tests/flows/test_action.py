@@ -275,3 +275,14 @@ def test_a_draft_input_opens_a_draft(world, github, capsys):
 
 BASIC_MASK = "::add-mask::" + base64.b64encode(f"x-access-token:{TOKEN}".encode()).decode()
 NOTHING = {"passed": "false", "attempts": "0", "pr-number": "", "pr-url": "", "pr-operation": "none", "report-path": ""}
+
+
+def test_the_pull_request_says_what_the_model_cost(world, github, capsys):
+    world.input("model", "gpt-4.1")  # $2 in, $8 out per million tokens
+    world.event("issues", labeled())
+    code, _, _ = act(capsys, world, [Reply(WRONG, 1000, 250), Reply(RIGHT, 2000, 250)])
+    assert code == 0
+    body = github.pull(REPO, 2).body
+    assert "**Total:** 3500 tokens (3000 in, 500 out), " in body
+    assert ", $0.0100 (list prices of June 2026, or the spec's `price`)" in body
+    assert json.loads((world.out / "autofix-issue-1.json").read_text())["cost_usd"] == 0.01

@@ -223,3 +223,19 @@ def test_a_404_with_chat_completions_too_names_the_settings_to_check(task, capsy
     error = capsys.readouterr().err.splitlines()[-1]
     assert error.startswith("autofix: error: the model API rejected the request (404): ")
     assert error.endswith("; check --model and --base-url")
+
+
+def test_spend_shows_in_dollars_and_a_cost_budget_stops_the_run(task, capsys):
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([Reply(WRONG, 1000, 500), Reply(RIGHT, 2000, 500)]) as fake:
+        code = main(["run", str(task), "--base-url", fake.base_url, "--model", "gpt-4.1-mini", "--report", str(report)])
+    assert code == 0
+    # gpt-4.1-mini: $0.40 in, $1.60 out per million: 3000 in, 1000 out
+    assert capsys.readouterr().out.splitlines()[-1].endswith(", 4000 tokens, $0.0028)")
+    assert json.loads(report.read_text())["cost_usd"] == 0.0028
+    task.write_text(task.read_text() + "max_cost: 0.001\nprice: {input: 1.0, output: 0.0}\n")
+    with ScriptedOpenAI([Reply(WRONG, 1000, 500)] * 3) as fake:
+        assert main(["run", str(task), "--base-url", fake.base_url, "--model", "my-own", "--report", str(report)]) == 1
+    assert len(fake.requests) == 1  # $0.001 for the first 1000 input tokens: the budget is spent
+    data = json.loads(report.read_text())
+    assert (data["stop_reason"], data["cost_usd"]) == ("cost budget spent ($0.0010 of $0.001)", 0.001)

@@ -31,6 +31,7 @@ from bot.github.red_ci.edits import Workspace
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.judge import gate, guard
 from bot.judge.validate import Verdict
+from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT
 from bot.text import REPLY_CHARS, clip_tail
 
@@ -163,6 +164,7 @@ class Repair:
         report = self.outcome.report = Report(
             model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts
         )
+        report.price = price_of(model.name, config.repo.price)
         judge = GateJudge(suite, baseline, work)
         budget = Budget(attempts, config.max_tokens)
         try:

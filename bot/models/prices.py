@@ -1,0 +1,43 @@
+"""What tokens cost, in US dollars per million: OpenAI's list prices for the models autofix is
+usually pointed at, and `price:` in a spec or `.github/autofix.yml` for any other (a local or
+self-hosted model costs what you say it does, 0 by default: unknown, never guessed).
+
+Source: OpenAI's API pricing page (platform.openai.com/docs/pricing), standard tier, as
+published in June 2026. Prices change: a spec's `price:` wins over this table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.spec import ModelPrice
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float  # dollars per million input tokens
+    output: float  # dollars per million output tokens
+
+    def of(self, tokens_in: int, tokens_out: int) -> float:
+        return (tokens_in * self.input + tokens_out * self.output) / 1_000_000
+
+
+AS_OF = "June 2026"
+LIST = {
+    "gpt-4.1": Price(2.00, 8.00),
+    "gpt-4.1-mini": Price(0.40, 1.60),
+    "gpt-4.1-nano": Price(0.10, 0.40),
+    "gpt-4o": Price(2.50, 10.00),
+    "gpt-4o-mini": Price(0.15, 0.60),
+}
+
+
+def price_of(model: str, given: ModelPrice | None = None) -> Price | None:
+    """The spec's (or the repository's) price, else the list's for the model (a dated snapshot
+    like `gpt-4.1-2025-04-14` costs what its family does), else None: unknown."""
+    if given is not None:
+        return Price(given.input, given.output)
+    if model in LIST:
+        return LIST[model]
+    family = next((name for name in sorted(LIST, key=len, reverse=True) if model.startswith(name + "-20")), None)
+    return LIST[family] if family else None
