@@ -11,6 +11,8 @@ from bot.errors import ModelUnavailable, UserError, warn
 from bot.redact import Redactor
 from bot.sandbox import SANDBOXES
 
+OUTPUT_LINES = 5  # of a failed command's own output, on the console
+
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="autofix", description="Let a model write code; let the tests decide.")
@@ -20,7 +22,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--model", help="model name, or replay:FILE to play recorded replies")
     run.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
     run.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
-    run.add_argument("--max-attempts", type=int, metavar="N")
+    run.add_argument(
+        "--max-attempts", type=int, metavar="N", help="at most N model calls (default: the spec's, else 3)"
+    )
     run.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
     run.add_argument(
         "--workdir", type=Path, metavar="DIR", help="the folder the target and tests live in (default: the spec's)"
@@ -33,7 +37,9 @@ def parser() -> argparse.ArgumentParser:
     )
     commands.add_parser("action", help="the GitHub Action's step: reads INPUT_* and GITHUB_* from the environment")
     plan = commands.add_parser(
-        "plan", help="print the spec files a run would regenerate, as a JSON array for strategy.matrix"
+        "plan",
+        help="print the spec files a run would regenerate, as a JSON array for strategy.matrix",
+        description="Print the spec files `autofix action` would regenerate, as a JSON array for strategy.matrix.",
     )
     plan.add_argument(
         "--workdir", type=Path, default=Path("."), metavar="DIR", help="the repository's root (default: .)"
@@ -92,7 +98,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
 
     def show(attempt) -> None:
         print(attempt.headline(spec.max_attempts))
-        for line in failure_lines(attempt.feedback):
+        for line in failure_lines(attempt.feedback, attempt.kind):
             print(redact(f"    {line}"))
 
     def note(text: str) -> None:
@@ -137,10 +143,17 @@ def run_eval(args: argparse.Namespace, redact: Redactor) -> int:
 COMMANDS = {"run": run, "action": run_action, "plan": print_plan, "eval": run_eval}
 
 
-def failure_lines(feedback: str, limit: int = 8) -> list[str]:
-    """The failing-check lines of an attempt's feedback, for the one-screen log."""
+def failure_lines(feedback: str, kind: str = "failed", limit: int = 8) -> list[str]:
+    """An attempt's feedback for the one-screen log: the failing checks, and the last lines of a
+    command's own output when it failed without per-test tracebacks (`python: not found`); for a
+    reply that couldn't be used, why."""
+    if kind in ("no code", "edits refused"):
+        return [line.removeprefix("- ") for line in feedback.splitlines() if line.strip()][:limit]
     lines = [line for line in feedback.splitlines() if line.startswith("- ")]
     shown = [line[2:] for line in lines[:limit]]
     if len(lines) > limit:
         shown.append(f"... and {len(lines) - limit} more")
+    details = feedback.partition("\nDetails:\n")[2]
+    if details and not details.startswith("### "):  # a command's own output, not tracebacks per test
+        shown += [f"| {line}" for line in [line for line in details.splitlines() if line.strip()][-OUTPUT_LINES:]]
     return shown

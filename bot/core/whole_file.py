@@ -13,20 +13,21 @@ from bot.spec import Spec
 class WholeFile:
     def __init__(self, spec: Spec):
         self.spec = spec
-        self.last: str | None = None  # the last attempt's code, or its reply when it held none
+        self.code: str | None = None  # the last code a reply held: what the next diff is against
+        self.last: str | None = None  # the last reply's code, or the reply itself when it held none
 
     def first(self) -> Messages:
         return prompts.first(self.spec, current_text(self.spec))
 
     def apply(self, reply: str) -> Candidate:
-        previous, self.last = self.last, reply
+        self.last = reply
         try:
             code = extract_code(reply, self.spec.required_name)
         except NoCode as exc:
             raise Unusable(
                 Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block."
             ) from None
-        self.last = code
+        previous, self.code, self.last = self.code, code, code
         return Candidate(code, code_diff(previous, code, self.spec.target), {self.spec.target: code})
 
     def next(self, feedback: str) -> Messages:

@@ -239,3 +239,28 @@ def test_spend_shows_in_dollars_and_a_cost_budget_stops_the_run(task, capsys):
     assert len(fake.requests) == 1  # $0.001 for the first 1000 input tokens: the budget is spent
     data = json.loads(report.read_text())
     assert (data["stop_reason"], data["cost_usd"]) == ("cost budget spent ($0.0010 of $0.001)", 0.001)
+
+
+def test_the_console_says_why_an_attempt_failed(task, capsys):
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([Reply("I think the order matters here."), Reply(WRONG), Reply(RIGHT)]) as fake:
+        assert run(task, fake, "--report", str(report)) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith("attempt 1/3  FAIL  ")
+    assert out[3] == (
+        "    Your reply could not be used: the reply contained no code. Reply with the whole file in one ```python block."
+    )
+    attempts = json.loads(report.read_text())["attempts"]
+    assert [a["kind"] for a in attempts] == ["no code", "failed", "passed"]
+    assert attempts[0]["diff"] == attempts[1]["diff"] == ""  # the prose was never code to diff against
+    assert attempts[2]["diff"].startswith("--- a/unique.py\n+++ b/unique.py\n")
+
+
+def test_a_failing_command_shows_its_own_last_lines(tmp_path, capsys):
+    spec = tmp_path / "task.yml"
+    command = f"{sys.executable} -c \"import sys; print('boom from the tests'); sys.exit(3)\""
+    spec.write_text(f"task: t\ntarget: unique.py\ntests:\n  command: {json.dumps(command)}\nmax_attempts: 1\n")
+    with ScriptedOpenAI([RIGHT]) as fake:
+        assert run(spec, fake) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[3:5] == [f"    {command}: exited with code 3", "    | boom from the tests"]
