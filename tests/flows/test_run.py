@@ -248,7 +248,8 @@ def test_the_console_says_why_an_attempt_failed(task, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[2].startswith("attempt 1/3  FAIL  ")
     assert out[3] == (
-        "    Your reply could not be used: the reply contained no code. Reply with the whole file in one ```python block."
+        "    Your reply could not be used: the reply contained no code. "
+        "Reply with the whole file in one ```python block."
     )
     attempts = json.loads(report.read_text())["attempts"]
     assert [a["kind"] for a in attempts] == ["no code", "failed", "passed"]
