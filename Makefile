@@ -5,9 +5,10 @@ PIP := $(PY) -m pip install --quiet --disable-pip-version-check
 # The demo needs autofix alone; the tests need every extra (llama-cpp-python compiles for minutes
 # the first time, then comes from pip's wheel cache), so they install separately.
 CORE := $(VENV)/.core-stamp
+FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test lint bench bench-eval bench-existing system-deps clean
+.PHONY: demo test test-fast lint bench bench-eval bench-existing system-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -22,9 +23,14 @@ $(CORE): pyproject.toml | $(PY)
 LLAMA_CMAKE := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
   -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 
-$(DEV): pyproject.toml | $(PY)
-	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -e '.[test,lint,eval,local]'
+# Everything but the `local` extra: the tests of an in-process GGUF model skip, saying why.
+$(FAST): pyproject.toml | $(PY)
+	$(PIP) -e '.[test,lint,eval]'
 	touch $@ $(CORE)
+
+$(DEV): $(FAST)
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -e '.[test,lint,eval,local]'
+	touch $@
 
 # bubblewrap gives the strongest sandbox tier; without it autofix falls back to the process tier.
 system-deps:
@@ -37,12 +43,16 @@ demo: $(CORE) system-deps
 	$(VENV)/bin/autofix run examples/unique_items.yml --model replay:examples/unique_items.replay.yml \
 	  --workdir out/demo --report out/demo/report.json
 
-test: lint system-deps
+test: lint system-deps $(DEV)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+# The suite without compiling llama-cpp-python (minutes on a machine without its wheel cached).
+test-fast: lint system-deps
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider -ra
 
 # The code's shape (style, types, layers), then the Action's files against GitHub's own schemas,
 # the workflows' expressions and the Dockerfile's rules.
-lint: $(DEV)
+lint: $(FAST)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
