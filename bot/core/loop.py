@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
@@ -45,8 +46,9 @@ def run(
         started = clock()
         messages = answer.first()
         for number in range(1, budget.max_attempts + 1):
-            attempt_started = clock()
+            attempt_started, started_at = clock(), datetime.now(UTC).isoformat(timespec="seconds")
             reply = model.complete(messages)
+            answered = clock()
             try:
                 candidate = answer.apply(reply.text)
             except Unusable as why:
@@ -55,17 +57,23 @@ def run(
             else:
                 verdict = confirmed(judge, candidate)
                 kind = Kind.PASSED if verdict.passed else Kind.FAILED
+            judged = clock()
             attempt = Attempt(
                 number=number,
                 passed=verdict.passed,
                 failing_tests=verdict.failing,
                 feedback=verdict.feedback,
-                seconds=round(clock() - attempt_started, 3),
+                seconds=round(judged - attempt_started, 3),
                 tokens={"input": reply.input_tokens, "output": reply.output_tokens},
                 code=candidate.code,
                 diff=candidate.diff,
                 inprocess_checks=verdict.inprocess,
                 kind=str(kind),
+                started_at=started_at,
+                model_seconds=round(answered - attempt_started, 3),
+                test_seconds=round(judged - answered, 3),
+                prompt=messages,
+                reply=reply.text,
             )
             report.attempts.append(attempt)
             on_attempt(attempt)
@@ -123,6 +131,7 @@ def solve(
     budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds, spec.max_cost)
     if report.price is None:
         report.price = price_of(report.model, spec.price)
+    report.spec, report.task = report.spec or str(spec.path), report.task or spec.task
     return run(answer_for(spec, validator), FileJudge(validator, spec.target), model, budget, report,
                on_attempt, on_note, clock)  # fmt: skip
 

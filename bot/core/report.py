@@ -27,6 +27,11 @@ class Attempt:
     # candidate's own process, so no stronger than the candidate's honesty.
     inprocess_checks: list[str] = field(default_factory=list)
     kind: str = ""  # bot.core.protocol.Kind: passed, failed, no code, edits refused
+    started_at: str = ""  # UTC, ISO 8601
+    model_seconds: float = 0.0  # waiting for the model's reply
+    test_seconds: float = 0.0  # judging the candidate (the rest of `seconds` is autofix's own)
+    prompt: list[dict[str, str]] = field(default_factory=list)  # the messages sent (secrets masked on write)
+    reply: str = ""  # the model's raw reply
 
     def headline(self, max_attempts: int) -> str:
         """The attempt's one log line, the same in the CLI and the Action."""
@@ -48,6 +53,9 @@ class Report:
     code: str | None = None  # the passing code, else None
     attempts: list[Attempt] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said once in the log, about how the tests ran
+    version: str = field(default_factory=lambda: autofix_version())
+    spec: str = ""  # the spec's path, when there is one
+    task: str = ""
     price: Price | None = None  # what the model's tokens cost; None: unknown (a local model, a replay)
 
     @property
@@ -91,16 +99,25 @@ def printable(value):
     return value
 
 
-def write_atomically(path: Path, text: str, mode: int | None = None) -> None:
+def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
     """Write a sibling temporary file, then rename it over `path`: readers never see half a file.
-    `mode` sets the permissions (the temporary file's own are 0600)."""
+    Everything autofix writes is 0644 (it holds no secret: each is masked first) unless `mode`
+    says otherwise (a target keeps its own)."""
     with tempfile.NamedTemporaryFile(
         "w", dir=path.parent, delete=False, encoding="utf-8", prefix=".autofix-", suffix=".tmp"
     ) as out:
         out.write(text)
-    if mode is not None:
-        os.chmod(out.name, mode)
+    os.chmod(out.name, mode)
     os.replace(out.name, path)
+
+
+def autofix_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("autofix")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 def code_diff(previous: str | None, code: str, name: str) -> str:

@@ -9,8 +9,10 @@ published in June 2026. Prices change: a spec's `price:` wins over this table.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from bot.spec import ModelPrice
+if TYPE_CHECKING:  # the report imports this module, and the CLI's start-up must not load pydantic
+    from bot.spec import ModelPrice
 
 
 @dataclass(frozen=True)

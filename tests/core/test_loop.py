@@ -70,7 +70,7 @@ def test_the_token_budget_stops_the_loop(tmp_path):
 
 
 def test_the_time_budget_stops_the_loop(tmp_path):
-    ticks = iter([0.0, 0.0, 5.0, 11.0])
+    ticks = iter([0.0, 0.0, 2.0, 5.0, 11.0])  # start; the attempt: asked, answered, judged; the budget
     result = solve(
         spec(tmp_path, max_seconds=10),
         Replies(Reply(CODE)),
@@ -79,7 +79,8 @@ def test_the_time_budget_stops_the_loop(tmp_path):
         clock=lambda: next(ticks),
     )
     assert result.stop_reason == "time budget spent (11.0 s of 10 s)"
-    assert result.attempts[0].seconds == 5.0
+    attempt = result.attempts[0]
+    assert (attempt.seconds, attempt.model_seconds, attempt.test_seconds) == (5.0, 2.0, 3.0)
 
 
 def test_repair_prompts_carry_the_last_code_and_its_feedback(tmp_path):

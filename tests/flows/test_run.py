@@ -265,3 +265,19 @@ def test_a_failing_command_shows_its_own_last_lines(tmp_path, capsys):
         assert run(spec, fake) == 1
     out = capsys.readouterr().out.splitlines()
     assert out[3:5] == [f"    {command}: exited with code 3", "    | boom from the tests"]
+
+
+def test_the_report_tells_the_whole_story(task, capsys):
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([Reply(WRONG), Reply(RIGHT)]) as fake:
+        assert run(task, fake, "--report", str(report)) == 0
+    assert report.stat().st_mode & 0o777 == 0o644  # like everything autofix writes
+    data = json.loads(report.read_text())
+    assert (data["spec"], data["version"]) == (str(task), "0.1.0")
+    assert data["task"].startswith("Write a Python function unique_items(items)")
+    first, second = data["attempts"]
+    assert first["prompt"][1]["content"] in fake.prompts()[0] and first["reply"] == WRONG
+    assert "Your previous version" in second["prompt"][1]["content"] and second["reply"] == RIGHT
+    for attempt in (first, second):
+        assert attempt["started_at"].endswith("+00:00") and attempt["started_at"][:2] == "20"
+        assert 0 <= attempt["model_seconds"] <= attempt["seconds"] and attempt["test_seconds"] > 0

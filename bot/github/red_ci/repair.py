@@ -165,6 +165,7 @@ class Repair:
             model=model.name, sandbox=sandbox.describe(), target=f"pull request #{number}", max_attempts=attempts
         )
         report.price = price_of(model.name, config.repo.price)
+        report.spec, report.task = config.config_path, f"pull request #{number}: {' '.join(self.pull.title.split())}"
         judge = GateJudge(suite, baseline, work)
         budget = Budget(attempts, config.max_tokens)
         try:
