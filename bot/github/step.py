@@ -101,7 +101,7 @@ class Step:
             self.flow.print(f"autofix: sandbox: {sandbox.describe()}")
             if sandbox.declined:
                 self.flow.print(f"autofix: sandbox: not stronger because {sandbox.declined}")
-            if sandbox.tier in ("process", "none"):
+            if sandbox.tier in ("process", "none") and (self.config.workspace / ".git").is_dir():
                 # Nothing hides the workspace from a test run on these tiers: its token goes.
                 aside = self.cleanup.enter_context(self.git.credentials_set_aside())
                 if aside:
