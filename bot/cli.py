@@ -10,6 +10,7 @@ from pathlib import Path
 from bot.errors import ModelUnavailable, UserError, warn
 from bot.redact import Redactor
 from bot.sandbox import SANDBOXES
+from bot.text import count
 
 OUTPUT_LINES = 5  # of a failed command's own output, on the console
 
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     finally:
         if args.report:
             report.write(args.report, redact)
-    totals = f"{len(report.attempts)} attempts, {report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
+    totals = f"{count(len(report.attempts), 'attempt')}, {report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
     if report.cost is not None:
         totals += f", ${report.cost:.4f}"
     if report.passed:

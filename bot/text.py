@@ -94,3 +94,8 @@ def fence(text: str, info: str = "text") -> str:
     longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
     ticks = "`" * (longest + 1)
     return f"{ticks}{info}\n{text.rstrip()}\n{ticks}"
+
+
+def count(number: int, noun: str, nouns: str = "") -> str:
+    """`1 attempt`, `2 attempts`: a number and its noun, agreeing (`nouns` for an irregular plural)."""
+    return f"{number} {noun if number == 1 else nouns or noun + 's'}"

@@ -89,7 +89,9 @@ def run(
     except (UserError, ModelUnavailable) as exc:
         report.stop_reason = f"stopped: {exc}"
         raise
-    report.stop_reason = f"all {budget.max_attempts} attempts failed"
+    report.stop_reason = (
+        f"all {budget.max_attempts} attempts failed" if budget.max_attempts > 1 else "the one attempt failed"
+    )
     return report
 
 

@@ -31,6 +31,7 @@ from bot.eval.results import (
     summary_table,
     write_reports,
 )
+from bot.text import count
 
 DEFAULT_OUT = Path("out/eval")
 DEFAULT_MERGED = Path("out/eval-merged")
@@ -110,7 +111,11 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         print(redact(f"autofix: {model.banner}"))
         print(f"autofix: sandbox: {sandbox.describe()}")
         skipped = f", {len(wanted) - len(pending)} already done" if len(pending) < len(wanted) else ""
-        print(f"eval: {len(tasks)} tasks x {len(strategies)} strategies = {len(wanted)} runs{skipped}", flush=True)
+        print(
+            f"eval: {count(len(tasks), 'task')} x {count(len(strategies), 'strategy', 'strategies')} = "
+            f"{count(len(wanted), 'run')}{skipped}",
+            flush=True,
+        )
         run_all(pending, args.attempts, model, sandbox, out, args.jobs)
     keys = {(task.id, strategy) for task, strategy in wanted}
     results = [r for r in read_results(out) if (r.task, r.strategy) in keys]

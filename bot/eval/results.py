@@ -19,6 +19,7 @@ from pathlib import Path
 
 from bot.core.report import write_atomically
 from bot.errors import UserError
+from bot.text import count
 
 META = "run.json"
 LOG = "results.jsonl"
@@ -195,7 +196,7 @@ def markdown(meta: dict, summary: dict, results: list[Result], strategies: list[
     lines = [
         f"# autofix eval: {meta['taskset']}",
         "",
-        f"Model `{meta['model']}`, {tasks} tasks, up to {k} model calls per task "
+        f"Model `{meta['model']}`, {count(tasks, 'task')}, up to {count(k, 'model call')} per task "
         "(one-shot: 1), every candidate validated in the sandbox.",
         "",
         summary_table(summary, k),

@@ -12,6 +12,7 @@ from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.write import write_target
 from bot.spec import Tests
+from bot.text import count
 
 
 def on_issue(step: Step, event: dict) -> int:
@@ -68,7 +69,7 @@ def on_issue(step: Step, event: dict) -> int:
             retire_failure_comment(step, number, mark, outcome)
             return 0
         operation = comment(
-            f"autofix tried {len(report.attempts)} times to write {render.code_span(spec.target)}; "
+            f"autofix tried {count(len(report.attempts), 'time')} to write {render.code_span(spec.target)}; "
             f"the tests failed every time ({report.stop_reason})."
         )
         flow.print(f"autofix: every attempt failed; comment on #{number} {operation}; no branch pushed")

@@ -208,7 +208,7 @@ def test_all_attempts_failing_leave_one_comment_edited_on_re_runs(world, github,
     code, out, _ = act(capsys, world, [WRONG])
     assert code == 1 and out[-1] == "autofix: every attempt failed; comment on #1 updated; no branch pushed"
     [edited] = github.comments(REPO, 1)
-    assert edited.id == comment.id and "autofix tried 1 times" in edited.body
+    assert edited.id == comment.id and "autofix tried 1 time to write" in edited.body
     assert world.branches() == ["master"]
 
     world.checkout()

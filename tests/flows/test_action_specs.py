@@ -40,7 +40,7 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     assert code == 1  # c_hopeless failed its one attempt
     assert len(openai.requests) == 3
     assert "autofix: .autofix/a_passing.yml: lib/a.py already passes its tests; nothing to do" in out
-    assert "autofix: .autofix/c_hopeless.yml: every attempt failed (all 1 attempts failed); no branch pushed" in out
+    assert "autofix: .autofix/c_hopeless.yml: every attempt failed (the one attempt failed); no branch pushed" in out
     assert world.branches() == ["autofix/spec-b_broken", "master"]
     assert world.file_at("autofix/spec-b_broken", "lib/b.py") == GOOD_CODE
     assert world.file_at("autofix/spec-b_broken", "lib/a.py") == GOOD_CODE
@@ -124,4 +124,4 @@ def test_the_config_file_sets_the_specs_glob_and_defaults(tmp_path, monkeypatch,
         code, out, openai = act(capsys, world, [WRONG])
         assert code == 1
         assert [r.json["model"] for r in openai.requests] == ["from-config"]  # max_attempts 1 from the file
-        assert "autofix: specs/deep/x.yaml: every attempt failed (all 1 attempts failed); no branch pushed" in out
+        assert "autofix: specs/deep/x.yaml: every attempt failed (the one attempt failed); no branch pushed" in out

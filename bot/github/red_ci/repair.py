@@ -33,7 +33,7 @@ from bot.judge import gate, guard
 from bot.judge.validate import Verdict
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT
-from bot.text import REPLY_CHARS, clip_tail
+from bot.text import REPLY_CHARS, clip_tail, count
 
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
 CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
@@ -179,7 +179,8 @@ class Repair:
             self.propose(work, baseline, report)
             return 0
         headline = (
-            f"autofix reproduced the failure{self.of_run()} and tried {len(report.attempts)} times to fix the code; "
+            f"autofix reproduced the failure{self.of_run()} and tried {count(len(report.attempts), 'time')} "
+            "to fix the code; "
             f"no attempt passed the gate ({report.stop_reason})."
         )
         closing = (
