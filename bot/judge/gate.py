@@ -153,17 +153,14 @@ def judge(baseline: Baseline, run: SuiteRun, only: set[str] | None = None) -> Ju
         if (path, change) in baseline.first.tampered:  # the suite itself does that, at baseline too
             continue
         verdict.other.append((path, f"{change} during the test run; protected paths may not change"))
-    for test_id in baseline.target:
-        if only is not None and test_id not in only:
-            continue
+    asked = [test for test in baseline.target if only is None or test in only]
+    for test_id in asked:
         result = run.results.get(test_id)
         if result is None:
             verdict.still_failing.append((test_id, "did not run"))
         elif result.outcome != "passed":
             verdict.still_failing.append((test_id, f"{result.outcome}: {result.message}"))
-    for test_id in sorted(baseline.passing):
-        if only is not None and test_id not in only:
-            continue
+    for test_id in sorted(test for test in baseline.passing if only is None or test in only):
         result = run.results.get(test_id)
         if result is None:
             verdict.newly_broken.append((test_id, "passed before the change and did not run now"))
