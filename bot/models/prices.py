@@ -3,7 +3,8 @@ usually pointed at, and `price:` in a spec or `.github/autofix.yml` for any othe
 self-hosted model costs what you say it does, 0 by default: unknown, never guessed).
 
 Source: OpenAI's API pricing page (platform.openai.com/docs/pricing), standard tier, as
-published in June 2026. Prices change: a spec's `price:` wins over this table.
+third-party snapshots of it showed in June 2026 (no page of OpenAI's was reachable where this was
+written). Prices change: a spec's `price:` wins over this table.
 """
 
 from __future__ import annotations
