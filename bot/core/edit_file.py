@@ -10,13 +10,13 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from bot.core import source
-from bot.core.edits import FORMAT_HELP, EditError, parse, refused, substitute
+from bot.core.edits import FORMAT_HELP, EditError, after_reply, parse, refused, substitute
 from bot.core.prompts import task_text
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
 from bot.core.target import write_target
 from bot.spec import Spec
-from bot.text import REPLY_CHARS, clip_tail, fence
+from bot.text import fence
 
 WHOLE_LINES = 300  # a target up to this long is shown whole; a longer one as outline and windows
 SYSTEM = (
@@ -59,9 +59,7 @@ class EditFile:
 
     def next(self, feedback: str) -> Messages:
         text = (
-            f"{task_text(self.spec, edit=True)}\n\n"
-            f"## Your previous reply\n\n{fence(clip_tail(self.reply, REPLY_CHARS))}"
-            f"\n\n## What came of it\n\n{feedback}\n\n{self.view(feedback)}\n\n"
+            f"{task_text(self.spec, edit=True)}\n\n{after_reply(self.reply, feedback)}\n\n{self.view(feedback)}\n\n"
             f"`{self.spec.target}` is as your previous replies left it (shown above): "
             "answer with edit blocks against that content."
         )

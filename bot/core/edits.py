@@ -22,6 +22,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from bot.text import REPLY_CHARS, clip_tail, fence
+
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 FENCE = re.compile(r"^\s*(```|~~~)")
 PATH_DECORATION = "`*#: \t"  # what models wrap a path line in: `x.py`, **x.py**, # x.py, x.py:
@@ -48,6 +50,11 @@ class EditError(Exception):
     def __init__(self, problems: list[str]):
         super().__init__("; ".join(problems))
         self.problems = problems
+
+
+def after_reply(reply: str, feedback: str) -> str:
+    """The previous reply (its end, fenced) and what came of it, for the next edit prompt."""
+    return f"## Your previous reply\n\n{fence(clip_tail(reply, REPLY_CHARS))}\n\n## What came of it\n\n{feedback}"
 
 
 def refused(problems: list[str]) -> str:

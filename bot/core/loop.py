@@ -20,10 +20,9 @@ from datetime import UTC, datetime
 from bot.core.edit_file import WHOLE_LINES, EditFile
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
 from bot.core.report import Attempt, Report
-from bot.core.target import current_text
 from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
-from bot.judge.validate import Validator, Verdict
+from bot.judge.validate import Validator, Verdict, current_text
 from bot.models.base import Model
 from bot.models.prices import price_of
 from bot.spec import Spec
@@ -139,8 +138,8 @@ def solve(
 
 
 def answer_for(spec: Spec, validator: Validator) -> Answer:
-    current = current_text(spec)
+    current = current_text(spec.target_path)
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     if current is not None and (spec.mode == "edit" or (spec.mode == "auto" and long)):
         return EditFile(spec, current, lambda: validator.failures_seen)
-    return WholeFile(spec)
+    return WholeFile(spec, current)

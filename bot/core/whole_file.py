@@ -6,18 +6,19 @@ from bot.core import prompts
 from bot.core.extract import NoCode, extract_code
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
-from bot.core.target import current_text, write_target
+from bot.core.target import write_target
 from bot.spec import Spec
 
 
 class WholeFile:
-    def __init__(self, spec: Spec):
+    def __init__(self, spec: Spec, current: str | None):
         self.spec = spec
+        self.current = current  # the target as it is, shown in the first prompt
         self.code: str | None = None  # the last code a reply held: what the next diff is against
         self.last: str | None = None  # the last reply's code, or the reply itself when it held none
 
     def first(self) -> Messages:
-        return prompts.first(self.spec, current_text(self.spec))
+        return prompts.first(self.spec, self.current)
 
     def apply(self, reply: str) -> Candidate:
         self.last = reply

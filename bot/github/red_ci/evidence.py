@@ -15,6 +15,7 @@ import re
 
 from bot.core import source
 from bot.core.edit_file import WHOLE_LINES
+from bot.core.source import LOCATIONS
 from bot.github.red_ci.edits import TEXT_CAP, Entry, Workspace
 from bot.github.render import fence
 from bot.judge.gate import Baseline
@@ -24,10 +25,6 @@ from bot.text import TRACEBACK_CHARS, clip_head, clip_tail
 BUDGET = 24_000
 SHARES = (("failures", 0.3), ("files", 0.4), ("diff", 0.2), ("log", 0.1))
 CONTEXT = 6  # lines around a line a traceback points at
-LOCATIONS = (
-    re.compile(r"^(?P<path>[^\s:\"'<>][^:\n\"]*\.py):(?P<line>\d+):", re.M),  # pytest: path.py:12: in f
-    re.compile(r"File \"(?P<path>[^\"\n]+\.py)\", line (?P<line>\d+)"),  # Python's own tracebacks
-)
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", re.M)
 

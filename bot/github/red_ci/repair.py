@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from bot.core.edits import FORMAT_HELP, EditError, refused
+from bot.core.edits import FORMAT_HELP, EditError, after_reply, refused
 from bot.core.loop import run
 from bot.core.protocol import Budget, Candidate, Kind, Messages, Unusable
 from bot.core.report import Attempt, Report
@@ -33,7 +33,7 @@ from bot.judge import gate, guard
 from bot.judge.validate import Verdict
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT
-from bot.text import REPLY_CHARS, clip_tail, count
+from bot.text import count
 
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
 CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
@@ -336,8 +336,7 @@ class EditTree:
 
     def next(self, feedback: str) -> Messages:
         return self.messages(
-            f"\n\n## Your previous reply\n\n{render.fence(clip_tail(self.reply, REPLY_CHARS))}"
-            f"\n\n## What came of it\n\n{feedback}\n\n"
+            f"\n\n{after_reply(self.reply, feedback)}\n\n"
             "The files are as your previous replies left them (their current content is shown above). "
             "Answer with edit blocks against that content."
         )
