@@ -7,10 +7,21 @@ import json
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
+from functools import cache
 from pathlib import Path
 
 from bot.models.prices import Price
 from bot.safefs import shown
+
+
+@cache  # one metadata lookup per process: an eval makes a report per task and strategy
+def autofix_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("autofix")
+    except PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown"
 
 
 @dataclass
@@ -53,7 +64,7 @@ class Report:
     code: str | None = None  # the passing code, else None
     attempts: list[Attempt] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # said once in the log, about how the tests ran
-    version: str = field(default_factory=lambda: autofix_version())
+    version: str = field(default_factory=autofix_version)
     spec: str = ""  # the spec's path, when there is one
     task: str = ""
     price: Price | None = None  # what the model's tokens cost; None: unknown (a local model, a replay)
@@ -109,15 +120,6 @@ def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
         out.write(text)
     os.chmod(out.name, mode)
     os.replace(out.name, path)
-
-
-def autofix_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("autofix")
-    except PackageNotFoundError:  # run from a checkout that was never installed
-        return "unknown"
 
 
 def code_diff(previous: str | None, code: str, name: str) -> str:

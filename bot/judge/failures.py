@@ -42,16 +42,15 @@ def where(details: str) -> str:
 
 def per_test(cases: list[Case], target: str, root: str) -> str:
     """The failing tests, grouped by (message, where), the groups touching `target` first."""
-    groups: dict[tuple[str, str], list[Case]] = {}
+    groups: dict[tuple[str, str], list[tuple[Case, str]]] = {}
     for case in cases:
         frames = own_frames(case.details, root)
-        groups.setdefault((case.message, where(frames)), []).append(case)
-    ordered = sorted(groups.values(), key=lambda group: target not in group[0].details)
+        groups.setdefault((case.message, where(frames)), []).append((case, frames))
+    ordered = sorted(groups.values(), key=lambda group: target not in group[0][0].details)
     parts = []
     for group in ordered:
-        first, others = group[0], group[1:]
+        (first, frames), others = group[0], [case for case, _ in group[1:]]
         text = f"### {node_id(first.test_id)}\n{first.outcome}: {first.message}"
-        frames = own_frames(first.details, root)
         if frames:
             text += f"\n{frames}"
         if others:
