@@ -8,7 +8,7 @@ CORE := $(VENV)/.core-stamp
 FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test test-fast lint bench bench-eval bench-existing system-deps clean
+.PHONY: demo test test-fast lint smoke bench bench-eval bench-existing system-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -62,6 +62,11 @@ lint: $(FAST)
 	$(VENV)/bin/check-jsonschema --builtin-schema vendor.github-workflows .github/workflows/*.yml examples/workflows/*.yml
 	$(VENV)/bin/actionlint .github/workflows/*.yml examples/workflows/*.yml
 	$(VENV)/bin/hadolint Dockerfile
+
+# The Action's image, built and run as GitHub runs it (tests/container/smoke.py says how); with
+# neither docker nor podman it says so and succeeds. Not part of `test`: CI's `container` job runs it.
+smoke: $(CORE)
+	$(PY) tests/container/smoke.py
 
 bench: $(DEV) system-deps
 	$(PY) benchmarks/validate_tiers.py

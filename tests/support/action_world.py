@@ -129,15 +129,7 @@ class World:
         self.monkeypatch.setenv("GITHUB_EVENT_PATH", str(path))
 
     def outputs(self) -> dict[str, str]:
-        """GITHUB_OUTPUT as the runner reads it (heredoc blocks; the last value of a name wins)."""
-        values: dict[str, str] = {}
-        lines = self.output.read_text().split("\n") if self.output.exists() else []
-        i = 0
-        while i < len(lines) - 1:
-            name, delimiter = lines[i].split("<<", 1)
-            end = lines.index(delimiter, i + 1)
-            values[name] = "\n".join(lines[i + 1 : end])
-            i = end + 1
+        values = read_outputs(self.output)
         self.output.unlink(missing_ok=True)
         return values
 
@@ -162,6 +154,19 @@ class World:
         texts += [p.read_text() for p in self.out.iterdir()] if self.out.is_dir() else []
         texts += [p.body or "" for p in self.github.pulls(REPO)] + [c.body for c in self.github.comments(REPO)]
         return "\n".join(texts)
+
+
+def read_outputs(path: Path) -> dict[str, str]:
+    """GITHUB_OUTPUT as the runner reads it (heredoc blocks; the last value of a name wins)."""
+    values: dict[str, str] = {}
+    lines = path.read_text().split("\n") if path.exists() else []
+    i = 0
+    while i < len(lines) - 1:
+        name, delimiter = lines[i].split("<<", 1)
+        end = lines.index(delimiter, i + 1)
+        values[name] = "\n".join(lines[i + 1 : end])
+        i = end + 1
+    return values
 
 
 def _base_env() -> dict[str, str]:
