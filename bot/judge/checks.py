@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import signal
 from dataclasses import dataclass, field
 
 OPERATORS = {
@@ -85,6 +86,13 @@ class CheckResults:
     inprocess: list[str] = field(default_factory=list)  # checks judged in the candidate's process
 
 
+def signal_name(number: int) -> str:
+    try:
+        return f"{signal.Signals(number).name} (signal {number})"
+    except ValueError:
+        return f"signal {number}"
+
+
 def decode(value):
     kind, *rest = value
     if kind == "none":
@@ -104,7 +112,7 @@ def decode(value):
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
+def judge(output: str, nonce: str, statements: list[dict], returncode: int | None = 0) -> CheckResults:
     """Read the runner's result line and compare every assertion's plain values here."""
     results = CheckResults(total=sum(s["kind"] != "exec" for s in statements))
     payload = None
@@ -112,7 +120,8 @@ def judge(output: str, nonce: str, statements: list[dict]) -> CheckResults:
         if line.startswith(nonce):
             payload = line[len(nonce) :]
     if payload is None:
-        results.failures.append("the checks did not finish: the process ended before reporting any result")
+        how = "ended" if returncode is None or returncode >= 0 else f"was killed by {signal_name(-returncode)}"
+        results.failures.append(f"the checks did not finish: the process {how} before reporting any result")
         results.names.append("(all checks)")
         return results
     try:

@@ -159,7 +159,7 @@ class Validator:
         if outcome.killed:
             found.add("checks", outcome.killed, outcome.output)
             return
-        results = checks.judge(outcome.output, nonce, self.statements)
+        results = checks.judge(outcome.output, nonce, self.statements, outcome.returncode)
         found.inprocess += results.inprocess
         found.names += results.names
         found.messages += results.failures

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from bot.sandbox.procs import kill_uid, libc, remove_run_cgroup
+from bot.sandbox.procs import kill_uid, libc, pids_of, remove_run_cgroup
 
 
 def _ancestors(path: str) -> list[str]:
@@ -101,6 +101,11 @@ class Slot:
                     # (the journal may be gone since the listing: that run ended well)
                     if uid in crashed and os.path.exists(slot.journal) and not Workdir.recover(uid, slot.journal):
                         continue  # its processes survived: not usable now
+                    if uid not in crashed and pids_of(uid):
+                        # Processes of the uid we hold no journal for: an autofix whose state we
+                        # can't see (one in a container: the host sees its processes) or other
+                        # software. The run's final kill(-1) as the uid would kill them too.
+                        continue
                     if chosen is None:
                         chosen = slot
                 finally:

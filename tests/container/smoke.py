@@ -39,6 +39,24 @@ from fake_github import FakeGitHub  # noqa: E402
 from fake_openai import Reply, ScriptedOpenAI  # noqa: E402
 
 RUNNER_UID = 1001  # the runner's user on GitHub's hosted runners
+# What a hostile candidate tries first, knowing where the runner keeps the checkout: its answers
+# come back in the failed checks' feedback, printed in the log.
+HOSTILE = """```python
+import socket
+
+def unique_items(items):
+    found = []
+    try:
+        found.append("read:ok:" + open("/github/workspace/.git/config").read()[-60:])
+    except OSError as error:
+        found.append("read:" + type(error).__name__)
+    try:
+        socket.create_connection(("127.0.0.1", PORT), timeout=2)
+        found.append("connect:ok")
+    except OSError as error:
+        found.append("connect:" + type(error).__name__)
+    return found
+```"""
 RIGHT = "```python\ndef unique_items(items):\n    return list(dict.fromkeys(items))\n```"
 
 
@@ -47,14 +65,21 @@ def main() -> int:
     parser.add_argument("--image", help="an image built already; default: build the Dockerfile")
     parser.add_argument("--base", help="build FROM this image instead of the Dockerfile's pinned base")
     parser.add_argument("--seccomp", help="a seccomp profile for the container (default: the engine's)")
+    parser.add_argument("--keep", action="store_true", help="keep the workspace and reports, and say where")
     args = parser.parse_args()
     engine = _engine()
     if engine is None:
         print("skipped: neither docker nor podman is installed")
         return 0
     image = args.image or _build(engine, args.base)
-    with tempfile.TemporaryDirectory(prefix="autofix-smoke-") as tmp:
-        failures = _run(engine, image, Path(tmp), args.seccomp)
+    tmp = Path(tempfile.mkdtemp(prefix="autofix-smoke-"))
+    try:
+        failures = _run(engine, image, tmp, args.seccomp)
+    finally:
+        if args.keep:
+            print(f"kept: {tmp}")
+        else:
+            shutil.rmtree(tmp)
     for failure in failures:
         print(f"FAILED: {failure}")
     print("container smoke test: " + ("failed" if failures else "passed"))
@@ -107,46 +132,72 @@ def _run(engine: list[str], image: str, tmp: Path, seccomp: str | None) -> list[
     _git("-C", str(mounts["workspace"]), "add", ".")
     _git("-C", str(mounts["workspace"]), "commit", "--quiet", "-m", "initial")
     _git("-C", str(mounts["workspace"]), "push", "--quiet", "origin", "master")
+    # actions/checkout's default (persist-credentials: true): the token in the checkout's config.
+    _git("-C", str(mounts["workspace"]), "config", "http.https://github.com/.extraheader", "AUTHORIZATION: basic ...")
     (mounts["workflow"] / "event.json").write_text(json.dumps(labeled()))
     # origin stands for github.com: it stays owned by the container's root (run this as root),
     # or git in the container would refuse it as a repository of another user.
     for path in mounts.values():
         _chown_tree(path, owner)
 
-    with FakeGitHub() as github, ScriptedOpenAI([Reply(RIGHT, 250, 60)]) as openai:
-        github.add_repo(REPO, default_branch="master")
-        github.add_issue(REPO, "unique_items loses the order", labeled()["issue"]["body"], user="Codertocat")
-        inputs = {"github-token": TOKEN, "openai-api-key": API_KEY, "model": "m", "base-url": openai.base_url,
-                  "config": ".github/autofix.yml", "draft": "false", "sandbox": "auto", "plan": "false"}  # fmt: skip
-        env = {f"INPUT_{name.upper()}": value for name, value in inputs.items()} | {
-            "GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": "issues",
-            "GITHUB_EVENT_PATH": "/github/workflow/event.json", "GITHUB_WORKSPACE": "/github/workspace",
-            "GITHUB_OUTPUT": "/github/file_commands/set_output", "GITHUB_STEP_SUMMARY": "/github/file_commands/summary",
-            "GITHUB_API_URL": github.api_url, "GITHUB_SERVER_URL": github.web_url,
-            "RUNNER_TEMP": "/github/runner_temp", "HOME": "/github/home",
-        }  # fmt: skip
-        command = [*engine, "run", "--rm", "--network", "host", "--workdir", "/github/workspace", *_limits(engine)]
-        command += ["--security-opt", f"seccomp={seccomp}"] if seccomp else []
-        for name, path in mounts.items():
-            command += ["-v", f"{path}:/github/{name}"]
-        command += ["-v", f"{origin}:{origin}"]  # origin's URL in the checkout is this host path
-        for name in env:
-            command += ["-e", name]  # values through the environment, as the runner passes them
-        started = time.monotonic()
-        done = subprocess.run([*command, image, "action"], env=os.environ | env, capture_output=True, text=True)
-        seconds = time.monotonic() - started
-        print(done.stdout + done.stderr)
-        print(f"autofix action ran for {seconds:.1f} s (container start included)")
+    with FakeGitHub() as github:
+        hostile = HOSTILE.replace("PORT", str(github.port))
+        with ScriptedOpenAI([Reply(hostile, 300, 90), Reply(RIGHT, 250, 60)]) as openai:
+            done = _act(engine, image, mounts, origin, seccomp, github, openai.base_url)
         pulls = github.pulls(REPO)
+    return _judge(done, pulls, mounts, owner, tmp)
 
+
+def _act(
+    engine: list[str],
+    image: str,
+    mounts: dict[str, Path],
+    origin: Path,
+    seccomp: str | None,
+    github: FakeGitHub,
+    base_url: str,
+) -> subprocess.CompletedProcess[str]:
+    """`autofix action` in the image, started as GitHub's runner starts a container action."""
+    github.add_repo(REPO, default_branch="master")
+    github.add_issue(REPO, "unique_items loses the order", labeled()["issue"]["body"], user="Codertocat")
+    inputs = {"github-token": TOKEN, "openai-api-key": API_KEY, "model": "m", "base-url": base_url,
+              "config": ".github/autofix.yml", "draft": "false", "sandbox": "auto", "plan": "false"}  # fmt: skip
+    env = {f"INPUT_{name.upper()}": value for name, value in inputs.items()} | {
+        "GITHUB_ACTIONS": "true", "GITHUB_REPOSITORY": REPO, "GITHUB_EVENT_NAME": "issues",
+        "GITHUB_EVENT_PATH": "/github/workflow/event.json", "GITHUB_WORKSPACE": "/github/workspace",
+        "GITHUB_OUTPUT": "/github/file_commands/set_output", "GITHUB_STEP_SUMMARY": "/github/file_commands/summary",
+        "GITHUB_API_URL": github.api_url, "GITHUB_SERVER_URL": github.web_url,
+        "RUNNER_TEMP": "/github/runner_temp", "HOME": "/github/home",
+    }  # fmt: skip
+    command = [*engine, "run", "--rm", "--network", "host", "--workdir", "/github/workspace", *_limits(engine)]
+    command += ["--security-opt", f"seccomp={seccomp}"] if seccomp else []
+    for name, path in mounts.items():
+        command += ["-v", f"{path}:/github/{name}"]
+    command += ["-v", f"{origin}:{origin}"]  # origin's URL in the checkout is this host path
+    for name in env:
+        command += ["-e", name]  # values through the environment, as the runner passes them
+    started = time.monotonic()
+    done = subprocess.run([*command, image, "action"], env=os.environ | env, capture_output=True, text=True)
+    print(done.stdout + done.stderr)
+    print(f"autofix action ran for {time.monotonic() - started:.1f} s (container start included)")
+    return done
+
+
+def _judge(
+    done: subprocess.CompletedProcess[str], pulls: list, mounts: dict[str, Path], owner: int, tmp: Path
+) -> list[str]:
+    """What failed, as one line each."""
     log = done.stdout + done.stderr
     outputs = read_outputs(mounts["file_commands"] / "set_output")
+    heads = [pull.head_ref for pull in pulls]
     checks = {
         f"autofix action exited {done.returncode}": done.returncode == 0,
-        f"one pull request from autofix/issue-1, got {[p.head_ref for p in pulls]}": [p.head_ref for p in pulls]
-        == ["autofix/issue-1"],
+        f"one pull request from autofix/issue-1, got {heads}": heads == ["autofix/issue-1"],
         "the log names the landlock tier": "autofix: sandbox: landlock (" in log,
         "the log says why bwrap was not used": "autofix: sandbox: not stronger because bwrap: " in log,
+        "the candidate could not read the checkout's .git/config": "read:PermissionError" in log
+        and "read:ok" not in log,
+        "the candidate could not reach GitHub's port": "connect:" in log and "connect:ok" not in log,
     }
     report = outputs.get("report-path", "")
     checks[f"report-path {report!r} is relative to the workspace"] = bool(report) and not report.startswith("/")

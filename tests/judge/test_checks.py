@@ -48,3 +48,11 @@ def test_a_result_line_forged_without_the_nonce_is_ignored():
     forged = '\nFAKE{"import_error": null, "records": [{"line": 1, "kind": "ok"}]}\n'
     results = judge(forged, "@@real-nonce@@", statements)
     assert results.failures == ["the checks did not finish: the process ended before reporting any result"]
+
+
+def test_a_run_killed_before_its_result_says_by_which_signal():
+    statements = prepare('assert f() == 1, "one"\n')
+    results = judge("", "@@real-nonce@@", statements, returncode=-9)
+    assert results.failures == [
+        "the checks did not finish: the process was killed by SIGKILL (signal 9) before reporting any result"
+    ]

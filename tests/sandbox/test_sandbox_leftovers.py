@@ -15,7 +15,7 @@ from pathlib import Path
 from test_sandbox import private_tmp, python_readable, requires_root, workdir  # noqa: F401
 
 from bot.sandbox.state import SHARED_TMP, mqueue_dir
-from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
+from bot.sandbox.tiers import Limits, _ProcessSandbox, allowed_environ, open_sandbox
 
 pytestmark = requires_root
 
@@ -126,3 +126,20 @@ def test_without_an_mqueue_filesystem_no_queue_can_be_made(workdir):
     assert out.returncode == 0, out.output
     assert out.output.strip() == os.strerror(24), out.output  # EMFILE: RLIMIT_MSGQUEUE
     assert not os.path.exists(os.path.join(mqueue_dir(), f"{token}"))
+
+
+def test_a_uid_running_processes_autofix_did_not_start_is_passed_over(workdir):
+    """An autofix in a container keeps its uid locks where the host's can't see them, but the
+    host sees its processes: a host run that took the same uid would kill them all at its end
+    (kill(-1) as the uid). Seen as spurious SIGKILLs of a container's checks while the host's
+    test suite ran. The host passes such a uid over; the other process lives on."""
+    foreign_uid, free_uid = 61_017, 61_016  # outside the default pool: no other test takes them
+    foreign = subprocess.Popen(["sleep", "60"], user=foreign_uid, group=foreign_uid)
+    try:
+        sandbox = _ProcessSandbox(tuple(Path(p) for p in python_readable()), (foreign_uid, free_uid))
+        outcome = sandbox.run(["id", "-u"], workdir, allowed_environ(), Limits(wall_seconds=20))
+        assert (outcome.returncode, outcome.output.strip()) == (0, str(free_uid))
+        assert foreign.poll() is None  # still running: never swept with the run's uid
+    finally:
+        foreign.kill()
+        foreign.wait()
