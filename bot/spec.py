@@ -96,6 +96,7 @@ class SpecLimits(Strict):
 class ModelPrice(Strict):
     input: float = Field(ge=0)
     output: float = Field(ge=0)
+    cached_input: float | None = Field(default=None, ge=0)  # None: cached input tokens cost `input`
 
 
 class Spec(Strict):

@@ -64,6 +64,7 @@ def run(
                 feedback=verdict.feedback,
                 seconds=round(judged - attempt_started, 3),
                 tokens={"input": reply.input_tokens, "output": reply.output_tokens},
+                cached_tokens=reply.cached_tokens,
                 code=candidate.code,
                 diff=candidate.diff,
                 inprocess_checks=verdict.inprocess,

@@ -43,6 +43,7 @@ class Attempt:
     test_seconds: float = 0.0  # judging the candidate (the rest of `seconds` is autofix's own)
     prompt: list[dict[str, str]] = field(default_factory=list)  # the messages sent (secrets masked on write)
     reply: str = ""  # the model's raw reply
+    cached_tokens: int = 0  # of tokens["input"], served from the provider's prompt cache (priced lower)
 
     def headline(self, max_attempts: int) -> str:
         """The attempt's one log line, the same in the CLI and the Action."""
@@ -77,17 +78,24 @@ class Report:
         }
 
     @property
+    def cached_tokens(self) -> int:
+        return sum(a.cached_tokens for a in self.attempts)
+
+    @property
     def seconds(self) -> float:
         return sum(a.seconds for a in self.attempts)
 
     @property
     def cost(self) -> float | None:
         """Dollars spent on the model so far, when its price is known."""
-        return None if self.price is None else self.price.of(self.tokens["input"], self.tokens["output"])
+        if self.price is None:
+            return None
+        return self.price.of(self.tokens["input"], self.tokens["output"], self.cached_tokens)
 
     def to_dict(self) -> dict:
         data = asdict(self)
         data["tokens"] = self.tokens
+        data["cached_tokens"] = self.cached_tokens
         data["seconds"] = round(self.seconds, 3)
         data["cost_usd"] = None if self.cost is None else round(self.cost, 6)
         return data

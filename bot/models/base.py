@@ -12,6 +12,7 @@ class Reply:
     text: str
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_tokens: int = 0  # of input_tokens, served from the provider's prompt cache (priced lower)
 
 
 class Model(Protocol):

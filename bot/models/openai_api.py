@@ -42,6 +42,7 @@ class OpenAIModel:
                     response.choices[0].message.content or "",
                     usage.prompt_tokens if usage else 0,
                     usage.completion_tokens if usage else 0,
+                    cached_tokens(usage, "prompt_tokens_details"),
                 )
             response = self.client().responses.create(model=self.name, input=messages)
             usage = response.usage
@@ -49,6 +50,7 @@ class OpenAIModel:
                 response.output_text,
                 usage.input_tokens if usage else 0,
                 usage.output_tokens if usage else 0,
+                cached_tokens(usage, "input_tokens_details"),
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise UserError(
@@ -85,6 +87,13 @@ class OpenAIModel:
             raise ModelUnavailable(
                 f"cannot reach the model API at {self.settings.base_url or 'api.openai.com'}"
             ) from None
+
+
+def cached_tokens(usage: Any, details: str) -> int:
+    """The input tokens served from the prompt cache: `usage.<details>.cached_tokens` (Responses:
+    input_tokens_details, Chat Completions: prompt_tokens_details); 0 when the server doesn't say
+    (Ollama, llama.cpp and older vLLMs send no details)."""
+    return getattr(getattr(usage, details, None), "cached_tokens", None) or 0
 
 
 def server_message(exc) -> str:

@@ -13,6 +13,8 @@ next script item, whichever endpoint it hits.  Script items:
 
     str                 -> 200 reply with that text
     Reply(text, ...)    -> 200 reply with that text and chosen usage numbers
+                           (cached_tokens=n: n of the input tokens came from the
+                           prompt cache, as OpenAI reports them)
     Failure(status, msg)-> that status with an OpenAI-style error body
     Hang(seconds)       -> wait that long, then a 200 reply with text ""
     callable(json)      -> called with the parsed request body; returns any of
@@ -21,7 +23,10 @@ next script item, whichever endpoint it hits.  Script items:
 Default usage numbers (when a str is given, or Reply leaves them None):
 input tokens = characters of prompt text (see ``prompt_text``) // 4 and
 output tokens = characters of the reply // 4 -- deterministic, and roughly
-OpenAI's "4 characters per token" rule of thumb.
+OpenAI's "4 characters per token" rule of thumb; cached tokens = 0.  Cached
+tokens are part of the input tokens, as in OpenAI's usage: Responses report
+them as ``usage.input_tokens_details.cached_tokens``, Chat Completions as
+``usage.prompt_tokens_details.cached_tokens``.
 
 Requests that are not scripted calls (unknown path, bad JSON, ``stream: true``)
 get a 4xx error JSON and do not consume a script item.  They are still
@@ -48,6 +53,7 @@ class Reply:
     text: str
     input_tokens: int | None = None  # None -> len(prompt text) // 4
     output_tokens: int | None = None  # None -> len(text) // 4
+    cached_tokens: int = 0  # of the input tokens, served from the prompt cache
 
 
 @dataclass(frozen=True)
@@ -260,9 +266,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         model = body.get("model") if isinstance(body.get("model"), str) else "fake-model"
         n = next(self.owner._ids)
         if path == "/v1/responses":
-            payload = _responses_payload(n, model, item.text, usage_in, usage_out)
+            payload = _responses_payload(n, model, item.text, usage_in, usage_out, item.cached_tokens)
         else:
-            payload = _chat_payload(n, model, item.text, usage_in, usage_out)
+            payload = _chat_payload(n, model, item.text, usage_in, usage_out, item.cached_tokens)
         self._send_json(200, payload)
 
     def _send_error(
@@ -292,7 +298,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 # validate strictly, not just leniently.
 
 
-def _responses_payload(n: int, model: str, text: str, tin: int, tout: int) -> dict:
+def _responses_payload(n: int, model: str, text: str, tin: int, tout: int, cached: int = 0) -> dict:
     return {
         "id": f"resp_fake_{n}",
         "object": "response",
@@ -319,7 +325,7 @@ def _responses_payload(n: int, model: str, text: str, tin: int, tout: int) -> di
         "top_p": None,
         "usage": {
             "input_tokens": tin,
-            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+            "input_tokens_details": {"cached_tokens": cached, "cache_write_tokens": 0},
             "output_tokens": tout,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": tin + tout,
@@ -327,7 +333,7 @@ def _responses_payload(n: int, model: str, text: str, tin: int, tout: int) -> di
     }
 
 
-def _chat_payload(n: int, model: str, text: str, tin: int, tout: int) -> dict:
+def _chat_payload(n: int, model: str, text: str, tin: int, tout: int, cached: int = 0) -> dict:
     return {
         "id": f"chatcmpl-fake-{n}",
         "object": "chat.completion",
@@ -341,5 +347,10 @@ def _chat_payload(n: int, model: str, text: str, tin: int, tout: int) -> dict:
                 "message": {"role": "assistant", "content": text, "refusal": None},
             }
         ],
-        "usage": {"prompt_tokens": tin, "completion_tokens": tout, "total_tokens": tin + tout},
+        "usage": {
+            "prompt_tokens": tin,
+            "completion_tokens": tout,
+            "total_tokens": tin + tout,
+            "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+        },
     }
