@@ -15,22 +15,21 @@ runs inside the sandbox. A pull request from a fork gets a comment with the patc
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from bot.core.edits import FORMAT_HELP, EditError, after_reply, refused
+from bot.core.edits import FORMAT_HELP
 from bot.core.loop import run
-from bot.core.protocol import Budget, Candidate, Kind, Messages, Unusable
+from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
 from bot.errors import ModelUnavailable, UserError
 from bot.github import render
 from bot.github.forge import PullInfo, RunInfo
+from bot.github.gated import EditTree, GateJudge
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
 from bot.github.red_ci import evidence
-from bot.github.red_ci.edits import Workspace
 from bot.github.step import Skip, Step, TaskOutcome
-from bot.judge import gate, guard
-from bot.judge.validate import Verdict
+from bot.github.workspace import Workspace
+from bot.judge import gate
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT
 from bot.text import count
@@ -38,8 +37,9 @@ from bot.text import count
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
 CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
 SYSTEM = (
-    "You repair the code of a pull request whose tests fail in CI. Change the code under test, never the tests "
-    "or the CI configuration: edits to them are refused. Keep the change small, and don't break tests that pass.\n\n"
+    "[autofix:repair] You repair the code of a pull request whose tests fail in CI. Change the code under test, "
+    "never the tests or the CI configuration: edits to them are refused. Keep the change small, "
+    "and don't break tests that pass.\n\n"
     + FORMAT_HELP
 )
 
@@ -169,7 +169,13 @@ class Repair:
         judge = GateJudge(suite, baseline, work)
         budget = Budget(attempts, config.max_tokens)
         try:
-            run(EditTree(self.pull, work, context), judge, model, budget, report, on_attempt=self.show)
+            pull = self.pull
+            intro = (
+                f"Pull request #{number} ({' '.join(pull.title.split())[:200]}) fails its tests. "
+                "Make the failing tests pass by changing the code, not the tests, "
+                "without breaking any test that passes now."
+            )
+            run(EditTree(SYSTEM, intro, work, context), judge, model, budget, report, on_attempt=self.show)
         finally:
             self.verdict = judge.verdict
             heading = f"### autofix: pull request #{number} — {'fixed' if report.passed else 'not fixed'}"
@@ -303,95 +309,3 @@ def post(step: Step, number: int, body: str, outcome: TaskOutcome) -> None:
         return
     operation = step.forge.upsert_comment(number, render.marker("pr", number), body)
     step.flow.print(f"autofix: comment on #{number} {operation}")
-
-
-def screened(work: Workspace) -> list[guard.Finding]:
-    """The static guard over every Python file the edits changed so far, judging only the lines
-    they added (a refused edit stays applied, so a pass needs a reply that takes it out)."""
-    found = []
-    for path, original in sorted(work.originals.items()):
-        if path.endswith(".py"):
-            found += guard.findings(work.look(path).text or "", original, path)
-    return found
-
-
-class EditTree:
-    """The loop's answer for red CI: edit blocks applied in place to the pull request's tree."""
-
-    def __init__(self, pull: PullInfo, work: Workspace, context: Callable[[], str]):
-        self.pull, self.work = pull, work
-        self.context = context  # built afresh for each prompt: it shows the files as they are now
-        self.reply = ""
-
-    def first(self) -> Messages:
-        return self.messages("")
-
-    def apply(self, reply: str) -> Candidate:
-        self.reply = reply
-        try:
-            self.work.apply(reply)
-        except EditError as exc:
-            raise Unusable(Kind.REFUSED, refused(exc.problems)) from None
-        return Candidate(reply, self.work.patch(), {})
-
-    def next(self, feedback: str) -> Messages:
-        return self.messages(
-            f"\n\n{after_reply(self.reply, feedback)}\n\n"
-            "The files are as your previous replies left them (their current content is shown above). "
-            "Answer with edit blocks against that content."
-        )
-
-    def keep(self, candidate: Candidate) -> str:
-        return self.work.patch()  # the tree holds it already; Repair.propose publishes it
-
-    def messages(self, after: str) -> Messages:
-        pull = self.pull
-        text = (
-            f"Pull request #{pull.number} ({' '.join(pull.title.split())[:200]}) fails its tests. "
-            "Make the failing tests pass by changing the code, not the tests, "
-            f"without breaking any test that passes now.\n\n{self.context()}{after}"
-        )
-        return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
-
-
-class GateJudge:
-    """The loop's judge for red CI: the static guard over the edited files, then the whole suite
-    in a fresh copy against the baseline (bot/judge/gate.py)."""
-
-    def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
-        self.suite, self.baseline, self.work = suite, baseline, work
-        self.verdict: gate.Judgement | None = None  # the last suite run's, for the proof
-        self.last_failing = set(baseline.target)  # run first next time: a candidate still failing them is told fast
-
-    def preflight(self) -> list[str]:
-        return []  # the baseline, measured before any model call, was the preflight
-
-    def quick_rejection(self) -> Verdict | None:
-        """The tests that failed last time, alone: a candidate still failing one is rejected in
-        the time they take. A quick run never passes anyone: the whole suite decides that."""
-        if not self.last_failing or not self.baseline.first.sealed:
-            return None
-        only = set(self.last_failing)
-        run = self.suite.run(self.work.root, only=only)
-        if not run.sealed:
-            return None
-        verdict = gate.judge(self.baseline, run, only)
-        if verdict.passed:
-            return None
-        self.verdict = verdict
-        self.last_failing = set(verdict.names) & only or only
-        return Verdict(False, verdict.names, gate.feedback(verdict, run))
-
-    def check(self, candidate: Candidate) -> Verdict:
-        refused = screened(self.work)
-        if refused:
-            return Verdict(False, [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused))
-        quick = self.quick_rejection()
-        if quick is not None:
-            return quick
-        run = self.suite.run(self.work.root)
-        self.verdict = gate.judge(self.baseline, run)
-        self.last_failing = set(self.verdict.names) & set(run.results)
-        return Verdict(
-            self.verdict.passed, self.verdict.names, "" if self.verdict.passed else gate.feedback(self.verdict, run)
-        )

@@ -2,7 +2,7 @@
 a symbolic link (shown as the link it is), and binary files named, not read."""
 
 from bot.github.red_ci import evidence
-from bot.github.red_ci.edits import TEXT_CAP, Workspace
+from bot.github.workspace import TEXT_CAP, Workspace
 from bot.judge.gate import Baseline, SuiteRun
 from bot.judge.integrity import Case
 from bot.spec import DEFAULT_PROTECT

@@ -1,0 +1,101 @@
+"""Edits to a whole tree, judged by the repository's suite: the model answers with edit blocks
+applied in place (EditTree), and a candidate passes when the static guard finds nothing in what
+it added and the suite, run in a fresh copy, passes the gate against the baseline (GateJudge).
+Red CI repair and free-form issues both work this way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.core.edits import EditError, after_reply, refused
+from bot.core.protocol import Candidate, Kind, Messages, Unusable
+from bot.github.workspace import Workspace
+from bot.judge import gate, guard
+from bot.judge.validate import Verdict
+
+
+def screened(work: Workspace) -> list[guard.Finding]:
+    """The static guard over every Python file the edits changed so far, judging only the lines
+    they added (a refused edit stays applied, so a pass needs a reply that takes it out)."""
+    found = []
+    for path, original in sorted(work.originals.items()):
+        if path.endswith(".py"):
+            found += guard.findings(work.look(path).text or "", original, path)
+    return found
+
+
+class EditTree:
+    """The loop's answer when the model edits a tree: edit blocks applied in place."""
+
+    def __init__(self, system: str, intro: str, work: Workspace, context: Callable[[], str]):
+        self.system, self.intro, self.work = system, intro, work
+        self.context = context  # built afresh for each prompt: it shows the files as they are now
+        self.reply = ""
+
+    def first(self) -> Messages:
+        return self.messages("")
+
+    def apply(self, reply: str) -> Candidate:
+        self.reply = reply
+        try:
+            self.work.apply(reply)
+        except EditError as exc:
+            raise Unusable(Kind.REFUSED, refused(exc.problems)) from None
+        return Candidate(reply, self.work.patch(), {})
+
+    def next(self, feedback: str) -> Messages:
+        return self.messages(
+            f"\n\n{after_reply(self.reply, feedback)}\n\n"
+            "The files are as your previous replies left them (their current content is shown above). "
+            "Answer with edit blocks against that content."
+        )
+
+    def keep(self, candidate: Candidate) -> str:
+        return self.work.patch()  # the tree holds it already: the flow publishes it
+
+    def messages(self, after: str) -> Messages:
+        text = f"{self.intro}\n\n{self.context()}{after}"
+        return [{"role": "system", "content": self.system}, {"role": "user", "content": text}]
+
+
+class GateJudge:
+    """The loop's judge for an edited tree: the static guard over the edited files, then the whole suite
+    in a fresh copy against the baseline (bot/judge/gate.py)."""
+
+    def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
+        self.suite, self.baseline, self.work = suite, baseline, work
+        self.verdict: gate.Judgement | None = None  # the last suite run's, for the proof
+        self.last_failing = set(baseline.target)  # run first next time: a candidate still failing them is told fast
+
+    def preflight(self) -> list[str]:
+        return []  # the baseline, measured before any model call, was the preflight
+
+    def quick_rejection(self) -> Verdict | None:
+        """The tests that failed last time, alone: a candidate still failing one is rejected in
+        the time they take. A quick run never passes anyone: the whole suite decides that."""
+        if not self.last_failing or not self.baseline.first.sealed:
+            return None
+        only = set(self.last_failing)
+        run = self.suite.run(self.work.root, only=only)
+        if not run.sealed:
+            return None
+        verdict = gate.judge(self.baseline, run, only)
+        if verdict.passed:
+            return None
+        self.verdict = verdict
+        self.last_failing = set(verdict.names) & only or only
+        return Verdict(False, verdict.names, gate.feedback(verdict, run))
+
+    def check(self, candidate: Candidate) -> Verdict:
+        refused = screened(self.work)
+        if refused:
+            return Verdict(False, [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused))
+        quick = self.quick_rejection()
+        if quick is not None:
+            return quick
+        run = self.suite.run(self.work.root)
+        self.verdict = gate.judge(self.baseline, run)
+        self.last_failing = set(self.verdict.names) & set(run.results)
+        return Verdict(
+            self.verdict.passed, self.verdict.names, "" if self.verdict.passed else gate.feedback(self.verdict, run)
+        )
