@@ -55,6 +55,24 @@ class Attempt:
 
 
 @dataclass
+class StageUse:
+    """The model calls a stage made before the repair loop (localize, reproduce)."""
+
+    calls: int = 0
+    input: int = 0
+    output: int = 0
+    cached: int = 0
+    seconds: float = 0.0  # the stage's whole time, model and tests
+
+    def add(self, reply, seconds: float) -> None:
+        self.calls += 1
+        self.input += reply.input_tokens
+        self.output += reply.output_tokens
+        self.cached += reply.cached_tokens
+        self.seconds += seconds
+
+
+@dataclass
 class Report:
     model: str
     sandbox: str
@@ -69,21 +87,28 @@ class Report:
     spec: str = ""  # the spec's path, when there is one
     task: str = ""
     price: Price | None = None  # what the model's tokens cost; None: unknown (a local model, a replay)
+    stages: dict[str, StageUse] = field(default_factory=dict)  # before the repair loop, by stage
+    files_shown: list[str] = field(default_factory=list)  # whose outline or content the model saw
+    files_changed: list[str] = field(default_factory=list)
+
+    def stage(self, name: str) -> StageUse:
+        return self.stages.setdefault(name, StageUse())
 
     @property
     def tokens(self) -> dict[str, int]:
+        """Every model call's: the stages' and the attempts'."""
         return {
-            "input": sum(a.tokens["input"] for a in self.attempts),
-            "output": sum(a.tokens["output"] for a in self.attempts),
+            "input": sum(a.tokens["input"] for a in self.attempts) + sum(s.input for s in self.stages.values()),
+            "output": sum(a.tokens["output"] for a in self.attempts) + sum(s.output for s in self.stages.values()),
         }
 
     @property
     def cached_tokens(self) -> int:
-        return sum(a.cached_tokens for a in self.attempts)
+        return sum(a.cached_tokens for a in self.attempts) + sum(s.cached for s in self.stages.values())
 
     @property
     def seconds(self) -> float:
-        return sum(a.seconds for a in self.attempts)
+        return sum(a.seconds for a in self.attempts) + sum(s.seconds for s in self.stages.values())
 
     @property
     def cost(self) -> float | None:

@@ -21,7 +21,7 @@ OUT = ".autofix/out"  # reports and comment files, relative to the workspace
 # The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.
 INPUTS = (
     "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "max-tokens", "label",
-    "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish",
+    "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish", "allow-unproven",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -47,6 +47,9 @@ class RepoConfig(Strict):
     edit: list[str] = []
     label: str | None = None
     specs: str | None = None
+    # A free-form issue whose bug no test reproduced may still get a fix, judged by the suite
+    # alone, as a draft titled "autofix (unproven)".
+    allow_unproven: bool = False
 
 
 def load_repo_config(workspace: Path, relpath: str) -> RepoConfig:
@@ -122,7 +125,7 @@ class Config:
             )
         if "pr" in self.inputs and not self.inputs["pr"].isdigit():
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
-        for name in ("draft", "plan", "publish"):
+        for name in ("draft", "plan", "publish", "allow-unproven"):
             self.boolean(name)
 
     @property
@@ -183,6 +186,11 @@ class Config:
         """False: a CI repair writes nothing to GitHub, only the comment to a file for a later
         job with write permission to post (the safe shape for pull requests from forks)."""
         return self.boolean("publish", "true")
+
+    @property
+    def allow_unproven(self) -> bool:
+        """The input when given, else `allow_unproven` in the config file."""
+        return self.boolean("allow-unproven", "true" if self.repo.allow_unproven else "false")
 
     @property
     def sandbox(self) -> str:

@@ -24,6 +24,7 @@ from typing import TextIO
 
 from bot.errors import ModelUnavailable, UserError
 from bot.github import tasks
+from bot.github.comments import on_comment
 from bot.github.config import Config, load_repo_config
 from bot.github.forge import Forge
 from bot.github.git import Git
@@ -130,6 +131,7 @@ def on_dispatch(step: Step, event: dict) -> int:
 
 HANDLERS: dict[str, Callable[[Step, dict], int]] = {
     "issues": on_issue,
+    "issue_comment": on_comment,
     "schedule": on_specs,
     "workflow_dispatch": on_dispatch,
     "workflow_run": on_workflow_run,

@@ -65,6 +65,7 @@ class GateJudge:
     def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
         self.suite, self.baseline, self.work = suite, baseline, work
         self.verdict: gate.Judgement | None = None  # the last suite run's, for the proof
+        self.run: gate.SuiteRun | None = None  # the last run of the whole suite
         self.last_failing = set(baseline.target)  # run first next time: a candidate still failing them is told fast
 
     def preflight(self) -> list[str]:
@@ -93,7 +94,7 @@ class GateJudge:
         quick = self.quick_rejection()
         if quick is not None:
             return quick
-        run = self.suite.run(self.work.root)
+        run = self.run = self.suite.run(self.work.root)
         self.verdict = gate.judge(self.baseline, run)
         self.last_failing = set(self.verdict.names) & set(run.results)
         return Verdict(

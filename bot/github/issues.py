@@ -5,8 +5,10 @@ yaml block names count only if its author has write access too."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bot.errors import ModelUnavailable, UserError
-from bot.github import render, tasks
+from bot.github import freeform, render, tasks
 from bot.github.forge import MAY_TRIGGER
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
@@ -24,22 +26,35 @@ def on_issue(step: Step, event: dict) -> int:
     label = (event.get("label") or {}).get("name")
     if label != config.label:
         raise Skip(f"ignored: label {label!r} is not {config.label!r}")
-    sender = event.get("sender") or {}
+    login, permission = writer(step, event.get("sender") or {}, "labeled")
+    issue = event.get("issue") or {}
+    flow.print(f"autofix: issue #{issue['number']}, labeled {config.label!r} by @{login} ({permission})")
+    return solve(step, issue, login, permission)
+
+
+def writer(step: Step, sender: dict, did: str) -> tuple[str, str]:
+    """The person who `did` what starts autofix, and their permission, asked of the API; Skip for
+    a bot, autofix's own account, or anyone without write access."""
     login = str(sender.get("login", ""))
     if sender.get("type") == "Bot" or login.endswith("[bot]"):
-        raise Skip(f"ignored: labeled by the bot @{login}; only people start autofix")
+        raise Skip(f"ignored: {did} by the bot @{login}; only people start autofix")
     if login == step.forge.own_login():
-        raise Skip(f"ignored: labeled by autofix's own account @{login}")
+        raise Skip(f"ignored: {did} by autofix's own account @{login}")
     permission = step.forge.permission(login)
     if permission not in MAY_TRIGGER:
         raise Skip(
-            f"ignored: @{login} has {permission} permission on {config.repository}; "
+            f"ignored: @{login} has {permission} permission on {step.config.repository}; "
             "autofix needs write, maintain or admin"
         )
-    issue = event.get("issue") or {}
+    return login, permission
+
+
+def solve(step: Step, issue: dict, login: str, permission: str, instructions: str = "") -> int:
+    """The labeled (or `/autofix`-commented) issue's task; `instructions`, a writer's comment, are
+    added to the task, never to the yaml block: the block is the issue author's."""
+    config, flow = step.config, step.flow
     number = int(issue["number"])
     mark = render.marker("issue", number)
-    flow.print(f"autofix: issue #{number}, labeled {config.label!r} by @{login} ({permission})")
     outcome = TaskOutcome()
     step.outcomes.append(outcome)
     tests: Tests | None = None  # once known, the pull request and the comment name them
@@ -51,6 +66,12 @@ def on_issue(step: Step, event: dict) -> int:
     try:
         # The payload's title and body are what the labeler saw; a later edit can't swap the task.
         task = tasks.Issue.read(number, str(issue.get("title") or ""), str(issue.get("body") or ""))
+        if instructions:
+            asked = f"Instructions from @{login}, who asked autofix:\n\n{instructions}"
+            task = replace(task, body=f"{task.body}\n\n{asked}")
+        if not task.block.target:
+            flow.print(f"autofix: issue #{number} names no target: the free-form flow finds the code")
+            return freeform.solve(step, task, outcome, mark)
         may_set_tests = task.block.tests is None or author_may_write(step, issue, login, permission)
         spec = tasks.from_issue(config, task, may_set_tests)
         tests = spec.tests

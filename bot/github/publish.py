@@ -18,6 +18,7 @@ class Proposal:
     body: str  # Markdown, masked and capped here
     message: str  # the commit's
     what: str = "code"  # what the branch holds, for the log: "code", "fix"
+    draft: bool = False  # a draft whatever the `draft` input says (an unproven fix)
 
 
 def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome: TaskOutcome) -> None:
@@ -39,6 +40,8 @@ def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome:
         git.push(commit, proposal.branch, remote[0] if remote else None)
         flow.print(f"autofix: pushed {proposal.branch}")
     body = step.for_github(proposal.body)
-    outcome.pull = forge.upsert_pull(proposal.branch, proposal.base, proposal.title, body, step.config.draft)
+    outcome.pull = forge.upsert_pull(
+        proposal.branch, proposal.base, proposal.title, body, proposal.draft or step.config.draft
+    )
     outcome.operation = outcome.pull.operation
     flow.print(f"autofix: pull request #{outcome.pull.number} {outcome.pull.operation}: {outcome.pull.url}")

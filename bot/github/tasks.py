@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -31,6 +31,7 @@ class IssueBlock(Strict):
     tests: dict | None = None  # counts only from an author with write access
     max_attempts: int | None = Field(None, ge=1, le=50)  # can only lower the repository's
     mode: Literal["auto", "whole", "edit"] | None = None  # how the model answers: bot/spec.py
+    files: list[str] | None = None  # a free-form issue's hint: the files the bug is in
 
 
 @dataclass(frozen=True)
@@ -94,11 +95,7 @@ def opens_comment(line: str) -> bool:
 def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
     """The issue's task. `tests_from_block`: the issue's author may write to the repository, so
     the block's `tests` count; otherwise the repository's configuration alone says what judges."""
-    block, where = issue.block, Issue.where(issue.number)
-    if not block.target:
-        raise UserError(
-            f"issue #{issue.number}: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`"
-        )
+    block, where = issue.block, Issue.where(issue.number)  # a block without a target is a free-form issue
     block_tests = (block.tests or {}) if tests_from_block else {}
     tests = {k: v for k, v in config.repo.tests.model_dump().items() if v}
     tests.update(block_tests)
@@ -112,7 +109,7 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
             f"the repository, and {config.config_path} sets no tests.command"
         )
     most = config.max_attempts or config.repo.max_attempts or DEFAULT_ATTEMPTS
-    data = {
+    data: dict[str, Any] = {
         "task": f"{issue.title}\n\n{issue.body}".strip(),
         "target": block.target,
         "tests": tests,

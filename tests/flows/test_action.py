@@ -245,7 +245,10 @@ def test_an_issue_without_a_target_gets_a_comment_saying_how_to_give_one(world, 
     world.event("issues", labeled(body="Please make it faster."))
     code, out, openai = act(capsys, world)
     assert code == 2 and openai.requests == []
-    message = "issue #1: no target: add a ```yaml block to the issue with `target: path/of/the/file.py`"
+    message = (
+        ".github/autofix.yml: tests.command: a free-form issue (no `target` in a yaml block) needs the command that "
+        "runs the repository's tests; or add a ```yaml block to the issue with `target: path/of/the/file.py`"
+    )
     assert out[-1] == f"::error::{message}"
     [comment] = github.comments(REPO, 1)
     assert f"````text\n{message}\n````" in comment.body

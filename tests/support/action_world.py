@@ -175,7 +175,7 @@ def _base_env() -> dict[str, str]:
 
 def act(capsys, world: World, replies=()) -> tuple[int, list[str], ScriptedOpenAI]:
     """One `autofix action` step with a model server playing `replies`: (exit code, stdout lines, server)."""
-    with ScriptedOpenAI(list(replies)) as openai:
+    with ScriptedOpenAI(replies if isinstance(replies, dict) else list(replies)) as openai:
         world.input("base-url", openai.base_url)
         for (
             name,

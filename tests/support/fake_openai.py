@@ -39,6 +39,7 @@ from __future__ import annotations
 import http.server
 import itertools
 import json
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -82,11 +83,21 @@ class Recorded:
     headers: dict[str, str]  # lower-case keys; includes "authorization" as sent
 
 
-class ScriptedOpenAI:
-    """Context manager. Serves POST /v1/responses and POST /v1/chat/completions."""
+STAGE = re.compile(r"^\[autofix:(\w+)\]")
 
-    def __init__(self, script: list, endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions")) -> None:
-        self._script = list(script)
+
+class ScriptedOpenAI:
+    """Context manager. Serves POST /v1/responses and POST /v1/chat/completions.
+
+    `script`: the items to answer with, in order; or, by stage, `{"localize": [...], "repair":
+    [...]}`: each request takes the next item of the stage its prompt's tag names (`[autofix:repair]`
+    at the start of the system message)."""
+
+    def __init__(
+        self, script: list | dict[str, list], endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions")
+    ) -> None:
+        self._staged = {stage: list(items) for stage, items in script.items()} if isinstance(script, dict) else None
+        self._script = [] if isinstance(script, dict) else list(script)
         self.endpoints = endpoints  # what it serves: ("/v1/chat/completions",) is a llama.cpp server
         self._lock = threading.Lock()  # handlers run on concurrent threads
         # Set on exit so that Hang items stop waiting at once and shutdown
@@ -139,7 +150,12 @@ class ScriptedOpenAI:
     def remaining(self) -> int:
         """Script items not yet consumed (handy to assert a test used them all)."""
         with self._lock:
-            return len(self._script)
+            return len(self._script) + sum(map(len, (self._staged or {}).values()))
+
+    def stages(self) -> list[str]:
+        """The stage tag of each recorded request, in order ("" for an untagged one)."""
+        found = [STAGE.match(text) for text in self.prompts()]
+        return [match[1] if match else "" for match in found]
 
     # -- used by the handler -------------------------------------------------
 
@@ -147,9 +163,13 @@ class ScriptedOpenAI:
         with self._lock:
             self.requests.append(rec)
 
-    def _next_item(self) -> ScriptItem | None:
+    def _next_item(self, body: dict) -> ScriptItem | None:
         with self._lock:
-            return self._script.pop(0) if self._script else None
+            if self._staged is None:
+                return self._script.pop(0) if self._script else None
+            tag = STAGE.match(prompt_text(body))
+            queue = self._staged.get(tag[1] if tag else "", [])
+            return queue.pop(0) if queue else None
 
 
 def prompt_text(body: Any) -> str:
@@ -245,7 +265,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if body.get("stream"):
             return self._send_error(400, "streaming not supported by the fake")
 
-        item = self.owner._next_item()
+        item = self.owner._next_item(body)
         if item is None:
             return self._send_error(500, "script exhausted: no scripted reply left", "server_error")
         if callable(item):

@@ -39,8 +39,7 @@ CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
 SYSTEM = (
     "[autofix:repair] You repair the code of a pull request whose tests fail in CI. Change the code under test, "
     "never the tests or the CI configuration: edits to them are refused. Keep the change small, "
-    "and don't break tests that pass.\n\n"
-    + FORMAT_HELP
+    "and don't break tests that pass.\n\n" + FORMAT_HELP
 )
 
 

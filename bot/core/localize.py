@@ -1,0 +1,65 @@
+"""Localize, deterministic first: the repository map ranks the files toward what the issue names
+(bot/core/repomap.py); one model call then picks at most MAX_FILES of the outline it was shown.
+Files the issue's author named (`files:`) are taken as they are, with no model call. Whatever the
+model answers, only files of the outline count, and the ranking's first files stand in when it
+names none."""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.core import repomap
+from bot.core.report import Report
+from bot.models.base import Model
+
+SYSTEM = (
+    "[autofix:localize] You find where a bug reported in an issue lives in a repository. You are shown the "
+    "issue and an outline of the repository's Python files, most relevant first. Answer with the paths of the "
+    "files to read to fix it, at most 5, most likely first, one per line in one fenced block, and nothing else."
+)
+MAX_FILES = 5
+MAP_TOKENS = 6_000  # the outline shown: the whole map of a small repository, the top of a large one
+FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+
+
+@dataclass(frozen=True)
+class Located:
+    shown: tuple[str, ...]  # the files the outline showed the model
+    chosen: list[str]  # the files whose content the next stages see
+    outline: str
+
+
+def localize(model: Model, root: Path, issue: str, named: list[str], report: Report) -> Located:
+    started = time.monotonic()
+    repo_map = repomap.RepoMap.build(root)
+    ranked = repomap.rank(repo_map, repomap.mentions(issue))
+    shown = repomap.render(repo_map, ranked, MAP_TOKENS)
+    given = [path for path in named if path in repo_map.files]
+    if given:
+        report.stage("localize").seconds += time.monotonic() - started
+        return Located(shown.files, given[:MAX_FILES], shown.text)
+    reply = model.complete(
+        [
+            {"role": "system", "content": SYSTEM},
+            {"role": "user", "content": f"The issue:\n\n{issue}\n\nThe repository's outline:\n\n{shown.text}"},
+        ]
+    )
+    picked = [path for path in paths_in(reply.text) if path in shown.files]
+    report.stage("localize").add(reply, time.monotonic() - started)
+    return Located(shown.files, picked[:MAX_FILES] or list(shown.files[:3]), shown.text)
+
+
+def paths_in(reply: str) -> list[str]:
+    """The reply's paths, in its order, once each: one per line of its fenced block (of the whole
+    reply when it has none), with list marks and backticks taken off."""
+    block = FENCED.search(reply)
+    text = block.group(1) if block else reply
+    found: list[str] = []
+    for line in text.splitlines():
+        path = line.strip().lstrip("-*0123456789.) ").strip("`'\" ").removeprefix("./")
+        if path and path not in found:
+            found.append(path)
+    return found

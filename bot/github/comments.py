@@ -1,0 +1,39 @@
+"""`/autofix` in a new comment, by someone with write access (asked of the API, like the label):
+
+- on an issue: the issue's flow, the comment's text added to the task as instructions;
+- on a pull request, with no text: the red-CI repair of that pull request;
+- on a pull request, with text: that change to the pull request, the comment's text the task
+  and its head the code, proven like a free-form issue, proposed into its branch (for a fork,
+  as a patch in a comment).
+
+Edited comments and comments by bots or autofix's own account never start anything: an edit
+could turn an old comment into a command nobody saw given."""
+
+from __future__ import annotations
+
+import re
+
+from bot.github import freeform, issues
+from bot.github.red_ci.repair import repair
+from bot.github.step import Skip, Step
+
+COMMAND = re.compile(r"\A[ \t]*/autofix(?![\w-])[ \t]*(?P<text>.*)\Z", re.S)
+
+
+def on_comment(step: Step, event: dict) -> int:
+    if event.get("action") != "created":
+        raise Skip(f"ignored: issue_comment event {event.get('action')!r}: only a new comment starts autofix")
+    comment = event.get("comment") or {}
+    found = COMMAND.match(str(comment.get("body") or "").replace("\r\n", "\n"))
+    if found is None:
+        raise Skip("ignored: the comment doesn't start with /autofix")
+    login, permission = issues.writer(step, event.get("sender") or {}, "commented")
+    issue = event.get("issue") or {}
+    number, text = int(issue["number"]), found["text"].strip()
+    if issue.get("pull_request") is None:
+        step.flow.print(f"autofix: issue #{number}, /autofix by @{login} ({permission})")
+        return issues.solve(step, issue, login, permission, text)
+    step.flow.print(f"autofix: pull request #{number}, /autofix by @{login} ({permission})")
+    if not text:
+        return repair(step, number, None)
+    return freeform.change_pull(step, number, login, text)

@@ -1,0 +1,306 @@
+"""A free-form issue: prose, perhaps a traceback, no target. autofix finds the code, proves the bug
+with a test that fails, and fixes it until that test passes and nothing else breaks:
+
+  baseline   the repository's suite as it is, twice (what fails is pre-existing, not counted)
+  localize   the repository map ranked toward what the issue names; the model picks files
+  reproduce  the model writes a pytest file; accepted only when it fails on the current code
+  repair     edit blocks over the repository, judged by the gate: the reproduction passes, no
+             test that passed before fails, errors, is skipped or goes missing (bot/judge/gate.py)
+  publish    one pull request holding the test and the fix, with the proof line
+
+No reproduction, no guess: one comment says what was tried, unless `allow-unproven` lets the
+suite alone judge a draft. The test command, `setup` and the protected paths come from
+`.github/autofix.yml`, never from the issue."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from bot.core.edits import FORMAT_HELP
+from bot.core.localize import localize
+from bot.core.loop import run
+from bot.core.protocol import Budget
+from bot.core.report import Attempt, Report
+from bot.core.reproduce import Reproduction, Tried, reproduce
+from bot.errors import UserError
+from bot.github import render
+from bot.github.gated import EditTree, GateJudge
+from bot.github.git import Git
+from bot.github.publish import Proposal, publish
+from bot.github.step import Skip, Step, TaskOutcome
+from bot.github.tasks import DEFAULT_ATTEMPTS, Issue
+from bot.github.workspace import Workspace
+from bot.judge import gate
+from bot.models.prices import price_of
+from bot.spec import DEFAULT_PROTECT, Tests
+from bot.text import clip_head, count, fence
+
+SUITE_TIMEOUT = 600.0
+REPRODUCE_TRIES = 3
+FILE_CHARS = 12_000  # of one chosen file shown whole in the repair prompt
+SYSTEM = (
+    "[autofix:repair] You fix a bug reported in an issue. A test that reproduces it is given and fails now; "
+    "change the code so that it passes, without breaking any other test. Tests can't be edited: edits to them "
+    "are refused. Keep the change small.\n\n" + FORMAT_HELP
+)
+
+
+@dataclass(frozen=True)
+class Request:
+    """What is asked and where the answer goes."""
+
+    number: int  # the issue or pull request autofix comments on
+    kind: str  # "issue" or "pr": names the branch, the test file and the report
+    title: str
+    text: str  # the task: the issue, or the comment's request
+    files: list[str]  # the files its author named
+    max_attempts: int | None  # the author's, which can only lower the repository's
+    base: str  # the branch the proposal goes into
+    fork: bool = False  # a fork's pull request: the patch goes in a comment, nothing is pushed
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}-{self.number}"
+
+
+def solve(step: Step, task: Issue, outcome: TaskOutcome, mark: str) -> int:
+    """A labeled issue without a target."""
+    request = Request(
+        task.number, "issue", task.title, f"{task.title}\n\n{task.body}".strip(), task.block.files or [],
+        task.block.max_attempts, step.git.current_branch() or step.forge.default_branch(),
+    )  # fmt: skip
+    return prove_and_fix(step, request, step.git.run("rev-parse", "HEAD"), outcome, mark)
+
+
+def change_pull(step: Step, number: int, login: str, text: str) -> int:
+    """`/autofix <text>` on a pull request: the text is the task, the pull request's head the code."""
+    pull = step.forge.pull(number)
+    if pull.state != "open":
+        raise Skip(f"ignored: pull request #{number} is {pull.state}")
+    head = step.git.fetch_pull(number, pull.base_ref)
+    if head != pull.head_sha:
+        raise UserError(
+            f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again"
+        )
+    request = Request(
+        number, "pr", f"{' '.join(pull.title.split())}: {text.splitlines()[0]}",
+        f"A change asked for in pull request #{number} ({' '.join(pull.title.split())}) by @{login}:\n\n{text}",
+        [], None, pull.head_ref, fork=pull.head_repo.lower() != step.config.repository.lower(),
+    )  # fmt: skip
+    outcome = TaskOutcome()
+    step.outcomes.append(outcome)
+    return prove_and_fix(step, request, head, outcome, render.marker("pr-change", number))
+
+
+def prove_and_fix(step: Step, request: Request, head: str, outcome: TaskOutcome, mark: str) -> int:
+    config = step.config
+    command = config.repo.tests.command
+    if not command:
+        raise UserError(
+            f"{config.config_path}: tests.command: a free-form issue (no `target` in a yaml block) needs the "
+            "command that runs the repository's tests; or add a ```yaml block to the issue with "
+            "`target: path/of/the/file.py`"
+        )
+    step.setup()
+    sandbox = step.sandbox()
+    with step.git.checkout(head, config.temp, f"autofix-{request.name}-") as tree:
+        protected = DEFAULT_PROTECT + tuple(config.repo.tests.protect) + (config.config_path,)
+        work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
+        suite = gate.Suite(
+            sandbox, command, protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
+        )
+        return FreeForm(step, request, outcome, mark, tree, work, suite).run()
+
+
+class FreeForm:
+    def __init__(
+        self, step: Step, request: Request, outcome: TaskOutcome, mark: str, tree: Git, work: Workspace, suite
+    ):
+        self.step, self.request, self.outcome, self.mark = step, request, outcome, mark
+        self.tree, self.work, self.suite = tree, work, suite
+        self.path = f"tests/autofix/test_{request.kind}_{request.number}.py"
+        self.issue = request.text
+
+    def run(self) -> int:
+        step, config, request = self.step, self.step.config, self.request
+        flow, where = step.flow, f"{request.kind} #{request.number}".replace("pr #", "pull request #")
+        with flow.group("baseline: the repository's suite, as it is"):
+            baseline = gate.Baseline.measure(self.suite, self.work.root)
+            flow.untrusted(baseline.first.output)
+        flow.print(
+            f"autofix: baseline: {count(baseline.total, 'test')}, {len(baseline.target)} failing"
+            f"{' (pre-existing, not counted)' if baseline.target else ''}"
+        )
+        model = step.model(config.repo)
+        attempts = config.max_attempts or config.repo.max_attempts or DEFAULT_ATTEMPTS
+        if request.max_attempts:
+            attempts = min(attempts, request.max_attempts)
+        report = self.outcome.report = Report(
+            model=model.name,
+            sandbox=self.suite.sandbox.describe(),
+            target=where,
+            max_attempts=attempts,
+        )
+        report.price = price_of(model.name, config.repo.price)
+        report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
+
+        located = localize(model, self.work.root, self.issue, request.files, report)
+        report.files_shown = list(located.shown)
+        flow.print(f"autofix: localize: {', '.join(located.chosen) or 'no file'} (of {len(located.shown)} shown)")
+        context = self.files(located.chosen)
+        found = reproduce(
+            model, self.suite, self.work.root, self.path, f"The issue:\n\n{self.issue}\n\n{context}",
+            REPRODUCE_TRIES, report,
+        )  # fmt: skip
+        if isinstance(found, list):
+            flow.print(f"autofix: reproduce: none of {count(len(found), 'test file')} showed the bug")
+            if not config.allow_unproven:
+                return self.unproven(found, report)
+            reproduction = None
+            judged = replace(baseline, target=[], pre_existing=baseline.target)
+        else:
+            reproduction = found
+            self.work.originals[self.path] = None  # a new file of the change: in its patch and commit
+            flow.print(f"autofix: reproduce: {', '.join(found.failing)} fail on the current code")
+            judged = replace(
+                baseline,
+                target=found.failing,
+                pre_existing=baseline.target,
+                passing=baseline.passing | set(found.passing),
+            )
+
+        judge = GateJudge(self.suite, judged, self.work)
+        intro = f"Fix the bug this issue reports.\n\nThe issue:\n\n{self.issue}\n\n" + (
+            self.proof_of_bug(reproduction) if reproduction else "No test reproduces it yet; the whole suite judges."
+        )
+        try:
+            run(
+                EditTree(SYSTEM, intro, self.work, lambda: self.files(located.chosen + self.work.changed)),
+                judge, model, Budget(attempts, config.max_tokens), report, on_attempt=self.show,
+            )  # fmt: skip
+        finally:
+            report.files_changed = self.work.changed
+            proof = self.proof(judged, judge, reproduction)
+            heading = f"### autofix: {where} — {'fixed' if report.passed else 'not fixed'}"
+            step.finish(report, request.name, self.outcome, f"{heading}\n\n{proof}\n\n{render.log(report)}")
+        if report.passed:
+            self.propose(report, proof, reproduction is None)
+            return 0
+        self.comment(
+            f"autofix {'reproduced the bug' if reproduction else 'found no test that reproduces the bug'} and tried "
+            f"{count(len(report.attempts), 'time')} to fix it; no attempt passed the gate ({report.stop_reason}).",
+            proof,
+            report,
+        )
+        flow.print("autofix: every attempt failed; no branch pushed")
+        return 1
+
+    def files(self, paths: list[str]) -> str:
+        """The files the model should read, numbered, each cut to FILE_CHARS."""
+        shown = []
+        for path in dict.fromkeys(paths):
+            text = self.work.read(path)
+            if text is None:
+                continue
+            numbered = "".join(f"{n:>5}  {line}" for n, line in enumerate(text.splitlines(True), 1))
+            shown.append(f"{path}:\n{fence(clip_head(numbered, FILE_CHARS), 'python')}")
+        return "The files most likely involved, as they are now:\n\n" + "\n\n".join(shown) if shown else ""
+
+    def proof_of_bug(self, reproduction: Reproduction) -> str:
+        return (
+            f"This test, {reproduction.path} (it can't be edited), reproduces the bug: it fails now and must pass.\n\n"
+            f"{fence(reproduction.code, 'python')}\n\nHow it fails now:\n\n{fence(reproduction.output)}"
+        )
+
+    def show(self, attempt: Attempt) -> None:
+        report = self.outcome.report
+        with self.step.flow.group(attempt.headline(report.max_attempts if report else 0)):
+            self.step.flow.untrusted(attempt.feedback or attempt.diff)
+
+    def proof(self, judged: gate.Baseline, judge: GateJudge, reproduction: Reproduction | None) -> str:
+        """The one line a reviewer checks: the reproduction before and after, the suite after."""
+        verdict, last = judge.verdict, judge.run
+        if reproduction is None:
+            before = "reproduction test: none (unproven: no test the model wrote failed on the current code)"
+        elif verdict is not None and verdict.passed:
+            before = "reproduction test: failed before, passes after"
+        else:
+            before = "reproduction test: failed before, still fails"
+        if last is None or verdict is None:
+            suite = f"suite: {judged.total} tests before, no candidate reached the whole suite"
+        else:
+            suite = f"suite: {len(last.ids('passed'))} passed, {len(verdict.newly_broken)} new failures"
+        old = judged.pre_existing
+        pre = f"pre-existing failures: {len(old)}" + (f" ({render.names(old)})" if old else "")
+        return f"**Proof:** {before}; {suite}; {pre}."
+
+    def propose(self, report: Report, proof: str, unproven: bool) -> None:
+        step, request = self.step, self.request
+        changed = self.work.changed
+        summary = (
+            f"autofix changed {', '.join(render.code_span(p) for p in changed)}; "
+            f"the gate passed on attempt {len(report.attempts)} of {report.max_attempts}. "
+            f"Requested in #{request.number}."
+        )
+        log = [proof, stages(report), render.log(report), self.judged()]
+        if request.fork:  # nothing is pushed for a fork: the patch goes in the comment
+            patch = f"The pull request comes from a fork, so autofix pushes nothing: apply the patch with `git apply`.\n\n{fence(self.work.patch(), 'diff')}"  # noqa: E501
+            self.comment(summary, patch, report)
+            return
+        closes = [f"Fixes #{request.number}"] if request.kind == "issue" else []
+        proposal = Proposal(
+            branch=f"autofix/{request.name}" + ("-change" if request.kind == "pr" else ""),
+            base=request.base,
+            title=f"autofix{' (unproven)' if unproven else ''}: {' '.join(request.title.split())}"[:250],
+            body="\n\n".join([self.mark, summary, *closes, *log]),
+            message=f"autofix: {' '.join(request.title.split())[:60]} (#{request.number})\n\n"
+            + "".join(f"{line}\n" for line in closes),
+            what="fix",
+            draft=unproven,
+        )
+        publish(step, self.tree, changed, proposal, self.outcome)
+        if request.kind == "pr":
+            opened = self.outcome.pull
+            assert opened is not None  # publish sets it or raises
+            self.comment(f"autofix proposes #{opened.number} into this branch: {summary}", "", report)
+
+    def unproven(self, tried: list[Tried], report: Report) -> int:
+        listed = "\n\n".join(
+            f"<details><summary>Test file {n}: {render.code_span(t.refused.splitlines()[0][:200])}</summary>\n\n"
+            f"{fence(t.code or '(no code)', 'python')}\n\n{fence(t.refused)}\n\n</details>"
+            for n, t in enumerate(tried, 1)
+        )
+        heading = f"### autofix: {self.request.kind} #{self.request.number} — not reproduced"
+        self.step.finish(report, self.request.name, self.outcome, heading)
+        self.comment(
+            f"autofix could not reproduce this: none of the {count(len(tried), 'test file')} the model wrote "
+            "failed on the current code for the reason given, so it changed nothing. Add a failing example "
+            "(the call, what it returns, what it should return) or a ```yaml block naming the `target` file, then "
+            "ask again.",
+            listed,
+            report,
+        )
+        self.step.flow.print("autofix: the bug was not reproduced; no branch pushed")
+        return 1
+
+    def comment(self, headline: str, proof: str, report: Report) -> None:
+        body = "\n\n".join(
+            part for part in (self.mark, headline, proof, stages(report), render.log(report), self.judged()) if part
+        )
+        number = self.request.number
+        operation = self.step.forge.upsert_comment(number, self.mark, self.step.for_github(body))
+        self.step.flow.print(f"autofix: comment on #{number} {operation}")
+
+    def judged(self) -> str:
+        return render.judged_by(Tests(command=self.step.config.repo.tests.command))
+
+
+def stages(report: Report) -> str:
+    """Tokens, seconds and calls per stage, the repair's attempts included."""
+    rows = ["| stage | model calls | tokens | seconds |", "| --- | ---: | ---: | ---: |"]
+    for name, use in report.stages.items():
+        rows.append(f"| {name} | {use.calls} | {use.input + use.output} | {use.seconds:.2f} |")
+    if report.attempts:
+        used = sum(a.tokens["input"] + a.tokens["output"] for a in report.attempts)
+        rows.append(f"| repair | {len(report.attempts)} | {used} | {sum(a.seconds for a in report.attempts):.2f} |")
+    return "\n".join(rows) if len(rows) > 2 else ""
