@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterable
 from fnmatch import fnmatch, translate
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Literal
 
 import yaml
@@ -263,6 +263,11 @@ def check_target(spec: Spec) -> None:
         raise UserError(f"{spec.path}: target: {spec.target} is a protected path")
     if spec.mode == "edit" and not spec.target_path.is_file():
         raise UserError(f"{spec.path}: mode: edit changes an existing target, and {spec.target} does not exist")
+
+
+def is_git_path(relpath: str) -> bool:
+    """A path through a `.git` (any case, any depth): git's own files, never the repository's."""
+    return any(part.casefold() == ".git" for part in PurePosixPath(relpath).parts)
 
 
 def is_protected(relpath: str, patterns: tuple[str, ...], editable: tuple[str, ...] = ()) -> bool:

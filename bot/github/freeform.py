@@ -14,35 +14,24 @@ suite alone judge a draft. The test command, `setup` and the protected paths com
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
-from bot.core.edits import FORMAT_HELP
-from bot.core.localize import localize
-from bot.core.loop import run
-from bot.core.protocol import Budget
+from bot.core import freeform as pipeline
 from bot.core.report import Attempt, Report
-from bot.core.reproduce import Reproduction, Tried, reproduce
+from bot.core.reproduce import Tried
+from bot.core.workspace import Workspace
 from bot.errors import UserError
 from bot.github import render
-from bot.github.gated import EditTree, GateJudge
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.tasks import DEFAULT_ATTEMPTS, Issue
-from bot.github.workspace import Workspace
 from bot.judge import gate
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, Tests
-from bot.text import clip_head, count, fence
+from bot.text import count, fence
 
 SUITE_TIMEOUT = 600.0
-REPRODUCE_TRIES = 3
-FILE_CHARS = 12_000  # of one chosen file shown whole in the repair prompt
-SYSTEM = (
-    "[autofix:repair] You fix a bug reported in an issue. A test that reproduces it is given and fails now; "
-    "change the code so that it passes, without breaking any other test. Tests can't be edited: edits to them "
-    "are refused. Keep the change small.\n\n" + FORMAT_HELP
-)
 
 
 @dataclass(frozen=True)
@@ -118,8 +107,6 @@ class FreeForm:
     ):
         self.step, self.request, self.outcome, self.mark = step, request, outcome, mark
         self.tree, self.work, self.suite = tree, work, suite
-        self.path = f"tests/autofix/test_{request.kind}_{request.number}.py"
-        self.issue = request.text
 
     def run(self) -> int:
         step, config, request = self.step, self.step.config, self.request
@@ -136,101 +123,61 @@ class FreeForm:
         if request.max_attempts:
             attempts = min(attempts, request.max_attempts)
         report = self.outcome.report = Report(
-            model=model.name,
-            sandbox=self.suite.sandbox.describe(),
-            target=where,
-            max_attempts=attempts,
+            model=model.name, sandbox=self.suite.sandbox.describe(), target=where, max_attempts=attempts
         )
         report.price = price_of(model.name, config.repo.price)
         report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
-
-        located = localize(model, self.work.root, self.issue, request.files, report)
-        report.files_shown = list(located.shown)
-        flow.print(f"autofix: localize: {', '.join(located.chosen) or 'no file'} (of {len(located.shown)} shown)")
-        context = self.files(located.chosen)
-        found = reproduce(
-            model, self.suite, self.work.root, self.path, f"The issue:\n\n{self.issue}\n\n{context}",
-            REPRODUCE_TRIES, report,
+        task = pipeline.Task(
+            request.text, request.files, f"tests/autofix/test_{request.kind}_{request.number}.py", attempts,
+            config.max_tokens, config.allow_unproven,
         )  # fmt: skip
-        if isinstance(found, list):
-            flow.print(f"autofix: reproduce: none of {count(len(found), 'test file')} showed the bug")
-            if not config.allow_unproven:
-                return self.unproven(found, report)
-            reproduction = None
-            judged = replace(baseline, target=[], pre_existing=baseline.target)
-        else:
-            reproduction = found
-            self.work.originals[self.path] = None  # a new file of the change: in its patch and commit
-            flow.print(f"autofix: reproduce: {', '.join(found.failing)} fail on the current code")
-            judged = replace(
-                baseline,
-                target=found.failing,
-                pre_existing=baseline.target,
-                passing=baseline.passing | set(found.passing),
-            )
-
-        judge = GateJudge(self.suite, judged, self.work)
-        intro = f"Fix the bug this issue reports.\n\nThe issue:\n\n{self.issue}\n\n" + (
-            self.proof_of_bug(reproduction) if reproduction else "No test reproduces it yet; the whole suite judges."
-        )
         try:
-            run(
-                EditTree(SYSTEM, intro, self.work, lambda: self.files(located.chosen + self.work.changed)),
-                judge, model, Budget(attempts, config.max_tokens), report, on_attempt=self.show,
+            done = pipeline.solve(
+                model, self.suite, self.work, baseline, task, report, lambda line: flow.print(f"autofix: {line}"),
+                self.show,
             )  # fmt: skip
-        finally:
-            report.files_changed = self.work.changed
-            proof = self.proof(judged, judge, reproduction)
-            heading = f"### autofix: {where} — {'fixed' if report.passed else 'not fixed'}"
-            step.finish(report, request.name, self.outcome, f"{heading}\n\n{proof}\n\n{render.log(report)}")
+        except BaseException:
+            step.finish(report, request.name, self.outcome, f"### autofix: {where} — stopped")
+            raise
+        if done.judge is None:
+            assert isinstance(done.found, list)  # no repair without a reproduction
+            return self.unproven(done.found, report)
+        proof = self.proof(done)
+        heading = f"### autofix: {where} — {'fixed' if report.passed else 'not fixed'}"
+        step.finish(report, request.name, self.outcome, f"{heading}\n\n{proof}\n\n{render.log(report)}")
         if report.passed:
-            self.propose(report, proof, reproduction is None)
+            self.propose(report, proof, done.reproduction is None)
             return 0
         self.comment(
-            f"autofix {'reproduced the bug' if reproduction else 'found no test that reproduces the bug'} and tried "
-            f"{count(len(report.attempts), 'time')} to fix it; no attempt passed the gate ({report.stop_reason}).",
+            f"autofix {'reproduced the bug' if done.reproduction else 'found no test that reproduces the bug'} and "
+            f"tried {count(len(report.attempts), 'time')} to fix it; "
+            f"no attempt passed the gate ({report.stop_reason}).",
             proof,
             report,
         )
         flow.print("autofix: every attempt failed; no branch pushed")
         return 1
 
-    def files(self, paths: list[str]) -> str:
-        """The files the model should read, numbered, each cut to FILE_CHARS."""
-        shown = []
-        for path in dict.fromkeys(paths):
-            text = self.work.read(path)
-            if text is None:
-                continue
-            numbered = "".join(f"{n:>5}  {line}" for n, line in enumerate(text.splitlines(True), 1))
-            shown.append(f"{path}:\n{fence(clip_head(numbered, FILE_CHARS), 'python')}")
-        return "The files most likely involved, as they are now:\n\n" + "\n\n".join(shown) if shown else ""
-
-    def proof_of_bug(self, reproduction: Reproduction) -> str:
-        return (
-            f"This test, {reproduction.path} (it can't be edited), reproduces the bug: it fails now and must pass.\n\n"
-            f"{fence(reproduction.code, 'python')}\n\nHow it fails now:\n\n{fence(reproduction.output)}"
-        )
-
     def show(self, attempt: Attempt) -> None:
         report = self.outcome.report
         with self.step.flow.group(attempt.headline(report.max_attempts if report else 0)):
             self.step.flow.untrusted(attempt.feedback or attempt.diff)
 
-    def proof(self, judged: gate.Baseline, judge: GateJudge, reproduction: Reproduction | None) -> str:
+    def proof(self, done: pipeline.Outcome) -> str:
         """The one line a reviewer checks: the reproduction before and after, the suite after."""
-        verdict, last = judge.verdict, judge.run
-        if reproduction is None:
+        assert done.judge is not None and done.judged is not None
+        verdict, last = done.judge.verdict, done.judge.run
+        if done.reproduction is None:
             before = "reproduction test: none (unproven: no test the model wrote failed on the current code)"
         elif verdict is not None and verdict.passed:
             before = "reproduction test: failed before, passes after"
         else:
             before = "reproduction test: failed before, still fails"
         if last is None or verdict is None:
-            suite = f"suite: {judged.total} tests before, no candidate reached the whole suite"
+            suite = f"suite: {done.judged.total} tests before, no candidate reached the whole suite"
         else:
             suite = f"suite: {len(last.ids('passed'))} passed, {len(verdict.newly_broken)} new failures"
-        old = judged.pre_existing
+        old = done.judged.pre_existing
         pre = f"pre-existing failures: {len(old)}" + (f" ({render.names(old)})" if old else "")
         return f"**Proof:** {before}; {suite}; {pre}."
 

@@ -26,7 +26,7 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from bot.errors import UserError
 
@@ -58,11 +58,6 @@ DRIVERS = r"^(filter|diff|merge)\..+\.(clean|smudge|process|textconv|command|dri
 
 class GitError(UserError):
     """A git command failed; the message carries its (redacted) stderr."""
-
-
-def is_git_path(relpath: str) -> bool:
-    """A path through a `.git` (any case, any depth): git's own files, never the repository's."""
-    return any(part.casefold() == ".git" for part in PurePosixPath(relpath).parts)
 
 
 def checkout_git_dir(workdir: Path) -> Path:

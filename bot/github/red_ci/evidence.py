@@ -16,8 +16,8 @@ import re
 from bot.core import source
 from bot.core.edit_file import WHOLE_LINES
 from bot.core.source import LOCATIONS
+from bot.core.workspace import TEXT_CAP, Entry, Workspace
 from bot.github.render import fence
-from bot.github.workspace import TEXT_CAP, Entry, Workspace
 from bot.judge.gate import Baseline
 from bot.spec import is_protected
 from bot.text import TRACEBACK_CHARS, clip_head, clip_tail

@@ -17,18 +17,18 @@ from __future__ import annotations
 import re
 
 from bot.core.edits import FORMAT_HELP
+from bot.core.gated import EditTree, GateJudge
 from bot.core.loop import run
 from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
+from bot.core.workspace import Workspace
 from bot.errors import ModelUnavailable, UserError
 from bot.github import render
 from bot.github.forge import PullInfo, RunInfo
-from bot.github.gated import EditTree, GateJudge
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
 from bot.github.red_ci import evidence
 from bot.github.step import Skip, Step, TaskOutcome
-from bot.github.workspace import Workspace
 from bot.judge import gate
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT

@@ -1,8 +1,8 @@
 """What the model is shown of a pull request's files: read inside the work tree only, never through
 a symbolic link (shown as the link it is), and binary files named, not read."""
 
+from bot.core.workspace import TEXT_CAP, Workspace
 from bot.github.red_ci import evidence
-from bot.github.workspace import TEXT_CAP, Workspace
 from bot.judge.gate import Baseline, SuiteRun
 from bot.judge.integrity import Case
 from bot.spec import DEFAULT_PROTECT

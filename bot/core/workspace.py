@@ -12,8 +12,7 @@ from typing import Literal
 
 from bot import safefs
 from bot.core.edits import EditError, file_diff, parse, substitute
-from bot.github.git import is_git_path
-from bot.spec import is_protected
+from bot.spec import is_git_path, is_protected
 
 NAME_MAX = 255  # bytes in one file name, on Linux's file systems
 TEXT_CAP = 2 << 20  # bytes of one file autofix reads, shows or edits

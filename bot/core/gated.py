@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bot.core.edits import EditError, after_reply, refused
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
-from bot.github.workspace import Workspace
+from bot.core.workspace import Workspace
 from bot.judge import gate, guard
 from bot.judge.validate import Verdict
 

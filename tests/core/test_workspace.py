@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from bot.github.workspace import TEXT_CAP, EditError, Entry, Workspace, parse
+from bot.core.workspace import TEXT_CAP, EditError, Entry, Workspace, parse
 from bot.spec import DEFAULT_PROTECT
 
 CALC = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n"

@@ -1,0 +1,116 @@
+"""The free-form pipeline, wherever the task comes from (an issue, a comment, an eval task): with
+the suite's baseline measured, localize the code, reproduce the bug with a test that fails, then
+repair until the gate passes: the reproduction passes and no test that passed before fails,
+errors, is skipped or goes missing (bot/judge/gate.py). No reproduction, no repair, unless the
+caller allows an unproven fix, judged by the suite alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bot.core.edits import FORMAT_HELP
+from bot.core.gated import EditTree, GateJudge
+from bot.core.localize import Located, localize
+from bot.core.loop import run
+from bot.core.protocol import Budget
+from bot.core.report import Attempt, Report
+from bot.core.reproduce import Reproduction, Tried, reproduce
+from bot.core.workspace import Workspace
+from bot.judge import gate
+from bot.models.base import Model
+from bot.text import clip_head, count, fence
+
+REPRODUCE_TRIES = 3
+FILE_CHARS = 12_000  # of one chosen file shown in a prompt
+SYSTEM = (
+    "[autofix:repair] You fix a bug reported in an issue. A test that reproduces it is given and fails now; "
+    "change the code so that it passes, without breaking any other test. Tests can't be edited: edits to them "
+    "are refused. Keep the change small.\n\n" + FORMAT_HELP
+)
+
+
+@dataclass(frozen=True)
+class Task:
+    text: str  # the issue, or the request
+    files: list[str]  # the files its author named: no localization call then
+    test_path: str  # where the reproduction test goes, relative to the root
+    attempts: int
+    max_tokens: int | None = None
+    allow_unproven: bool = False
+
+
+@dataclass
+class Outcome:
+    located: Located
+    found: Reproduction | list[Tried]  # the accepted test, or every refused one
+    judged: gate.Baseline | None = None  # what the repair was judged against; None: no repair
+    judge: GateJudge | None = None
+
+    @property
+    def reproduction(self) -> Reproduction | None:
+        return self.found if isinstance(self.found, Reproduction) else None
+
+
+def solve(
+    model: Model,
+    suite: gate.Suite,
+    work: Workspace,
+    baseline: gate.Baseline,
+    task: Task,
+    report: Report,
+    say: Callable[[str], None],
+    on_attempt: Callable[[Attempt], None] = lambda attempt: None,
+) -> Outcome:
+    """The stages after the baseline; `report` records every model call, `say` gets one line each."""
+    located = localize(model, work.root, task.text, task.files, report)
+    report.files_shown = list(located.shown)
+    say(f"localize: {', '.join(located.chosen) or 'no file'} (of {len(located.shown)} shown)")
+    found = reproduce(
+        model, suite, work.root, task.test_path, f"The issue:\n\n{task.text}\n\n{files(work, located.chosen)}",
+        REPRODUCE_TRIES, report,
+    )  # fmt: skip
+    outcome = Outcome(located, found)
+    reproduction = outcome.reproduction
+    if isinstance(found, list):
+        say(f"reproduce: none of {count(len(found), 'test file')} showed the bug")
+        if not task.allow_unproven:
+            return outcome
+        outcome.judged = replace(baseline, target=[], pre_existing=baseline.target)
+        proof = "No test reproduces it yet; the whole suite judges."
+    else:
+        assert reproduction is not None
+        work.originals[task.test_path] = None  # a new file of the change: in its patch and commit
+        say(f"reproduce: {', '.join(reproduction.failing)} fail on the current code")
+        outcome.judged = replace(
+            baseline,
+            target=reproduction.failing,
+            pre_existing=baseline.target,
+            passing=baseline.passing | set(reproduction.passing),
+        )
+        proof = (
+            f"This test, {reproduction.path} (it can't be edited), reproduces the bug: it fails now and must pass."
+            f"\n\n{fence(reproduction.code, 'python')}\n\nHow it fails now:\n\n{fence(reproduction.output)}"
+        )
+    judge = outcome.judge = GateJudge(suite, outcome.judged, work)
+    intro = f"Fix the bug this issue reports.\n\nThe issue:\n\n{task.text}\n\n{proof}"
+    try:
+        run(
+            EditTree(SYSTEM, intro, work, lambda: files(work, located.chosen + work.changed)),
+            judge, model, Budget(task.attempts, task.max_tokens), report, on_attempt=on_attempt,
+        )  # fmt: skip
+    finally:
+        report.files_changed = work.changed
+    return outcome
+
+
+def files(work: Workspace, paths: list[str]) -> str:
+    """The files the model should read, as they are now, numbered, each cut to FILE_CHARS."""
+    shown = []
+    for path in dict.fromkeys(paths):
+        text = work.read(path)
+        if text is None:
+            continue
+        numbered = "".join(f"{n:>5}  {line}" for n, line in enumerate(text.splitlines(True), 1))
+        shown.append(f"{path}:\n{fence(clip_head(numbered, FILE_CHARS), 'python')}")
+    return "The files most likely involved, as they are now:\n\n" + "\n\n".join(shown) if shown else ""
