@@ -14,6 +14,7 @@ from conftest import RIGHT, WRONG
 from fake_github import workflow_permissions
 from test_action_specs import BROKEN_CODE, spec_text
 from test_ci_repair import BROKEN_ADD, CALC, CONFIG, FIX_ADD, TEST_CALC, TEST_TEXT, TEXT, open_pull, run_event
+from test_comments import commented
 
 WORKFLOWS = Path(__file__).resolve().parents[2] / "examples" / "workflows"
 MARK = "<!-- autofix:issue-1 -->"
@@ -44,6 +45,7 @@ def test_the_examples_grant_each_job_its_permissions_and_no_more():
         "contents": "write",
         "pull-requests": "write",
         "issues": "write",
+        "actions": "read",
     }
     assert workflow_permissions(WORKFLOWS / "autofix-nightly.yml", "plan") == {"contents": "read"}
     assert workflow_permissions(WORKFLOWS / "autofix-nightly.yml", "regenerate") == {
@@ -73,6 +75,17 @@ def test_issue_whose_attempts_fail_comments_on_a_private_repository(world, githu
     world.event("issues", labeled())
     assert act(capsys, world, [WRONG] * 3)[0] == 1
     assert len(github.comments(REPO, 1)) == 1 and refused(github) == []
+
+
+def test_autofix_comment_on_a_pull_request_on_a_private_repository(repair_world, github, capsys):
+    world = repair_world
+    private(world, "autofix-issues.yml", "autofix")
+    pull, _ = open_pull(world, github, {"calc.py": BROKEN_ADD})
+    world.event("issue_comment", commented("/autofix", pull.number, pull=True))
+    code, out, _ = act(capsys, world, [FIX_ADD])
+    assert code == 0, "\n".join(out[-5:])
+    assert [p.head_ref for p in github.pulls(REPO) if p.number != pull.number] == [f"autofix/pr-{pull.number}"]
+    assert refused(github) == []
 
 
 def test_nightly_specs_on_a_private_repository(world, github, capsys):
