@@ -96,7 +96,7 @@ def solve(
     intro = f"Fix the bug this issue reports.\n\nThe issue:\n\n{task.text}\n\n{proof}"
     try:
         run(
-            EditTree(SYSTEM, intro, work, lambda: files(work, located.chosen + work.changed)),
+            EditTree(SYSTEM, intro, work, lambda: files(work, [*located.chosen, *work.changed], task.test_path)),
             judge, model, Budget(task.attempts, task.max_tokens), report, on_attempt=on_attempt,
         )  # fmt: skip
     finally:
@@ -104,10 +104,10 @@ def solve(
     return outcome
 
 
-def files(work: Workspace, paths: list[str]) -> str:
+def files(work: Workspace, paths: list[str], shown_already: str = "") -> str:
     """The files the model should read, as they are now, numbered, each cut to FILE_CHARS."""
     shown = []
-    for path in dict.fromkeys(paths):
+    for path in dict.fromkeys(path for path in paths if path != shown_already):
         text = work.read(path)
         if text is None:
             continue

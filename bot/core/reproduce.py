@@ -76,7 +76,7 @@ def reproduce(
             else:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(code, encoding="utf-8")
-                verdict = judge(suite.run(root, only={module_id(path)}), path, code, tried)
+                verdict = judge(collected(suite, root, path), path, code, tried)
         report.stage("reproduce").add(reply, time.monotonic() - started)
         if isinstance(verdict, Reproduction):
             return verdict
@@ -87,6 +87,20 @@ def reproduce(
             {"role": "user", "content": f"The test file was refused: {verdict}\n\nWrite the whole file again."},
         ]
     return tried
+
+
+def collected(suite: gate.Suite, root: Path, path: str) -> gate.SuiteRun:
+    """The test file's run. A command that names its own test paths (`pytest tests/unit`) never
+    collects it: then it is named to pytest too, for this run and every later one of the suite."""
+    module = module_id(path)
+    run = suite.run(root, only={module})
+    if suite.also or any(test.split("::")[0] == module for test in run.results) or not run.sealed:
+        return run
+    suite.also = (path,)
+    named = suite.run(root, only={module})
+    if not any(test.split("::")[0] == module for test in named.results):
+        suite.also = ()
+    return named
 
 
 def judge(run: gate.SuiteRun, path: str, code: str, tried: list[Tried]) -> Reproduction | str:

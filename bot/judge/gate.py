@@ -10,6 +10,7 @@ errors, is skipped or is missing.
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -51,12 +52,16 @@ class Suite:
         self.protected = protected
         self.exempt = exempt
         self.limits = Limits(wall_seconds=timeout)
+        # Test files pytest must collect beyond what the command names (a command that names its
+        # own paths never collects a reproduction test autofix added elsewhere).
+        self.also: tuple[str, ...] = ()
 
     def run(self, folder: Path, only: set[str] | None = None) -> SuiteRun:
         """The whole suite, or with `only` just those tests (pytest; any other runner runs whole)."""
         with scratch_copy(folder) as work:
             before = integrity.snapshot(work, self.protected, self.exempt)
-            run = run_tests(self.sandbox, self.command, work, self.limits, only=only)
+            also = " ".join(shlex.quote(path) for path in self.also)
+            run = run_tests(self.sandbox, self.command, work, self.limits, extra_options=also, only=only)
             tampered = integrity.tampering(before, integrity.snapshot(work, self.protected, self.exempt))
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test

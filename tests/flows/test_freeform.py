@@ -200,6 +200,24 @@ def test_a_repository_without_a_test_command_is_told_what_to_set(tmp_path, monke
     assert openai.requests == []
 
 
+def test_a_command_that_names_its_own_test_files_still_runs_the_reproduction(shop, github, capsys):
+    """`pytest tests/test_shop.py` never collects tests/autofix/: autofix names the file to pytest
+    too, for the reproduction and for every run of the gate (found on attrs, whose suite was run
+    as `pytest tests/test_funcs.py tests/test_filters.py`)."""
+    shop.commit_to_origin({".github/autofix.yml": CONFIG.replace(" tests\n", " tests/test_shop.py\n")})
+    shop.event("issues", issue())
+    script = {
+        "localize": [Reply("```\nshop/durations.py\n```")],
+        "reproduce": [Reply(REPRODUCES)],
+        "repair": [Reply(WRONG_FIX), Reply(UNDO_AND_FIX)],
+    }
+    code, out, openai = act(capsys, shop, script)
+    assert code == 0, "\n".join(out)
+    assert "autofix: reproduce: tests.autofix.test_issue_1::test_hours_and_minutes fail on the current code" in out
+    [pull] = github.pulls(REPO)
+    assert PROOF in pull.body
+
+
 def test_the_reproduction_test_cannot_be_edited_into_passing(shop, github, capsys):
     """The model that can't fix the bug rewrites the proof instead: refused, and told why."""
     shop.event("issues", issue())
