@@ -51,6 +51,10 @@ class Request:
     def name(self) -> str:
         return f"{self.kind}-{self.number}"
 
+    @property
+    def where(self) -> str:
+        return f"{'issue' if self.kind == 'issue' else 'pull request'} #{self.number}"
+
 
 def solve(step: Step, task: Issue, outcome: TaskOutcome, mark: str) -> int:
     """A labeled issue without a target."""
@@ -110,7 +114,7 @@ class FreeForm:
 
     def run(self) -> int:
         step, config, request = self.step, self.step.config, self.request
-        flow, where = step.flow, f"{request.kind} #{request.number}".replace("pr #", "pull request #")
+        flow, where = step.flow, request.where
         with flow.group("baseline: the repository's suite, as it is"):
             baseline = gate.Baseline.measure(self.suite, self.work.root)
             flow.untrusted(baseline.first.output)
@@ -217,7 +221,7 @@ class FreeForm:
             f"{fence(t.code or '(no code)', 'python')}\n\n{fence(t.refused)}\n\n</details>"
             for n, t in enumerate(tried, 1)
         )
-        heading = f"### autofix: {self.request.kind} #{self.request.number} — not reproduced"
+        heading = f"### autofix: {self.request.where} — not reproduced"
         self.step.finish(report, self.request.name, self.outcome, heading)
         self.comment(
             f"autofix could not reproduce this: none of the {count(len(tried), 'test file')} the model wrote "
