@@ -46,6 +46,7 @@ class Request:
     max_attempts: int | None  # the author's, which can only lower the repository's
     base: str  # the branch the proposal goes into
     fork: bool = False  # a fork's pull request: the patch goes in a comment, nothing is pushed
+    command: str | None = None  # the issue's own test command, set by a writer; else the repository's
 
     @property
     def name(self) -> str:
@@ -56,11 +57,11 @@ class Request:
         return f"{'issue' if self.kind == 'issue' else 'pull request'} #{self.number}"
 
 
-def solve(step: Step, task: Issue, outcome: TaskOutcome, mark: str) -> int:
-    """A labeled issue without a target."""
+def solve(step: Step, task: Issue, outcome: TaskOutcome, mark: str, command: str | None = None) -> int:
+    """A labeled issue without a target; `command`: its yaml block's, when its author may write."""
     request = Request(
         task.number, "issue", task.title, f"{task.title}\n\n{task.body}".strip(), task.block.files or [],
-        task.block.max_attempts, step.git.current_branch() or step.forge.default_branch(),
+        task.block.max_attempts, step.git.current_branch() or step.forge.default_branch(), command=command,
     )  # fmt: skip
     return prove_and_fix(step, request, step.git.run("rev-parse", "HEAD"), outcome, mark)
 
@@ -87,7 +88,7 @@ def change_pull(step: Step, number: int, login: str, text: str) -> int:
 
 def prove_and_fix(step: Step, request: Request, head: str, outcome: TaskOutcome, mark: str) -> int:
     config = step.config
-    command = config.repo.tests.command
+    command = request.command or config.repo.tests.command
     if not command:
         raise UserError(
             f"{config.config_path}: tests.command: a free-form issue (no `target` in a yaml block) needs the "
@@ -243,7 +244,7 @@ class FreeForm:
         self.step.flow.print(f"autofix: comment on #{number} {operation}")
 
     def judged(self) -> str:
-        return render.judged_by(Tests(command=self.step.config.repo.tests.command))
+        return render.judged_by(Tests(command=self.suite.command))
 
 
 def stages(report: Report) -> str:

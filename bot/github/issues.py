@@ -71,7 +71,14 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
             task = replace(task, body=f"{task.body}\n\n{asked}")
         if not task.block.target:
             flow.print(f"autofix: issue #{number} names no target: the free-form flow finds the code")
-            return freeform.solve(step, task, outcome, mark)
+            command = None
+            if task.block.tests and author_may_write(step, issue, login, permission):
+                command = task.block.tests.get("command")
+                if not isinstance(command, str) or not command.strip():
+                    raise UserError(
+                        f"issue #{number}, yaml block: tests.command: must be the command that runs the tests"
+                    )
+            return freeform.solve(step, task, outcome, mark, command)
         may_set_tests = task.block.tests is None or author_may_write(step, issue, login, permission)
         spec = tasks.from_issue(config, task, may_set_tests)
         tests = spec.tests

@@ -234,3 +234,15 @@ def test_the_reproduction_test_cannot_be_edited_into_passing(shop, github, capsy
     assert code == 0, "\n".join(out)
     assert "block 1 (tests/autofix/test_issue_1.py): a protected path" in openai.prompts()[-1]
     assert shop.file_at("autofix/issue-1", "tests/autofix/test_issue_1.py").endswith("== 5400\n")
+
+
+def test_a_writer_s_issue_may_name_the_test_command_in_its_yaml_block(shop, github, capsys):
+    shop.commit_to_origin({".github/autofix.yml": "max_attempts: 2\n"})  # the repository names no command
+    command = f"{sys.executable} -m pytest -q tests"
+    shop.event("issues", issue(ISSUE + f"\n\n```yaml\nfiles: [shop/durations.py]\ntests:\n  command: {command}\n```\n"))
+    script = {"reproduce": [Reply(REPRODUCES)], "repair": [Reply(FIX)]}  # `files:` given: no localize call
+    code, out, openai = act(capsys, shop, script)
+    assert code == 0, "\n".join(out)
+    assert openai.stages() == ["reproduce", "repair"]
+    [pull] = github.pulls(REPO)
+    assert f"**Judged by:** `{command}`." in pull.body
