@@ -8,7 +8,7 @@ CORE := $(VENV)/.core-stamp
 FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test test-fast lint smoke bench bench-eval bench-existing system-deps clean
+.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-strength system-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -71,6 +71,10 @@ smoke: $(CORE)
 bench: $(DEV) system-deps
 	$(PY) benchmarks/validate_tiers.py
 
+# One check in work folders of 200, 20,000 and 100,000 small files, per tier: copied once, then put back.
+bench-copy: $(DEV) system-deps
+	$(PY) benchmarks/copy_once.py
+
 # `autofix eval`'s own cost: 164 HumanEval tasks x 3 strategies, instant model, --jobs 1 and 2.
 bench-eval: $(DEV) system-deps
 	$(PY) benchmarks/eval_harness.py
@@ -78,6 +82,10 @@ bench-eval: $(DEV) system-deps
 # autofix on a real suite (more-itertools from PyPI, one bug, a wrong then a right reply) against plain pytest.
 bench-existing: $(DEV) system-deps
 	$(PY) benchmarks/existing_code.py --mode edit
+
+# What test strength adds to a passing attempt of the unique_items example (3 mutants, and 20 of 26).
+bench-strength: $(CORE) system-deps
+	$(PY) benchmarks/strength.py
 
 clean:
 	rm -rf $(VENV) out *.egg-info

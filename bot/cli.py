@@ -6,11 +6,15 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.errors import ModelUnavailable, UserError, warn
 from bot.redact import Redactor
 from bot.sandbox import SANDBOXES
 from bot.text import count
+
+if TYPE_CHECKING:
+    from bot.judge.strength import Strength
 
 OUTPUT_LINES = 5  # of a failed command's own output, on the console
 
@@ -35,6 +39,12 @@ def parser() -> argparse.ArgumentParser:
         choices=SANDBOXES,
         default="auto",
         help="isolation for the tests (default: the strongest available)",
+    )
+    run.add_argument(
+        "--strength",
+        choices=("report", "gate", "off"),  # bot.spec.STRENGTH_MODES, which would load pydantic at start-up
+        help="after a pass, judge mutants of the code: report the score, gate on min_strength, or off "
+        "(default: the spec's, else report)",
     )
     commands.add_parser("action", help="the GitHub Action's step: reads INPUT_* and GITHUB_* from the environment")
     plan = commands.add_parser(
@@ -89,6 +99,8 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         if args.max_attempts < 1:
             raise UserError("--max-attempts: must be at least 1")
         spec.max_attempts = args.max_attempts
+    if args.strength is not None:
+        spec.strength = args.strength
     model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api), redact)
     sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
     print(redact(f"autofix: {model.banner}"))
@@ -113,6 +125,9 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     totals = f"{count(len(report.attempts), 'attempt')}, {report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
     if report.cost is not None:
         totals += f", ${report.cost:.4f}"
+    if report.strength is not None:
+        for line in strength_lines(report.strength):
+            print(redact(line))
     if report.passed:
         print(f"passed on attempt {len(report.attempts)}: wrote {spec.target_path} ({totals})")
         return 0
@@ -142,6 +157,11 @@ def run_eval(args: argparse.Namespace, redact: Redactor) -> int:
 
 
 COMMANDS = {"run": run, "action": run_action, "plan": print_plan, "eval": run_eval}
+
+
+def strength_lines(strength: Strength) -> list[str]:
+    """The score, then each surviving mutant on a line of its own."""
+    return [f"test strength: {strength.headline()}"] + [f"    survived: {survivor}" for survivor in strength.survivors]
 
 
 def failure_lines(feedback: str, kind: str = "failed", limit: int = 8) -> list[str]:

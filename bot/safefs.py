@@ -18,7 +18,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,6 +27,9 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CL
 WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 OPEN_FOLDERS = 64  # descriptors a walk keeps open below its root
 READ_CHUNK = 1 << 20
+
+Where = str | Path | tuple[int, str]  # a path, or (a folder's descriptor, a name in that folder)
+Owner = tuple[int, int] | None  # (uid, gid) a copy belongs to; None: whoever copies
 
 
 def shown(name: str | bytes) -> str:
@@ -49,9 +52,9 @@ class Descent:
     the root, name by name: a path could pass PATH_MAX, and '..' needs search permission on the
     folder we leave, which a candidate may have taken away."""
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: Where):
         self.names: list[str] = [""]
-        self.fds: list[int | None] = [os.open(root, DIR_FLAGS)]
+        self.fds: list[int | None] = [open_folder(root)]
 
     def __enter__(self) -> Descent:
         return self
@@ -123,7 +126,16 @@ class Folder:
         return f"{self.rel}/{name}" if self.rel else name
 
 
-def walk(root: str | Path) -> Iterator[Folder]:
+def open_folder(where: Where) -> int:
+    folder_fd, name = split(where)
+    return os.open(name, DIR_FLAGS, dir_fd=folder_fd)
+
+
+def split(where: Where) -> tuple[int | None, str | Path]:
+    return where if isinstance(where, tuple) else (None, where)
+
+
+def walk(root: Where) -> Iterator[Folder]:
     """Every folder under root, root first, depth first, symlinks never followed. A folder that
     can't be opened (a candidate's chmod 000, when not root) comes with `error` and no entries."""
     try:
@@ -152,11 +164,11 @@ def walk(root: str | Path) -> Iterator[Folder]:
             pending.extend((depth + 1, sub, folder.rel_of(sub)) for sub in reversed(subfolders))
 
 
-def read_regular(where: str | Path | tuple[int, str], cap: int) -> bytes | None:
+def read_regular(where: Where, cap: int) -> bytes | None:
     """At most `cap` bytes of the regular file at a path or at (folder descriptor, name); None
     when there is none there (a FIFO, socket, device, folder or symlink is never opened) or it
     can't be read."""
-    folder_fd, name = where if isinstance(where, tuple) else (None, where)
+    folder_fd, name = split(where)
     try:
         if not stat.S_ISREG(os.stat(name, dir_fd=folder_fd, follow_symlinks=False).st_mode):
             return None
@@ -187,13 +199,24 @@ def read_at_most(fd: int, cap: int, step: int) -> bytes:
     return b"".join(chunks)
 
 
-def copy_tree(src: str | Path, dst: str | Path, skip_names: frozenset[str] | set[str] = frozenset()) -> None:
+def copy_tree(
+    src: Where,
+    dst: Where,
+    skip_names: frozenset[str] | set[str] = frozenset(),
+    owner: Owner = None,
+    divert: Callable[[str, int, os.DirEntry], str | None] | None = None,
+) -> None:
     """Copy the folder src to dst, which must not exist yet, at any depth: folders (made anew),
     regular files (with their permissions, without set-uid bits, their times, and holes left
     holes) and symlinks as symlinks. FIFOs, sockets and devices are left out, and so is every
-    entry named in skip_names. A folder or file that can't be read is an OSError."""
-    os.mkdir(dst)
+    entry named in skip_names. `owner`: what the copy belongs to, its top too. `divert(rel,
+    folder_fd, entry)`: for a folder at rel (from src), the target of a symlink that stands in
+    for it, or None to copy it. A folder or file that can't be read is an OSError."""
+    dst_fd, dst_name = split(dst)
+    os.mkdir(dst_name, dir_fd=dst_fd)
     with Descent(dst) as copy:
+        if owner is not None:
+            os.fchown(copy.fd, *owner)
         for folder in walk(src):
             if folder.error:
                 raise folder.error
@@ -201,31 +224,69 @@ def copy_tree(src: str | Path, dst: str | Path, skip_names: frozenset[str] | set
             if folder.depth:
                 copy.up_to(folder.depth - 1)
                 copy.down(folder.name)
-            folder.entries = [entry for entry in folder.entries if entry.name not in skip_names]
+            copied = []
             for entry in folder.entries:
-                copy_entry(entry, folder.fd, copy.fd)
+                if entry.name in skip_names:
+                    continue
+                link = None
+                if divert is not None and entry.is_dir(follow_symlinks=False):
+                    link = divert(folder.rel_of(entry.name), folder.fd, entry)
+                if link is None:
+                    copy_entry(entry.name, kind_of(entry), folder.fd, copy.fd, owner)
+                    copied.append(entry)
+                else:
+                    os.symlink(link, entry.name, dir_fd=copy.fd)
+                    own(entry.name, copy.fd, owner)
+            folder.entries = copied  # the walk goes on into the folders copied, not those diverted
 
 
-def copy_entry(entry: os.DirEntry, src_fd: int, dst_fd: int) -> None:
+def kind_of(entry: os.DirEntry) -> int:
+    """The entry's file type (stat.S_IFMT), from the listing where it says (no system call)."""
+    if entry.is_symlink():
+        return stat.S_IFLNK
     if entry.is_dir(follow_symlinks=False):
-        os.mkdir(entry.name, dir_fd=dst_fd)
-    elif entry.is_symlink():
-        os.symlink(os.readlink(entry.name, dir_fd=src_fd), entry.name, dir_fd=dst_fd)
-    elif entry.is_file(follow_symlinks=False):
-        copy_file(entry.name, src_fd, dst_fd)
-    # else a FIFO, socket or device: never opened, never copied
+        return stat.S_IFDIR
+    if entry.is_file(follow_symlinks=False):
+        return stat.S_IFREG
+    return stat.S_IFMT(entry.stat(follow_symlinks=False).st_mode)
 
 
-def copy_file(name: str, src_fd: int, dst_fd: int) -> None:
+def copy_entry(name: str, kind: int, src_fd: int, dst_fd: int, owner: Owner = None) -> None:
+    """Copy one entry of the folder src_fd into dst_fd: a folder made empty, a symlink as a
+    symlink, a regular file; anything else (a FIFO, socket or device) is never opened, never
+    copied."""
+    if kind == stat.S_IFDIR:
+        os.mkdir(name, dir_fd=dst_fd)
+    elif kind == stat.S_IFLNK:
+        os.symlink(os.readlink(name, dir_fd=src_fd), name, dir_fd=dst_fd)
+    elif kind == stat.S_IFREG:
+        copy_file(name, src_fd, dst_fd, owner)
+        return
+    else:
+        return
+    own(name, dst_fd, owner)
+
+
+def own(name: str, folder_fd: int, owner: Owner) -> None:
+    """Give the entry (a symlink itself, never what it points at) to `owner`."""
+    if owner is not None:
+        os.chown(name, *owner, dir_fd=folder_fd, follow_symlinks=False)
+
+
+def copy_file(name: str, src_fd: int, dst_fd: int, owner: Owner = None) -> None:
     source = os.open(name, READ_FLAGS, dir_fd=src_fd)
     try:
         info = os.fstat(source)
+        if not stat.S_ISREG(info.st_mode):  # swapped since the listing
+            return
         target = os.open(name, WRITE_FLAGS, 0o600, dir_fd=dst_fd)
         try:
             if info.st_blocks * 512 < info.st_size:
                 copy_sparse(source, target, info.st_size)
             else:
                 send(source, target, 0, info.st_size)
+            if owner is not None:
+                os.fchown(target, *owner)
             os.fchmod(target, stat.S_IMODE(info.st_mode) & 0o777)  # no set-uid file in a scratch copy
             os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))
         finally:
@@ -261,31 +322,32 @@ def send(source: int, target: int, offset: int, count: int) -> None:
         offset += sent
 
 
-def remove_tree(path: str | Path) -> None:
+def remove_tree(path: Where) -> None:
     """Make path be gone, whatever it is: a folder at any depth (shutil.rmtree recurses and dies
     some 1,000 folders down), a file, a link, or nothing. Folders a candidate locked (no rwx for
     their owner) are opened up first."""
+    folder_fd, name = split(path)
     try:
-        info = os.lstat(path)
+        info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
     except FileNotFoundError:
         return
     if not stat.S_ISDIR(info.st_mode):
-        os.unlink(path)
+        os.unlink(name, dir_fd=folder_fd)
         return
-    open_up(path, info, None)
+    open_up(name, info, folder_fd)
     with Descent(path) as here:
         pending: list[tuple[int, str, bool]] = []  # (depth, name, emptied already)
         empty(here, pending)
         while pending:
-            depth, name, emptied = pending.pop()
+            depth, entry, emptied = pending.pop()
             here.up_to(depth - 1)
             if emptied:
-                os.rmdir(name, dir_fd=here.fd)
+                os.rmdir(entry, dir_fd=here.fd)
             else:
-                pending.append((depth, name, True))
-                here.down(name)
+                pending.append((depth, entry, True))
+                here.down(entry)
                 empty(here, pending)
-    os.rmdir(path)
+    os.rmdir(name, dir_fd=folder_fd)
 
 
 def empty(here: Descent, pending: list[tuple[int, str, bool]]) -> None:

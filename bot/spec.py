@@ -9,12 +9,13 @@ from collections.abc import Iterable
 from fnmatch import fnmatch, translate
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Literal
+from typing import Literal, get_args
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
+from bot import testfiles
 from bot.errors import UserError
 
 # Paths a candidate may never change, on top of the spec's own `protect` list. Patterns work
@@ -64,21 +65,59 @@ CACHES = (
 )
 
 
+StrengthMode = Literal["report", "gate", "off"]
+STRENGTH_MODES: tuple[StrengthMode, ...] = get_args(StrengthMode)
+
+
 class Strict(BaseModel):
     # Fields give a default as `default=`, the one form type checkers read (dataclass_transform).
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+# What the target is: by its extension unless the spec's `kind` says; anything else is Python.
+TargetKind = Literal["python", "json", "yaml", "sql"]
+KIND_OF_SUFFIX: dict[str, TargetKind] = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sql": "sql"}
+
+
+class SqlTests(Strict):
+    """A SQL target's tests: the database its query runs on, and the rows it must return."""
+
+    ddl: str = Field(alias="schema", min_length=1)  # a file of CREATE statements (`schema` is pydantic's own name)
+    data: str | None = None  # a file of INSERT statements
+    dialect: str = Field(default="sqlite", min_length=1)  # SQLite runs the query; others are parsed and resolved only
+    expect: list[list[int | float | str | bool | None]] | None = None
+    expect_file: str | None = None  # CSV, its first line naming the columns
+    ordered: bool = False  # whether the rows' order counts
+    # The schema's text as the spec's load read it, for the prompts: a copy of the spec may name
+    # another work folder (an eval's), where the file isn't.
+    _ddl_text: str | None = PrivateAttr(default=None)
+
+    def ddl_text(self, workdir: Path, where: str) -> str:
+        if self._ddl_text is None:
+            self._ddl_text = testfiles.read(self.ddl, workdir, where)
+        return self._ddl_text
+
+    @model_validator(mode="after")
+    def _one_expectation(self) -> SqlTests:
+        if self.expect is not None and self.expect_file is not None:
+            raise ValueError("`expect` and `expect_file` exclude each other")
+        if self.dialect == "sqlite" and self.expect is None and self.expect_file is None:
+            raise ValueError("needs the rows the query must return: `expect` or `expect_file`")
+        return self
+
+
 class Tests(Strict):
     code: str | None = None
     command: str | None = None
+    json_schema: str | None = None  # a JSON or YAML target's JSON Schema file
+    sql: SqlTests | None = None
     protect: list[str] = []
     exempt: list[str] = []  # paths the tests themselves may change (generated files): not compared
 
     @model_validator(mode="after")
     def _needs_one(self) -> Tests:
-        if not (self.code or self.command):
-            raise ValueError("needs `code`, `command` or both")
+        if not (self.code or self.command or self.json_schema or self.sql):
+            raise ValueError("needs `code`, `command`, `json_schema` or `sql`")
         return self
 
 
@@ -116,6 +155,18 @@ class Spec(Strict):
     # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
     # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
     mode: Literal["auto", "whole", "edit"] = "auto"
+    kind: TargetKind | None = None  # None: by the target's extension (KIND_OF_SUFFIX)
+    # Test strength (bot/judge/strength.py): after a pass, mutants of the lines written are judged.
+    # report: the score goes in the report; gate: a score below min_strength fails the attempt.
+    strength: StrengthMode = "report"
+    strength_budget: int = Field(default=20, ge=1)  # mutants judged at most
+    strength_seconds: float = Field(default=120, gt=0)  # no mutant starts after this
+    min_strength: float = Field(default=0.8, ge=0, le=1)  # the share of mutants the tests must kill
+
+    @field_validator("strength", mode="before")
+    @classmethod
+    def _unquoted_off(cls, value: object) -> object:
+        return "off" if value is False else value  # YAML 1.1 reads an unquoted `off` as false
 
     # Set by `load`, not by the YAML.
     path: Path = Field(default=Path("."), exclude=True)
@@ -135,9 +186,15 @@ class Spec(Strict):
         return tuple(self.tests.exempt)
 
     @property
+    def target_kind(self) -> TargetKind:
+        return self.kind or KIND_OF_SUFFIX.get(PurePosixPath(self.target).suffix.lower(), "python")
+
+    @property
     def required_name(self) -> str | None:
         """The name the target must define: `entry`, else the first name the checks call
-        that they don't define themselves."""
+        that they don't define themselves. A document or a query defines no names."""
+        if self.target_kind != "python":
+            return None
         return self.entry or (called_name(self.tests.code) if self.tests.code else None)
 
 
@@ -168,7 +225,47 @@ def load(path: Path, workdir: Path | None = None) -> Spec:
     spec.workdir = (workdir or path.parent).resolve()
     check_target(spec)
     check_code(spec, lines.get(("tests", "code"), 1))
+    check_kind(spec, lines)
     return spec
+
+
+def check_kind(spec: Spec, lines: dict[tuple, int]) -> None:
+    """The keys a target that isn't Python takes and refuses, and the files its tests name, read
+    now so that a mistake in one stops the run before any model call."""
+    kind = spec.target_kind
+
+    def where(*key: str | int) -> str:
+        return f"{spec.path}:{nearest_line(key, lines)}: {'.'.join(str(part) for part in key)}"
+
+    python, document = kind == "python", kind in ("json", "yaml")
+    refused = (
+        (("tests", "json_schema"), spec.tests.json_schema and not document, "only a JSON or YAML target has one"),
+        (("tests", "sql"), spec.tests.sql and kind != "sql", "only a SQL target has them"),
+        (("tests", "code"), spec.tests.code and kind == "sql", "a SQL target is judged by tests.sql, not Python"),
+        (("entry",), spec.entry and not python, "only a Python target defines names"),
+        (("mode",), spec.mode == "edit" and not python, "only a Python target is edited, the others written whole"),
+    )
+    for key, wrong, why in refused:
+        if wrong:
+            raise UserError(f"{where(*key)}: {why} ({spec.target} is {kind})")
+    if spec.tests.json_schema is not None:
+        testfiles.schema_validator(spec.tests.json_schema, spec.workdir, where("tests", "json_schema"))
+    sql = spec.tests.sql
+    if sql is None:
+        return
+    testfiles.check_dialect(sql.dialect, where("tests", "sql", "dialect"))
+    ddl = sql.ddl_text(spec.workdir, where("tests", "sql", "schema"))
+    if sql.data is not None:
+        testfiles.read(sql.data, spec.workdir, where("tests", "sql", "data"))
+    if sql.expect_file is not None:
+        testfiles.expected_rows(sql.expect_file, spec.workdir, where("tests", "sql", "expect_file"))
+    rows = sql.expect or []
+    for index, row in enumerate(rows):
+        if len(row) != len(rows[0]):
+            values = f"{len(row)} value{'s' * (len(row) != 1)}"
+            raise UserError(f"{where('tests', 'sql', 'expect', index)}: {values}, row 0 has {len(rows[0])}")
+    if sql.dialect != "sqlite":  # SQLite reads its own schema in the sandbox (bot/judge/sql.py)
+        testfiles.declared_tables(ddl, sql.ddl, sql.dialect, where("tests", "sql", "schema"))
 
 
 def check_code(spec: Spec, line: int) -> None:

@@ -21,7 +21,8 @@ What differs from a reader's machine, each with its reason:
   that runs, not the repository's behind that editable install.
 - A model: a scripted OpenAI-compatible server (tests/support/fake_openai.py) answers every model
   call: the first prompt of a task with the wrong code, a prompt with feedback with the right
-  code, so a run passes on attempt 2 and the eval's strategies differ as they do with a real model.
+  code (for the examples with recorded replies, their first and their last), so a run passes on
+  attempt 2 and the eval's strategies differ as they do with a real model.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 from conftest import RIGHT, WRONG
 from fake_openai import Reply, ScriptedOpenAI, prompt_text
 
@@ -135,8 +137,17 @@ EXPECT = {
         requests=calls("/v1/responses", "gpt-4.1-mini"),
     ),
     ".venv/bin/autofix eval examples/ --model gpt-4.1-mini --out out/eval-examples": Expect(
-        r"\| one-shot \| 1 \| 0 \| 0(\.0)?% \|.*",
+        # Three specs (the quick start's, a JSON document, a SQL query), each right only once given feedback.
+        r"\| one-shot \| 3 \| 0 \| 0(\.0)?% \|.*",
         requests=calls("/v1/responses", "gpt-4.1-mini"),
+    ),
+    ".venv/bin/autofix run examples/service_config.yml --model replay:examples/service_config.replay.yml": Expect(
+        re.escape(f"passed on attempt 2: wrote {COPY}/examples/service_config.json (2 attempts, ")
+        + r"\d+\.\d\d s, 560 tokens\)"
+    ),
+    ".venv/bin/autofix run examples/orders_report.sql.yml --model replay:examples/orders_report.sql.replay.yml": Expect(
+        re.escape(f"passed on attempt 2: wrote {COPY}/examples/orders_report.sql (2 attempts, ")
+        + r"\d+\.\d\d s, 760 tokens\)"
     ),
 }
 
@@ -283,7 +294,21 @@ def answer(body: dict) -> Reply:
             return Reply(f"```python\n{problem['prompt']}{body_code}```")
     if "unique_items" in text:
         return Reply(RIGHT, 2000, 500, cached_tokens=1000) if repair else Reply(WRONG, 1000, 500)
+    for target, (wrong, right) in recorded_examples().items():
+        if f"`{target}`" in text:
+            return Reply(right if repair else wrong)
     return Reply("I can't tell which task this is.")
+
+
+@functools.cache
+def recorded_examples() -> dict[str, tuple[str, str]]:
+    """The other examples' targets, each with its recorded replies: the wrong first, the right last."""
+    examples = {}
+    for replay in sorted((ROOT / "examples").glob("*.replay.yml")):
+        spec = yaml.safe_load(replay.with_name(replay.name.replace(".replay.yml", ".yml")).read_text())
+        replies = [reply["text"] for reply in yaml.safe_load(replay.read_text())["replies"]]
+        examples[spec["target"]] = (replies[0], replies[-1])
+    return examples
 
 
 @functools.cache

@@ -67,7 +67,7 @@ def test_wrong_type_names_line_and_key(tmp_path):
 
 def test_tests_need_code_or_command(tmp_path):
     path = write(tmp_path, "task: t\ntarget: x.py\ntests:\n  protect: []\n")
-    assert error_of(path) == f"{path}:3: tests: needs `code`, `command` or both"
+    assert error_of(path) == f"{path}:3: tests: needs `code`, `command`, `json_schema` or `sql`"
 
 
 def test_missing_target_folder(tmp_path):
@@ -129,3 +129,12 @@ def test_a_target_is_refused_however_its_path_is_spelled(tmp_path):
 def test_checks_that_are_not_python(tmp_path):
     path = write(tmp_path, GOOD.replace('"dups"', '"dups"\n    assert (('))
     assert error_of(path) == f"{path}:4: tests.code: invalid Python at line 2 of the checks: '(' was never closed"
+
+
+def test_test_strength_defaults_and_an_unquoted_off(tmp_path):
+    spec = load(write(tmp_path, GOOD))
+    assert (spec.strength, spec.strength_budget, spec.strength_seconds, spec.min_strength) == ("report", 20, 120, 0.8)
+    assert load(write(tmp_path, GOOD + "strength: off\n")).strength == "off"  # YAML 1.1 reads it as false
+    assert error_of(write(tmp_path, GOOD + "min_strength: 1.5\n")).endswith(
+        "task.yml:6: min_strength: Input should be less than or equal to 1"
+    )

@@ -7,6 +7,7 @@ import re
 
 FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
 PYTHON_TAGS = {"", "python", "py", "python3"}
+ALSO_TAGGED = {"yaml": ("yml",), "sql": ("sqlite", "postgresql", "postgres", "mysql")}  # beside the kind's name
 CODE_START = re.compile(r"^(?:def |class |import |from |@|async def |if __name__)", re.M)
 
 
@@ -29,6 +30,17 @@ def extract_code(reply: str, required_name: str | None = None) -> str:
             return blocks[0]
         raise NoCode(f"none of the reply's {len(blocks)} code blocks defines `{required_name}`")
     return max(blocks, key=len)
+
+
+def extract_block(reply: str, kind: str) -> str:
+    """The document or query in a reply: its last fenced block tagged `kind` (json, yaml, sql) or
+    untagged. The last, as a model that refines its answer puts the final version last; and only
+    a fenced one, as prose around it would parse as YAML."""
+    tags = {"", kind, *ALSO_TAGGED.get(kind, ())}
+    blocks = [body for tag, body in FENCE.findall(reply) if tag.lower() in tags and body.strip()]
+    if not blocks:
+        raise NoCode(f"the reply contained no ```{kind} block")
+    return blocks[-1].strip("\n") + "\n"
 
 
 def unfenced(reply: str) -> str:

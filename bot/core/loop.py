@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from bot.core.edit_file import WHOLE_LINES, EditFile
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
 from bot.core.report import Attempt, Report
+from bot.core.strength import StrengthJudge
 from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
 from bot.judge.validate import Validator, Verdict, current_text
@@ -134,13 +135,14 @@ def solve(
     if report.price is None:
         report.price = price_of(report.model, spec.price)
     report.spec, report.task = report.spec or str(spec.path), report.task or spec.task
-    return run(answer_for(spec, validator), FileJudge(validator, spec.target), model, budget, report,
-               on_attempt, on_note, clock)  # fmt: skip
+    judge = StrengthJudge(FileJudge(validator, spec.target), validator, spec, report)
+    return run(answer_for(spec, validator), judge, model, budget, report, on_attempt, on_note, clock)
 
 
 def answer_for(spec: Spec, validator: Validator) -> Answer:
     current = current_text(spec.target_path)
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
-    if current is not None and (spec.mode == "edit" or (spec.mode == "auto" and long)):
+    python = spec.target_kind == "python"  # a document or a query is written whole
+    if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
         return EditFile(spec, current, lambda: validator.failures_seen)
     return WholeFile(spec, current)

@@ -6,24 +6,31 @@ from bot.spec import Spec
 from bot.text import fence
 
 SYSTEM = (
-    "You are a careful Python programmer. Reply with the complete contents of the file "
-    "`{target}` in a single ```python fenced block, and nothing else of importance. "
+    "You are a careful {role}. Reply with the complete contents of the file "
+    "`{target}` in a single ```{kind} fenced block, and nothing else of importance. "
     "The file is judged by automated tests that you cannot change."
 )
+# Whom the system prompt addresses, by the target's kind (bot/spec.py), whose name is its fence's tag.
+ROLES = {
+    "python": "Python programmer",
+    "json": "author of JSON documents",
+    "yaml": "author of YAML documents",
+    "sql": "SQL programmer",
+}
 
 
 def first(spec: Spec, current: str | None = None) -> list[dict[str, str]]:
     """The task; with the target's current content when it has one, so the model starts from it."""
     text = task_text(spec)
     if current:
-        text += f"\n\nThe current content of `{spec.target}`:\n{fence(current, 'python')}"
+        text += f"\n\nThe current content of `{spec.target}`:\n{fence(current, spec.target_kind)}"
     return [system(spec), {"role": "user", "content": text}]
 
 
 def repair(spec: Spec, previous_code: str, feedback: str) -> list[dict[str, str]]:
     content = (
         f"{task_text(spec)}\n\n"
-        f"Your previous version of `{spec.target}`:\n```python\n{previous_code.rstrip()}\n```\n\n"
+        f"Your previous version of `{spec.target}`:\n```{spec.target_kind}\n{previous_code.rstrip()}\n```\n\n"
         f"It failed the tests:\n{feedback}\n\n"
         f"Fix the code. Reply with the whole corrected file `{spec.target}`."
     )
@@ -31,7 +38,8 @@ def repair(spec: Spec, previous_code: str, feedback: str) -> list[dict[str, str]
 
 
 def system(spec: Spec) -> dict[str, str]:
-    return {"role": "system", "content": SYSTEM.format(target=spec.target)}
+    kind = spec.target_kind
+    return {"role": "system", "content": SYSTEM.format(role=ROLES[kind], target=spec.target, kind=kind)}
 
 
 def task_text(spec: Spec, edit: bool = False) -> str:
@@ -39,4 +47,12 @@ def task_text(spec: Spec, edit: bool = False) -> str:
     text = f"Task: {spec.task.strip()}\n{doing}"
     if spec.required_name:
         text += f" It must define `{spec.required_name}`."
+    sql = spec.tests.sql
+    if spec.target_kind == "sql" and sql is not None:
+        # The query needs the tables' and columns' names; the expected rows stay the tests'.
+        ddl = sql.ddl_text(spec.workdir, f"{spec.path}: tests.sql.schema")
+        text += (
+            f" It must hold a single read-only query ({sql.dialect})."
+            f"\n\nThe database's schema (`{sql.ddl}`):\n{fence(ddl, 'sql')}"
+        )
     return text

@@ -9,9 +9,13 @@ import tempfile
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.models.prices import Price
 from bot.safefs import shown
+
+if TYPE_CHECKING:  # the eval's results import the report, and the CLI's start-up must not load pydantic
+    from bot.judge.strength import Strength
 
 
 @cache  # one metadata lookup per process: an eval makes a report per task and strategy
@@ -90,6 +94,7 @@ class Report:
     stages: dict[str, StageUse] = field(default_factory=dict)  # before the repair loop, by stage
     files_shown: list[str] = field(default_factory=list)  # whose outline or content the model saw
     files_changed: list[str] = field(default_factory=list)
+    strength: Strength | None = None  # the tests against mutants of the last candidate they passed
 
     def stage(self, name: str) -> StageUse:
         return self.stages.setdefault(name, StageUse())

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.core import prompts
-from bot.core.extract import NoCode, extract_code
+from bot.core.extract import NoCode, extract_block, extract_code
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
 from bot.core.target import write_target
@@ -22,11 +22,12 @@ class WholeFile:
 
     def apply(self, reply: str) -> Candidate:
         self.last = reply
+        kind = self.spec.target_kind
         try:
-            code = extract_code(reply, self.spec.required_name)
+            code = extract_code(reply, self.spec.required_name) if kind == "python" else extract_block(reply, kind)
         except NoCode as exc:
             raise Unusable(
-                Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```python block."
+                Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```{kind} block."
             ) from None
         previous, self.code, self.last = self.code, code, code
         return Candidate(code, code_diff(previous, code, self.spec.target), {self.spec.target: code})

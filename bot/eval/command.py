@@ -1,18 +1,21 @@
 """`autofix eval`: one-shot vs repair vs resampling at equal budget, over a task set; or, on a
 repository task set (humaneval-repo), the free-form pipeline stage by stage.
 
-    autofix eval TASKSET [--strategy S|all] [--attempts K] [--jobs N] [--limit N | --sample N]
-                 [--shard I/N] [--out DIR] [--model M] [--base-url URL] [--api A]
+    autofix eval TASKSET [--strategy S|all] [--attempts K] [--samples N] [--temperature T] [--seed S]
+                 [--jobs N] [--limit N | --sample N] [--shard I/N] [--out DIR] [--model M]
+                 [--base-url URL] [--api A]
     autofix eval merge DIR... [--out DIR]
 
-Each (task, strategy) pair runs on a worker thread (`--jobs`); every candidate is judged in
-the sandbox. A finished pair is logged at once, so an interrupted eval resumes where it
-stopped, and shards run on different machines combine with `merge`.
+Each task runs its strategies on a worker thread (`--jobs`), one after the other, so they share
+its first model call; every candidate is judged in the sandbox. A finished run is logged at once,
+so an interrupted eval resumes where it stopped, and shards run on different machines combine
+with `merge`.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import tempfile
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
@@ -25,12 +28,13 @@ from bot.eval.results import (
     LOG,
     REPO_STRATEGIES,
     STRATEGIES,
+    FirstReplies,
     Log,
     parse_shard,
     read_meta,
     read_results,
     start_run,
-    summary_table,
+    summary_text,
     write_reports,
 )
 from bot.text import count
@@ -72,7 +76,26 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
     pick = parser.add_mutually_exclusive_group()
     pick.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
     pick.add_argument("--sample", type=int, metavar="N", help="N tasks drawn at random (see --seed)")
-    parser.add_argument("--seed", type=int, default=0, help="for --sample (default: 0, the same draw on every shard)")
+    parser.add_argument(
+        "--samples",
+        type=int,
+        default=1,
+        metavar="N",
+        help="evaluate every task N times, with other seeds each time, for the mean and spread (default: 1)",
+    )
+    parser.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        help="sampling temperature of every model call (default: the endpoint's own; none is sent)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="the --sample draw (the same on every shard), and the first of the seeds the model calls send "
+        "where the API takes one (default: 0)",
+    )
     parser.add_argument("--shard", default="1/1", metavar="I/N", help="run only the I-th of N slices of the tasks")
     parser.add_argument(
         "--out", type=Path, metavar="DIR", help=f"results folder (default: {DEFAULT_OUT}, for merge {DEFAULT_MERGED})"
@@ -107,62 +130,89 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         ("--jobs", args.jobs, 1),
         ("--limit", args.limit, 1),
         ("--sample", args.sample, 1),
+        ("--samples", args.samples, 1),
     ):
         if value is not None and value < low:
             raise UserError(f"{flag}: must be at least {low}")
     if args.attempts > 50:
         raise UserError("--attempts: at most 50")
+    if args.samples > 100:
+        raise UserError("--samples: at most 100")
+    if args.temperature is not None and not 0 <= args.temperature <= 2:
+        raise UserError("--temperature: must be between 0 and 2")
     shard = parse_shard(args.shard)
     offered = REPO_STRATEGIES if is_repo_taskset(args.taskset) else STRATEGIES
     if args.strategy not in (*offered, "all"):
         raise UserError(f"--strategy {args.strategy}: {args.taskset} is evaluated by {', '.join(offered)}")
+    if args.samples > 1 and offered == REPO_STRATEGIES:
+        raise UserError(f"--samples: {args.taskset} is evaluated once")
     strategies = list(offered) if args.strategy == "all" else [args.strategy]
+    samples = range(1, args.samples + 1)
     out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="autofix-eval-") as scratch:
         tasks = select(load_taskset(args.taskset, Path(scratch)), args.limit, args.sample, args.seed, shard)
-        model = open_model(settings_from(args.model, args.base_url, args.api, None, None), redact)
-        meta = {"taskset": args.taskset, "model": model.name, "attempts": args.attempts, "shard": args.shard}
+        settings = settings_from(args.model, args.base_url, args.api, None, None)
+        model = open_model(dataclasses.replace(settings, temperature=args.temperature, seed=args.seed), redact)
+        meta = {
+            "taskset": args.taskset,
+            "model": model.name,
+            "attempts": args.attempts,
+            "temperature": args.temperature,
+            "seed": args.seed,
+            "shard": args.shard,
+        }
         start_run(out, meta)
-        wanted = [(task, strategy) for task in tasks for strategy in strategies]
-        finished = {(r.task, r.strategy) for r in read_results(out)}
-        pending = [(task, strategy) for task, strategy in wanted if (task.id, strategy) not in finished]
+        finished = {(r.sample, r.task, r.strategy) for r in read_results(out)}
+        # A task's strategies run together: the first of them makes the call they all share.
+        pending = [
+            (sample, task, todo)
+            for sample in samples
+            for task in tasks
+            if (todo := [s for s in strategies if (sample, task.id, s) not in finished])
+        ]
         sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn)
         print(redact(f"autofix: {model.banner}"))
         print(f"autofix: sandbox: {sandbox.describe()}")
-        skipped = f", {len(wanted) - len(pending)} already done" if len(pending) < len(wanted) else ""
+        wanted = len(samples) * len(tasks) * len(strategies)
+        left = sum(len(todo) for _, _, todo in pending)
+        skipped = f", {wanted - left} already done" if left < wanted else ""
+        repeats = f" x {count(len(samples), 'sample')}" if len(samples) > 1 else ""
         print(
-            f"eval: {count(len(tasks), 'task')} x {count(len(strategies), 'strategy', 'strategies')} = "
-            f"{count(len(wanted), 'run')}{skipped}",
+            f"eval: {count(len(tasks), 'task')} x {count(len(strategies), 'strategy', 'strategies')}{repeats} = "
+            f"{count(wanted, 'run')}{skipped}",
             flush=True,
         )
         run_all(pending, args.attempts, model, sandbox, out, args.jobs)
-    keys = {(task.id, strategy) for task, strategy in wanted}
-    results = [r for r in read_results(out) if (r.task, r.strategy) in keys]
+    keys = {(sample, task.id, strategy) for sample in samples for task in tasks for strategy in strategies}
+    results = [r for r in read_results(out) if (r.sample, r.task, r.strategy) in keys]
     report(out, meta, results, strategies)
     return 0
 
 
 def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) -> None:
-    """Each worker logs its pair as soon as it ends, so a failure elsewhere loses nothing done."""
+    """Each worker runs a task's strategies and logs each as soon as it ends, so a failure
+    elsewhere loses nothing done."""
     from bot.eval.freeform import run_freeform
     from bot.eval.repo_tasks import RepoTask
     from bot.eval.strategies import run_pair
 
     if not pending:
         return
-    log, progress = Log(out), Progress(len(pending))
+    log, progress = Log(out), Progress(sum(len(todo) for _, _, todo in pending))
+    first_replies = FirstReplies(out)
 
-    def work(task, strategy) -> None:
-        if isinstance(task, RepoTask):  # its one strategy, freeform
-            result = run_freeform(task, attempts, model, sandbox, out / "solutions")
-        else:
-            result = run_pair(task, strategy, attempts, model, sandbox, out / "solutions")
-        log.append(result)
-        progress.update(result.passed)
+    def work(sample: int, task, strategies: list[str]) -> None:
+        for strategy in strategies:
+            if isinstance(task, RepoTask):  # its one strategy, freeform
+                result = run_freeform(task, attempts, model, sandbox, out / "solutions")
+            else:
+                result = run_pair(task, strategy, attempts, model, sandbox, out / "solutions", first_replies, sample)
+            log.append(result)
+            progress.update(result.passed)
 
     pool = ThreadPoolExecutor(jobs, thread_name_prefix="eval")
     try:
-        futures = [pool.submit(work, task, strategy) for task, strategy in pending]
+        futures = [pool.submit(work, sample, task, todo) for sample, task, todo in pending]
         done, _ = wait(futures, return_when=FIRST_EXCEPTION)
         for future in done:
             future.result()  # the first error (a refused key, a model service down) ends the eval
@@ -203,7 +253,7 @@ def merge(folders: list[Path], out: Path) -> int:
         )
     results = [result for folder in folders for result in read_results(folder)]
     strategies = [s for s in STRATEGIES + REPO_STRATEGIES if any(r.strategy == s for r in results)]
-    meta = {key: metas[0][key] for key in IDENTITY} | {"shard": "+".join(m["shard"] for m in metas)}
+    meta = {key: metas[0].get(key) for key in IDENTITY} | {"shard": "+".join(m["shard"] for m in metas)}
     out.mkdir(parents=True, exist_ok=True)
     report(out, meta, results, strategies)
     return 0
@@ -218,6 +268,5 @@ def report(out: Path, meta: dict, results: list, strategies: list[str]) -> None:
         print(freeform_report.summary_table(freeform_report.write_reports(out, meta, results, strategies)))
         print(f"wrote {out / 'eval.json'} and {out / 'eval.md'}")
         return
-    summary = write_reports(out, meta, results, strategies)
-    print(summary_table(summary, meta["attempts"]))
+    print(summary_text(meta, write_reports(out, meta, results, strategies)))
     print(f"wrote {out / 'eval.json'}, {out / 'eval.md'} and {out / 'eval.png'}")

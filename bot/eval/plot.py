@@ -1,4 +1,5 @@
-"""The eval's picture: pass rate against model calls, one line per strategy."""
+"""The eval's picture: pass rate against model calls, one line per strategy, each point with its
+uncertainty: the 95% Wilson interval, or with several samples the range across them."""
 
 from __future__ import annotations
 
@@ -9,14 +10,17 @@ from bot.errors import UserError
 
 # One-shot is a single point at 1 call, where the other lines start too: a large hollow
 # ring drawn on top keeps it visible.
-STYLE: dict[str, dict[str, Any]] = {  # keyword arguments of matplotlib's plot
+STYLE: dict[str, dict[str, Any]] = {  # keyword arguments of matplotlib's errorbar
     "one-shot": {"marker": "o", "color": "tab:gray", "markersize": 12, "markerfacecolor": "none", "zorder": 3},
     "repair": {"marker": "s", "color": "tab:blue"},
     "resample": {"marker": "^", "color": "tab:orange"},
 }
+# The strategies share the first call, so their points at 1 call coincide: a nudge sideways keeps
+# each one's error bar in sight.
+NUDGE = {"one-shot": 0.0, "repair": -0.04, "resample": 0.04}
 
 
-def plot(path: Path, meta: dict, summary: dict) -> None:
+def plot(path: Path, meta: dict, analysis: dict) -> None:
     try:
         import matplotlib
     except ImportError:
@@ -24,13 +28,26 @@ def plot(path: Path, meta: dict, summary: dict) -> None:
     matplotlib.use("Agg")  # files only: no display, and safe off the main thread
     import matplotlib.pyplot as plt
 
-    k = meta["attempts"]
+    k, samples = meta["attempts"], analysis["samples"]
     figure, axes = plt.subplots(figsize=(6.4, 4.2), dpi=100)
-    for strategy, s in summary.items():
-        points = [(c, 100 * rate) for c, rate in enumerate(s["pass_rate_within"], 1) if rate is not None]
+    drawn = False
+    for strategy, s in analysis["summary"].items():
+        points = curve(s, samples)
         if not points:  # a strategy with no results, e.g. in a slice of no tasks
             continue
-        axes.plot(*zip(*points, strict=True), **STYLE[strategy], label=f"{strategy} ({s['passed']}/{s['tasks']})")
+        calls, rates, lows, highs = zip(*points, strict=True)
+        axes.errorbar(
+            [c + NUDGE[strategy] for c in calls],
+            rates,
+            yerr=[
+                [r - low for r, low in zip(rates, lows, strict=True)],
+                [h - r for r, h in zip(rates, highs, strict=True)],
+            ],
+            capsize=3,
+            **STYLE[strategy],
+            label=f"{strategy} ({s['passed']}/{s['runs' if samples > 1 else 'tasks']})",
+        )
+        drawn = True
     axes.set_xticks(range(1, k + 1))
     axes.set_xlim(0.75, k + 0.25)
     axes.set_ylim(0, 104)  # room above 100% for the markers
@@ -38,11 +55,22 @@ def plot(path: Path, meta: dict, summary: dict) -> None:
     axes.set_ylabel("tasks solved (%)")
     axes.set_title(f"{meta['taskset']} · {short(str(meta['model']))}", fontsize=10)
     axes.grid(alpha=0.3)
-    if axes.lines:  # an eval of no tasks draws empty axes, without matplotlib's warning
-        axes.legend(loc="lower right")
+    if drawn:  # an eval of no tasks draws empty axes, without matplotlib's warning
+        bars = "95% Wilson intervals" if samples == 1 else f"mean, range over {samples} samples"
+        axes.legend(loc="best", title=bars, title_fontsize=8)
     figure.tight_layout()
     figure.savefig(path)
     plt.close(figure)
+
+
+def curve(figures: dict, samples: int) -> list[tuple[int, float, float, float]]:
+    """(calls, rate, low, high) in percent for each call count the strategy reached."""
+    if samples == 1:
+        pairs = zip(figures["pass_rate_within"], figures["pass_rate_within_interval"], strict=True)
+        found = [(rate, *bounds) for rate, bounds in pairs if rate is not None]
+    else:
+        found = [(s["mean"], s["min"], s["max"]) for s in figures["pass_rate_within_spread"] if s is not None]
+    return [(c, *(100 * value for value in values)) for c, values in enumerate(found, 1)]
 
 
 def short(model: str) -> str:

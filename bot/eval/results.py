@@ -1,10 +1,12 @@
-"""Eval results: the resumable log of finished pairs, the per-strategy summary, JSON and Markdown.
+"""Eval results: the resumable logs, the per-strategy summary and its uncertainty, JSON and Markdown.
 
 An output folder holds:
-  run.json       what was evaluated (taskset, model, calls per task, shard): a re-run or a
-                 merge must match it, so results of different runs never mix;
-  results.jsonl  one line per finished (task, strategy) pair, appended as each finishes:
-                 a re-run skips these pairs;
+  run.json       what was evaluated (taskset, model, calls per task, temperature, seed, shard):
+                 a re-run or a merge must match it, so results of different runs never mix;
+  results.jsonl  one line per finished (sample, task, strategy) run, appended as each finishes:
+                 a re-run skips these;
+  first-replies.jsonl  each task's first model call in each sample, which every strategy shares:
+                 a re-run, or one that adds a strategy, pairs with the replies already drawn;
   eval.json, eval.md, eval.png   the summary and every result, written at the end.
 """
 
@@ -12,21 +14,31 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.core.report import write_atomically
 from bot.errors import UserError
+from bot.eval.stats import mcnemar_p, mean_interval, paired_interval, pass_at_k, spread, wilson
 from bot.text import count
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 META = "run.json"
 LOG = "results.jsonl"
-# What makes two runs comparable. The shard is metadata too, but slices of one run differ in it.
-IDENTITY = ("taskset", "model", "attempts")
+FIRST_REPLIES = "first-replies.jsonl"
+# What makes two runs comparable. The shard is metadata too, but slices of one run differ in it;
+# --samples too, as a re-run with more samples extends the run.
+IDENTITY = ("taskset", "model", "attempts", "temperature", "seed")
 STRATEGIES = ("one-shot", "repair", "resample")  # the loop's, on spec tasks
 REPO_STRATEGIES = ("freeform",)  # on a repository with an injected bug (humaneval-repo): bot/eval/freeform.py
+COMPARISONS = (("repair", "one-shot"), ("resample", "one-shot"), ("repair", "resample"))  # a − b, if both ran
 
 
 @dataclass
@@ -54,6 +66,8 @@ class Result:
     gate_passed: bool | None = None
     stages: dict[str, dict[str, float]] = field(default_factory=dict)  # by stage: calls, tokens, seconds
     skipped: str = ""  # why the task didn't run (no mutation breaks its check): left out of the rates
+    sample: int = 1  # which repeat of the eval (--samples) it belongs to
+    replies: list[str] = field(default_factory=list)  # a digest of each call's reply: repeats are not fresh samples
 
 
 def budget(strategy: str, attempts: int) -> int:
@@ -80,7 +94,7 @@ def start_run(out: Path, meta: dict) -> None:
     if path.exists():
         old = read_meta(out)
         for key in IDENTITY + ("shard",):
-            if old.get(key) != meta[key]:
+            if old.get(key) != meta[key]:  # an older run.json lacks temperature and seed: none was sent
                 raise UserError(
                     f"--out: {out} holds another run ({key}: {old.get(key)!r}, now {meta[key]!r}); "
                     "use another --out folder"
@@ -99,11 +113,12 @@ def read_meta(folder: Path) -> dict:
 
 
 class Log:
-    """Finished pairs, appended one JSON line at a time from the worker threads."""
+    """Finished runs, appended one JSON line at a time from the worker threads."""
 
     def __init__(self, out: Path):
         self.path = out / LOG
         self.lock = threading.Lock()
+        drop_torn_line(self.path)
 
     def append(self, result: Result) -> None:
         line = json.dumps(asdict(result), ensure_ascii=False) + "\n"
@@ -111,48 +126,99 @@ class Log:
             log.write(line)
 
 
+def drop_torn_line(path: Path) -> None:
+    """A last line cut short by a kill would run into the next line appended, and the two would
+    read as a damaged line: cut it off before appending."""
+    if path.exists():
+        text = path.read_bytes()
+        if text and not text.endswith(b"\n"):
+            os.truncate(path, text.rfind(b"\n") + 1)
+
+
 def read_results(folder: Path) -> list[Result]:
-    """Every finished pair; a torn last line (the run was killed mid-write) is dropped, as
-    that pair simply runs again."""
-    path = folder / LOG
+    """Every finished run; older logs lack the fields added since, which take their defaults."""
+    return read_lines(folder / LOG, Result)
+
+
+Line = TypeVar("Line", bound="DataclassInstance")
+
+
+def read_lines(path: Path, kind: type[Line]) -> list[Line]:
+    """A JSON-lines file of `kind` dataclasses. A torn last line (the run was killed mid-write) is
+    dropped, as what it held simply runs again."""
     if not path.exists():
         return []
     lines = path.read_text(encoding="utf-8").splitlines()
-    names = {f.name for f in fields(Result)}
-    required = {f.name for f in fields(Result) if f.default is MISSING}  # older logs lack the rest
-    results = []
+    names = {f.name for f in fields(kind)}
+    required = {f.name for f in fields(kind) if f.default is MISSING and f.default_factory is MISSING}
+    read = []
     for number, line in enumerate(lines, 1):
         try:
             data = json.loads(line)
-            if not required <= set(data) <= names:
+            if not isinstance(data, dict) or not required <= set(data) <= names:
                 raise ValueError
-            results.append(Result(**data))
+            read.append(kind(**data))
         except ValueError:
             if number == len(lines):
                 break
             raise UserError(f"{path}:{number}: not a result line; the file is damaged") from None
-    return results
+    return read
+
+
+@dataclass(frozen=True)
+class FirstReply:
+    """A task's first model call in one sample, which every strategy's run of it shares."""
+
+    sample: int
+    task: str
+    prompt: str  # a digest of the messages it answered: it serves only the same prompt
+    text: str
+    input_tokens: int
+    output_tokens: int
+    cached_tokens: int
+    seconds: float  # the wait for it, charged to every run that shares it
+
+
+class FirstReplies:
+    """The first replies drawn so far, read from the folder and appended from the worker threads."""
+
+    def __init__(self, out: Path):
+        self.path = out / FIRST_REPLIES
+        self.lock = threading.Lock()
+        drop_torn_line(self.path)
+        self.kept = {(r.sample, r.task, r.prompt): r for r in read_lines(self.path, FirstReply)}
+
+    def get(self, sample: int, task: str, prompt: str) -> FirstReply | None:
+        with self.lock:
+            return self.kept.get((sample, task, prompt))
+
+    def add(self, reply: FirstReply) -> None:
+        line = json.dumps(asdict(reply), ensure_ascii=False) + "\n"
+        with self.lock, self.path.open("a", encoding="utf-8") as log:
+            log.write(line)
+            self.kept[(reply.sample, reply.task, reply.prompt)] = reply
 
 
 def summarize(results: list[Result], strategies: list[str], attempts: int) -> dict[str, dict]:
     """Per strategy. Latency is per (task, strategy) pair; percentiles are nearest-rank, so
     each is one of the measured values. `tokens_per_solved` counts every token spent,
-    failures included, divided by the tasks solved: the price of one solution."""
+    failures included, divided by the tasks solved: the price of one solution. Each pass rate
+    comes with its 95% Wilson interval."""
     summary = {}
     for strategy in strategies:
         mine = [r for r in results if r.strategy == strategy]
         solved = [r for r in mine if r.passed]
         tokens = sum(r.tokens_in + r.tokens_out for r in mine)
         calls = budget(strategy, attempts)
+        # index c-1: solved within c calls; None past the strategy's own budget
+        within = [sum(r.calls <= c for r in solved) if c <= calls else None for c in range(1, attempts + 1)]
         summary[strategy] = {
             "tasks": len(mine),
             "passed": len(solved),
             "pass_rate": ratio(len(solved), len(mine)),
-            # index c-1: solved within c calls; None past the strategy's own budget
-            "pass_rate_within": [
-                ratio(sum(r.calls <= c for r in solved), len(mine)) if c <= calls else None
-                for c in range(1, attempts + 1)
-            ],
+            "pass_rate_interval": interval(len(solved), len(mine)),
+            "pass_rate_within": [None if hits is None else ratio(hits, len(mine)) for hits in within],
+            "pass_rate_within_interval": [None if hits is None else interval(hits, len(mine)) for hits in within],
             "calls": sum(r.calls for r in mine),
             "mean_calls_per_solved": ratio(sum(r.calls for r in solved), len(solved)),
             "latency_p50": percentile([r.seconds for r in mine], 50),
@@ -164,6 +230,150 @@ def summarize(results: list[Result], strategies: list[str], attempts: int) -> di
             "validation_seconds": round(sum(r.validation_seconds for r in mine), 3),
         }
     return summary
+
+
+def interval(passed: int, total: int) -> list[float] | None:
+    found = wilson(passed, total)
+    return None if found is None else list(found)
+
+
+def compare(results: list[Result], strategies: list[str]) -> list[dict]:
+    """Each pair of COMPARISONS that ran, over the tasks both ran: the difference in tasks solved,
+    its 95% interval and the exact McNemar test's p."""
+    outcome = {(r.task, r.strategy): r.passed for r in results}
+    comparisons = []
+    for a, b in COMPARISONS:
+        if a not in strategies or b not in strategies:
+            continue
+        both = [task for task, strategy in outcome if strategy == a and (task, b) in outcome]
+        only_a = sum(outcome[task, a] and not outcome[task, b] for task in both)
+        only_b = sum(outcome[task, b] and not outcome[task, a] for task in both)
+        comparisons.append(
+            {
+                "a": a,
+                "b": b,
+                "tasks": len(both),
+                "only_a": only_a,
+                "only_b": only_b,
+                "difference": only_a - only_b,
+                "interval": list(paired_interval(only_a, only_b)),
+                "p": mcnemar_p(only_a, only_b),
+            }
+        )
+    return comparisons
+
+
+def analyze(results: list[Result], strategies: list[str], attempts: int) -> dict[str, Any]:
+    """Everything eval.json reports besides the results. One sample: each strategy's figures with
+    their intervals, and the paired comparisons. Several (--samples): the same for each sample
+    under `by_sample`; `summary` and `comparisons` then give the figures over all of them with
+    each rate's and difference's mean and spread across samples, and `pass_at_k` the estimate
+    from the first calls."""
+    samples = sorted({r.sample for r in results}) or [1]
+    of_sample = {sample: [r for r in results if r.sample == sample] for sample in samples}
+    by_sample = [
+        {
+            "sample": sample,
+            "summary": summarize(of_sample[sample], strategies, attempts),
+            "comparisons": compare(of_sample[sample], strategies),
+        }
+        for sample in samples
+    ]
+    identical = identical_samples(results, samples)
+    analysis: dict[str, Any] = {"samples": len(samples)}
+    if len(samples) == 1:
+        analysis |= {"summary": by_sample[0]["summary"], "comparisons": by_sample[0]["comparisons"]}
+    else:
+        analysis |= {
+            "summary": over_samples(results, strategies, attempts, by_sample),
+            "comparisons": [
+                {"a": same[0]["a"], "b": same[0]["b"], "difference": spread([c["difference"] for c in same])}
+                for same in zip(*(s["comparisons"] for s in by_sample), strict=True)  # one pair, every sample
+            ],
+            "pass_at_k": first_call_pass_at_k(results, samples, attempts),
+            "by_sample": by_sample,
+        }
+    return analysis | {"identical_samples": identical, "warnings": warnings(identical, len(samples))}
+
+
+def over_samples(results: list[Result], strategies: list[str], attempts: int, by_sample: list[dict]) -> dict:
+    """The figures over every sample's runs (`runs`: tasks × samples), the pass rates as mean and
+    spread across samples: a Wilson interval over the pooled runs would take a task's samples for
+    independent tasks."""
+    pooled = summarize(results, strategies, attempts)
+    summary = {}
+    for strategy, figures in pooled.items():
+        ran = [s["summary"][strategy] for s in by_sample if s["summary"][strategy]["tasks"]]
+        summary[strategy] = {key: value for key, value in figures.items() if not key.endswith("_interval")} | {
+            "tasks": len({r.task for r in results if r.strategy == strategy}),
+            "runs": figures["tasks"],
+            "pass_rate_spread": spread([s["pass_rate"] for s in ran]) if ran else None,
+            "pass_rate_within_spread": [
+                spread([s["pass_rate_within"][c] for s in ran]) if ran and c < budget(strategy, attempts) else None
+                for c in range(attempts)
+            ],
+        }
+    return summary
+
+
+def first_calls(results: list[Result]) -> dict[tuple[int, str], Result]:
+    """Per (sample, task), one run's result, the strategies in order: all share the first call."""
+    chosen: dict[tuple[int, str], Result] = {}
+    for r in sorted(results, key=lambda r: STRATEGIES.index(r.strategy)):
+        chosen.setdefault((r.sample, r.task), r)
+    return chosen
+
+
+def first_call_pass_at_k(results: list[Result], samples: list[int], attempts: int) -> list[dict]:
+    """pass@k for k up to the samples and the calls per task, by Chen et al.'s unbiased estimator
+    over each task's first calls: one independent sample per --samples repeat. Resampling's later
+    calls are left out: they were drawn only after a failure, which would bias the estimate."""
+    passed: dict[str, list[bool]] = {}
+    for (_, task), r in first_calls(results).items():
+        passed.setdefault(task, []).append(r.passed and r.calls == 1)
+    figures = []
+    for k in range(1, min(len(samples), attempts) + 1):
+        per_task = [pass_at_k(len(outcomes), sum(outcomes), k) for outcomes in passed.values() if len(outcomes) >= k]
+        if per_task:
+            estimate = sum(per_task) / len(per_task)
+            found = mean_interval(per_task)
+            figures.append({"k": k, "tasks": len(per_task), "estimate": estimate, "interval": found and list(found)})
+    return figures
+
+
+def identical_samples(results: list[Result], samples: list[int]) -> dict[str, dict[str, int]]:
+    """Replies that came back the same where fresh samples were asked for: resampling's calls of
+    a task, and (with several samples) a task's first call across the samples."""
+    resampled = [r for r in results if r.strategy == "resample" and len(r.replies) > 1]
+    found = {"resample": {"tasks": sum(len(set(r.replies)) == 1 for r in resampled), "of": len(resampled)}}
+    if len(samples) > 1:
+        first: dict[str, set[str]] = {}
+        seen: dict[str, int] = {}
+        for (_, task), r in first_calls(results).items():
+            if r.replies:
+                first.setdefault(task, set()).add(r.replies[0])
+                seen[task] = seen.get(task, 0) + 1
+        repeated = [task for task in first if seen[task] > 1]
+        found["first_calls"] = {"tasks": sum(len(first[task]) == 1 for task in repeated), "of": len(repeated)}
+    return found
+
+
+def warnings(identical: dict[str, dict[str, int]], samples: int) -> list[str]:
+    notes = []
+    if identical["resample"]["tasks"]:
+        notes.append(
+            f"resample's samples were one identical reply on {identical['resample']['tasks']} of "
+            f"{count(identical['resample']['of'], 'task')} it sampled more than once: at temperature 0, or from an "
+            "endpoint that ignores the temperature and the seed, resampling repeats one answer instead of drawing "
+            "independent samples"
+        )
+    if identical.get("first_calls", {}).get("tasks"):
+        notes.append(
+            f"the {samples} samples' first replies were identical on {identical['first_calls']['tasks']} of "
+            f"{count(identical['first_calls']['of'], 'task')}: the samples are not independent (temperature 0, or "
+            "an endpoint that ignores it), so their spread understates the model's"
+        )
+    return notes
 
 
 def ratio(part: float, whole: int) -> float | None:
@@ -179,28 +389,37 @@ def percentile(values: list[float], p: int) -> float | None:
 
 def ordered(results: list[Result]) -> list[Result]:
     known = STRATEGIES + REPO_STRATEGIES
-    return sorted(results, key=lambda r: (natural_key(r.task), known.index(r.strategy)))
+    return sorted(results, key=lambda r: (r.sample, natural_key(r.task), known.index(r.strategy)))
 
 
 def write_reports(out: Path, meta: dict, results: list[Result], strategies: list[str]) -> dict:
-    """eval.json, eval.md and eval.png; returns the summary."""
+    """eval.json, eval.md and eval.png; returns the analysis."""
     results = ordered(results)
-    summary = summarize(results, strategies, meta["attempts"])
-    write_summary(out, meta, results, strategies, summary, markdown(meta, summary, results, strategies))
+    analysis = analyze(results, strategies, meta["attempts"])
+    text = markdown(meta, analysis, results, strategies)
+    write_summary(out, meta, results, strategies, analysis["summary"], text, analysis)
     from bot.eval.plot import plot  # matplotlib is imported only when a plot is drawn
 
-    plot(out / "eval.png", meta, summary)
-    return summary
+    plot(out / "eval.png", meta, analysis)
+    return analysis
 
 
 def write_summary(
-    out: Path, meta: dict, results: list[Result], strategies: list[str], summary: dict, text: str
+    out: Path,
+    meta: dict,
+    results: list[Result],
+    strategies: list[str],
+    summary: dict,
+    text: str,
+    analysis: dict | None = None,
 ) -> None:
-    """eval.json (the run, the summary, every result in order) and eval.md (`text`)."""
+    """eval.json (the run, the summary and the rest of `analysis`, every result in order) and
+    eval.md (`text`)."""
     document = {
         **meta,
         "strategies": strategies,
         "tasks": len({r.task for r in results}),
+        **(analysis or {}),
         "summary": summary,
         "results": [asdict(r) for r in results],
     }
@@ -208,67 +427,182 @@ def write_summary(
     write_atomically(out / "eval.md", text)
 
 
-def markdown(meta: dict, summary: dict, results: list[Result], strategies: list[str]) -> str:
-    k = meta["attempts"]
+def markdown(meta: dict, analysis: dict, results: list[Result], strategies: list[str]) -> str:
+    k, samples = meta["attempts"], analysis["samples"]
     tasks = len({r.task for r in results})
+    repeats = f", each evaluated {samples} times (--samples)" if samples > 1 else ""
     lines = [
         f"# autofix eval: {meta['taskset']}",
         "",
-        f"Model `{meta['model']}`, {count(tasks, 'task')}, up to {count(k, 'model call')} per task "
+        f"Model `{meta['model']}`, {count(tasks, 'task')}{repeats}, up to {count(k, 'model call')} per task "
         "(one-shot: 1), every candidate validated in the sandbox.",
         "",
-        summary_table(summary, k),
+        summary_text(meta, analysis),
         "",
         "Pass rate within c calls: tasks solved by the c-th call. Latency: wall time per task. "
-        "Tokens per solved task: all tokens spent, failures included, divided by the tasks solved.",
+        "Tokens per solved task: all tokens spent, failures included, divided by the tasks solved. "
+        "Paired: a task's first model call is made once and shared by the strategies, which differ only "
+        "in what follows it; the shared call counts in each strategy's calls, tokens and time.",
+    ]
+    if samples > 1:
+        for sample in analysis["by_sample"]:
+            lines += ["", f"## Sample {sample['sample']}", "", sample_text(sample["summary"], sample["comparisons"], k)]
+    lines += [
         "",
         "## Tasks",
         "",
-        "| task | " + " | ".join(strategies) + " |",
-        "|---|" + "---|" * len(strategies),
+        "| task | " + ("sample | " if samples > 1 else "") + " | ".join(strategies) + " |",
+        "|---|" + "---|" * (len(strategies) + (samples > 1)),
     ]
-    by_pair = {(r.task, r.strategy): r for r in results}
-    for task in dict.fromkeys(r.task for r in results):
-        cells = [cell(by_pair.get((task, s))) for s in strategies]
-        lines.append(f"| {task} | " + " | ".join(cells) + " |")
+    by_run = {(r.sample, r.task, r.strategy): r for r in results}
+    for sample, task in dict.fromkeys((r.sample, r.task) for r in results):
+        cells = [cell(by_run.get((sample, task, s))) for s in strategies]
+        lines.append(f"| {task} | " + (f"{sample} | " if samples > 1 else "") + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
+def summary_text(meta: dict, analysis: dict) -> str:
+    """The summary as the console shows it and eval.md starts: the figures, their uncertainty,
+    the sampling settings and any warning."""
+    k, samples = meta["attempts"], analysis["samples"]
+    if samples == 1:
+        parts = [sample_text(analysis["summary"], analysis["comparisons"], k)]
+    else:
+        parts = [spread_table(analysis["summary"], k), spread_comparisons(analysis["comparisons"], samples)]
+        if analysis["pass_at_k"]:
+            parts.append(pass_at_k_text(analysis["pass_at_k"], samples))
+    parts.append(sampling_text(meta, samples))
+    parts += [f"Warning: {note}." for note in analysis["warnings"]]
+    return "\n\n".join(part for part in parts if part)
+
+
+def sample_text(summary: dict, comparisons: list[dict], k: int) -> str:
+    parts = [summary_table(summary, k), "95% intervals (Wilson):", interval_table(summary, k)]
+    if comparisons:
+        parts += [
+            "Paired, over the same tasks (the exact McNemar test on the tasks one strategy solved and "
+            "the other didn't):",
+            "\n".join(f"- {comparison_text(c)}" for c in comparisons),
+        ]
+    return "\n\n".join(parts)
+
+
 def summary_table(summary: dict, k: int) -> str:
-    within = [f"within {c} call{'s' if c > 1 else ''}" for c in range(1, k + 1)]
     head = [
         "strategy",
         "tasks",
         "passed",
         "pass rate",
-        *within,
+        *within_heads(k),
         "mean calls per solved task",
         "p50 latency",
         "p95 latency",
         "tokens in / out",
         "tokens per solved task",
     ]
-    rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    for strategy, s in summary.items():
-        rows.append(
-            "| "
-            + " | ".join(
-                [
-                    strategy,
-                    str(s["tasks"]),
-                    str(s["passed"]),
-                    percent(s["pass_rate"]),
-                    *(percent(rate) for rate in s["pass_rate_within"]),
-                    number(s["mean_calls_per_solved"], 2),
-                    seconds(s["latency_p50"]),
-                    seconds(s["latency_p95"]),
-                    f"{s['tokens_in']} / {s['tokens_out']}",
-                    number(s["tokens_per_solved"], 0),
-                ]
-            )
-            + " |"
+    rows = [
+        [
+            strategy,
+            str(s["tasks"]),
+            str(s["passed"]),
+            percent(s["pass_rate"]),
+            *(percent(rate) for rate in s["pass_rate_within"]),
+            number(s["mean_calls_per_solved"], 2),
+            seconds(s["latency_p50"]),
+            seconds(s["latency_p95"]),
+            f"{s['tokens_in']} / {s['tokens_out']}",
+            number(s["tokens_per_solved"], 0),
+        ]
+        for strategy, s in summary.items()
+    ]
+    return table(head, rows)
+
+
+def interval_table(summary: dict, k: int) -> str:
+    rows = [
+        [strategy, span(s["pass_rate_interval"]), *(span(found) for found in s["pass_rate_within_interval"])]
+        for strategy, s in summary.items()
+    ]
+    return table(["strategy", "pass rate", *within_heads(k)], rows)
+
+
+def spread_table(summary: dict, k: int) -> str:
+    """With several samples: each rate's mean across them, its standard deviation and range."""
+    rows = [
+        [
+            strategy,
+            str(s["tasks"]),
+            str(s["runs"]),
+            mean_sd(s["pass_rate_spread"]),
+            spread_range(s["pass_rate_spread"]),
+            *(mean_sd(rate) for rate in s["pass_rate_within_spread"]),
+            f"{s['tokens_in']} / {s['tokens_out']}",
+            number(s["tokens_per_solved"], 0),
+        ]
+        for strategy, s in summary.items()
+    ]
+    head = ["strategy", "tasks", "runs", "pass rate: mean (sd)", "range", *within_heads(k)]
+    return "Over the samples: mean, standard deviation and range of each rate.\n\n" + table(
+        [*head, "tokens in / out", "tokens per solved task"], rows
+    )
+
+
+def spread_comparisons(comparisons: list[dict], samples: int) -> str:
+    if not comparisons:
+        return ""
+    lines = [f"Paired, mean over the {samples} samples (each sample's own test: its section of eval.md):"]
+    for c in comparisons:
+        d = c["difference"]
+        lines.append(
+            f"- {c['a']} − {c['b']}: {signed(d['mean'], 1)} tasks on average (sd {number(d['sd'], 2)}, range "
+            f"{signed(d['min'])} … {signed(d['max'])})"
         )
-    return "\n".join(rows)
+    return "\n".join(lines)
+
+
+def pass_at_k_text(figures: list[dict], samples: int) -> str:
+    shown = [
+        f"pass@{f['k']} {percent(f['estimate'])}" + (f" (95% CI {span(f['interval'])})" if f["interval"] else "")
+        for f in figures
+    ]
+    return (
+        f"pass@k (Chen et al. 2021's unbiased estimator) from each task's {samples} first calls, one per "
+        f"sample: {', '.join(shown)}."
+    )
+
+
+def sampling_text(meta: dict, samples: int) -> str:
+    temperature = meta.get("temperature")
+    said = "the endpoint's default temperature (none sent)" if temperature is None else f"temperature {temperature:g}"
+    seed = meta.get("seed")
+    if seed is None:
+        seeds = "no seed sent"
+    elif samples == 1:
+        seeds = f"a task's n-th call sends seed {seed} + n − 1"
+    else:
+        seeds = f"a task's n-th call in sample i sends seed {seed} + {meta['attempts']} × (i − 1) + n − 1"
+    where = "" if seed is None else " where the API takes one (Chat Completions, llama.cpp; not the Responses API)"
+    return f"Sampling: {said}; {seeds}{where}."
+
+
+def comparison_text(c: dict) -> str:
+    """`repair − resample: +4 tasks (95% CI −1.2 … +8.6), p = 0.31 (...)`."""
+    low, high = c["interval"]
+    return (
+        f"{c['a']} − {c['b']}: {signed(c['difference'])} {'task' if abs(c['difference']) == 1 else 'tasks'} "
+        f"(95% CI {signed(low, 1)} … {signed(high, 1)}), p = {p_value(c['p'])} "
+        f"({c['a']} alone {c['only_a']}, {c['b']} alone {c['only_b']}, of {count(c['tasks'], 'task')})"
+    )
+
+
+def within_heads(k: int) -> list[str]:
+    return [f"within {c} call{'s' if c > 1 else ''}" for c in range(1, k + 1)]
+
+
+def table(head: list[str], rows: Iterable[list[str]]) -> str:
+    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
 
 
 def cell(result: Result | None) -> str:
@@ -280,6 +614,32 @@ def cell(result: Result | None) -> str:
 
 def percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.1f}%"
+
+
+def span(bounds: list[float] | None) -> str:
+    return "—" if bounds is None else f"{100 * bounds[0]:.1f}–{100 * bounds[1]:.1f}%"
+
+
+def mean_sd(figures: dict | None) -> str:
+    if figures is None:
+        return "—"
+    return f"{percent(figures['mean'])} (sd {number(None if figures['sd'] is None else 100 * figures['sd'], 1)})"
+
+
+def spread_range(figures: dict | None) -> str:
+    return "—" if figures is None else span([figures["min"], figures["max"]])
+
+
+def signed(value: float, digits: int = 0) -> str:
+    """+4, −2 (a minus sign, not a hyphen), 0."""
+    text = f"{abs(value):.{digits}f}"
+    if float(text) == 0:
+        return text
+    return ("+" if value > 0 else "−") + text
+
+
+def p_value(p: float) -> str:
+    return "< 0.001" if p < 0.001 else f"{p:.3g}"
 
 
 def number(value: float | None, digits: int) -> str:

@@ -6,24 +6,29 @@ confirmed) exactly as `autofix run` does it, and repair's feedback is the loop's
 - repair: the loop with K calls, each after the first carrying the test feedback;
 - resample: the loop with K calls whose model never sees the feedback: every call sends
   the first prompt again, so each is a fresh independent sample and the first pass wins.
+
+Paired: a task's first call is made once (per --samples repeat) and all three share its reply, so
+they differ only in what follows it; it counts in each one's calls, tokens and time, which keeps
+the budgets equal. Each call of a task sends a seed of its own (where the API takes one): the
+same prompt sent with the same seed would come back the same, and resampling would repeat itself.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.core import prompts
 from bot.core.loop import solve
 from bot.core.protocol import Kind
 from bot.core.report import Report
-from bot.eval.results import Result, budget
+from bot.eval.results import FirstReplies, FirstReply, Result, budget
 from bot.eval.tasks import Task
 from bot.judge.validate import Validator, Verdict
-from bot.models.base import Model, Reply
+from bot.models.base import Model, Reply, seed_offset
 from bot.sandbox.tiers import Sandbox
-from bot.spec import Spec
 from bot.text import clip_head
 
 FAILURE_CHARS = 300  # of the final failure reason kept per result
@@ -33,14 +38,50 @@ CODE_CHARS = 20_000  # of a failure's final candidate kept per result
 
 class FreshSamples:
     """A model wrapper that withholds the feedback: whatever the loop asks, the model
-    gets the task's first prompt, so every call is an independent sample."""
+    gets the loop's first prompt again, so every call is an independent sample."""
 
-    def __init__(self, model: Model, spec: Spec):
-        self.model, self.spec = model, spec
+    def __init__(self, model: Model):
+        self.model = model
         self.name, self.banner = model.name, model.banner
+        self.first: list[dict[str, str]] | None = None
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
-        return self.model.complete(prompts.first(self.spec))
+        if self.first is None:
+            self.first = messages
+        return self.model.complete(self.first)
+
+
+class PairedCalls:
+    """The model as one strategy's run of one task sees it: the first call is the task's shared
+    one (made by whichever run gets there first, later ones reuse its reply), and the n-th call
+    sends the seed offset `seeds + n − 1`."""
+
+    def __init__(
+        self, model: Model, first_replies: FirstReplies, sample: int, task: str, seeds: int, clock: Callable[[], float]
+    ):
+        self.model, self.first_replies, self.sample, self.task = model, first_replies, sample, task
+        self.name, self.banner = model.name, model.banner
+        self.seeds, self.clock = seeds, clock
+        self.calls = 0
+        self.reused_seconds = 0.0  # the shared call's wait, when another run made it
+
+    def complete(self, messages: list[dict[str, str]]) -> Reply:
+        self.calls += 1
+        with seed_offset(self.seeds + self.calls - 1):
+            return self.shared(messages) if self.calls == 1 else self.model.complete(messages)
+
+    def shared(self, messages: list[dict[str, str]]) -> Reply:
+        prompt = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
+        kept = self.first_replies.get(self.sample, self.task, prompt)
+        if kept is not None:
+            self.reused_seconds = kept.seconds
+            return Reply(kept.text, kept.input_tokens, kept.output_tokens, kept.cached_tokens)
+        started = self.clock()
+        reply = self.model.complete(messages)
+        usage = (reply.input_tokens, reply.output_tokens, reply.cached_tokens)
+        waited = round(self.clock() - started, 3)
+        self.first_replies.add(FirstReply(self.sample, self.task, prompt, reply.text, *usage, waited))
+        return reply
 
 
 class TimedValidator(Validator):
@@ -61,24 +102,33 @@ def run_pair(
     model: Model,
     sandbox: Sandbox,
     solutions: Path,
+    first_replies: FirstReplies,
+    sample: int = 1,
     clock: Callable[[], float] = time.monotonic,
 ) -> Result:
-    """Run one strategy on one task. The passing code lands under `solutions`, never in the
-    task's own folder: an eval leaves the repository it reads untouched."""
+    """Run one strategy on one task, in one sample of the eval. The passing code lands under
+    `solutions` (a later sample's under solutions/sample-N), never in the task's own folder: an
+    eval leaves the repository it reads untouched."""
     calls = budget(strategy, attempts)
     # Equal budgets mean equal calls: a spec's own token or time budget would cut some
-    # strategies short and not others.
+    # strategies short and not others. Test strength is off: a gate would change what a pass is,
+    # and the mutants would add up to 20 validations to every pass the harness times.
     spec = task.spec.model_copy(
         update={
             "max_attempts": calls,
             "max_tokens": None,
             "max_seconds": None,
-            "workdir": solutions / strategy / task.id,
+            "strength": "off",
+            "workdir": (solutions / f"sample-{sample}" if sample > 1 else solutions) / strategy / task.id,
         }
     )
     spec.target_path.parent.mkdir(parents=True, exist_ok=True)
+    # A pass left by a run killed before it was logged would be shown in the first prompt: every
+    # strategy starts from nothing, or the prompts differ and the first call can't be shared.
+    spec.target_path.unlink(missing_ok=True)
     validator = TimedValidator(task.spec, sandbox)
-    asked = FreshSamples(model, spec) if strategy == "resample" else model
+    paired = PairedCalls(model, first_replies, sample, task.id, (sample - 1) * attempts, clock)
+    asked = FreshSamples(paired) if strategy == "resample" else paired
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
     started = clock()
     solve(spec, asked, validator, report, clock=clock)
@@ -90,11 +140,13 @@ def run_pair(
         attempts=sum(a.kind != Kind.NO_CODE for a in report.attempts),
         tokens_in=report.tokens["input"],
         tokens_out=report.tokens["output"],
-        seconds=round(clock() - started, 3),
+        seconds=round(clock() - started + paired.reused_seconds, 3),
         validation_seconds=round(validator.seconds, 3),
         failure=None if report.passed else failure_reason(report),
         error="" if report.passed or not report.attempts else clip_head(report.attempts[-1].feedback, ERROR_CHARS),
         code="" if report.passed or not report.attempts else clip_head(report.attempts[-1].code, CODE_CHARS),
+        sample=sample,
+        replies=[hashlib.sha256(a.reply.encode()).hexdigest()[:16] for a in report.attempts],
     )
 
 

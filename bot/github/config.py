@@ -13,7 +13,7 @@ from pydantic import Field
 
 from bot.errors import UserError
 from bot.sandbox import SANDBOXES
-from bot.spec import ModelPrice, Strict, parse_yaml, validate
+from bot.spec import STRENGTH_MODES, ModelPrice, StrengthMode, Strict, parse_yaml, validate
 
 DEFAULT_LABEL = "autofix"
 DEFAULT_SPECS = ".autofix/*.yml"
@@ -21,7 +21,7 @@ OUT = ".autofix/out"  # reports and comment files, relative to the workspace
 # The runner gives a docker action its inputs as INPUT_<NAME>, upper-cased, hyphens kept.
 INPUTS = (
     "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "max-tokens", "label",
-    "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish", "allow-unproven",
+    "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish", "allow-unproven", "strength",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -111,6 +111,10 @@ class Config:
             raise UserError("input github-token is required (e.g. `github-token: ${{ secrets.GITHUB_TOKEN }}`)")
         if self.inputs.get("api", "responses") not in ("responses", "chat"):
             raise UserError(f"input api: must be responses or chat, got {self.inputs['api']!r}")
+        if self.inputs.get("strength", "report") not in STRENGTH_MODES:
+            raise UserError(
+                f"input strength: must be one of {', '.join(STRENGTH_MODES)}, got {self.inputs['strength']!r}"
+            )
         if self.sandbox not in SANDBOXES:
             raise UserError(f"input sandbox: must be one of {', '.join(SANDBOXES)}, got {self.sandbox!r}")
         if "max-attempts" in self.inputs:
@@ -191,6 +195,12 @@ class Config:
     def allow_unproven(self) -> bool:
         """The input when given, else `allow_unproven` in the config file."""
         return self.boolean("allow-unproven", "true" if self.repo.allow_unproven else "false")
+
+    @property
+    def strength(self) -> StrengthMode | None:
+        """The input's test strength mode, which wins over every task's own."""
+        value = self.inputs.get("strength")
+        return next((mode for mode in STRENGTH_MODES if mode == value), None)
 
     @property
     def sandbox(self) -> str:

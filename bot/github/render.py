@@ -81,9 +81,27 @@ def totals(report: Report) -> str:
 
 
 def log(report: Report) -> str:
-    """The attempts table, each failed attempt's feedback and the totals."""
-    parts = [attempts_table(report), feedback_sections(report), totals(report)] if report.attempts else [totals(report)]
+    """The attempts table, each failed attempt's feedback, the test strength and the totals."""
+    parts = (
+        [attempts_table(report), feedback_sections(report), strength(report), totals(report)]
+        if report.attempts
+        else [totals(report)]
+    )
     return "\n\n".join(part for part in parts if part)
+
+
+def strength(report: Report, shown: int = 20) -> str:
+    """The score, and each surviving mutant on a line of its own: the tests' weak spots."""
+    if report.strength is None:
+        return ""
+    measured = report.strength
+    lines = [f"**Test strength** (mutants of the code autofix wrote): {measured.headline()}."]
+    if measured.survivors:
+        lines[0] += " The mutants that survived, the tests' weak spots:"
+    lines += [f"- {code_span(str(survivor))}" for survivor in measured.survivors[:shown]]
+    if len(measured.survivors) > shown:
+        lines.append(f"- and {len(measured.survivors) - shown} more")
+    return "\n".join(lines)
 
 
 def judged_by(tests: Tests) -> str:

@@ -20,7 +20,7 @@ from pydantic import Field
 from bot import spec as specs
 from bot.errors import UserError
 from bot.github.config import Config
-from bot.spec import Spec, Strict, Tests
+from bot.spec import Spec, Strict
 
 DEFAULT_ATTEMPTS = 3
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
@@ -130,6 +130,8 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
     )
     if config.max_tokens:
         data["max_tokens"] = config.max_tokens
+    if config.strength:
+        data["strength"] = config.strength
     spec = specs.validate(Spec, data, issue.lines, where)
     return placed(spec, config, where)
 
@@ -146,11 +148,13 @@ def from_file(config: Config, relpath: str) -> Spec:
         spec.max_attempts = config.max_attempts
     if config.max_tokens:
         spec.max_tokens = min(spec.max_tokens or config.max_tokens, config.max_tokens)
-    spec.tests = Tests(
-        code=spec.tests.code,
-        command=spec.tests.command,
-        protect=[*config.repo.tests.protect, *spec.tests.protect],
-        exempt=[*config.repo.tests.exempt, *spec.tests.exempt],
+    if config.strength:
+        spec.strength = config.strength
+    spec.tests = spec.tests.model_copy(
+        update={
+            "protect": [*config.repo.tests.protect, *spec.tests.protect],
+            "exempt": [*config.repo.tests.exempt, *spec.tests.exempt],
+        }
     )
     return placed(spec, config, Path(relpath))
 

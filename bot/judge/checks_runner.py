@@ -2,8 +2,9 @@
 candidate, and a server that imports it and answers the checker's requests over pipes.
 
 `python -S -c <this file> check FD`: the checker. FD holds its payload (from autofix, read before
-anything else runs, then closed): the nonce, the target, the statements, autofix's sys.path and
-this file's source. It makes itself non-dumpable, so that a process of the same uid can neither
+anything else runs, then closed): the nonce, the target and its kind, the statements, autofix's
+sys.path and this file's source. A JSON or YAML target is not imported but parsed: the checks see
+the document as `data`. It makes itself non-dumpable, so that a process of the same uid can neither
 read its memory (the nonce) nor reach its file descriptors through /proc, then starts the server
 (`serve`) and runs every check statement in its own namespace, where the target's names are
 proxies: calling one sends the plain arguments to the server and brings back a plain value, or a
@@ -415,7 +416,7 @@ def start_server(source, paths):
 
 def check(payload_fd):
     with os.fdopen(int(payload_fd), "rb") as payload:
-        nonce, target, statements, paths, source = marshal.loads(payload.read())
+        nonce, target, kind, statements, paths, source = marshal.loads(payload.read())
     non_dumpable()
     sys.path[:] = paths  # never the work folder: nothing the candidate wrote is imported here
     global CHECKER
@@ -423,7 +424,7 @@ def check(payload_fd):
     CHECKER = Checker(channel, pid)
     result: dict[str, object] = {"import_error": None, "records": []}
     try:
-        names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target])
+        names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target, kind])
         if names[0] == "raise":
             raise RuntimeError(_str(names[3]))
         module = Handle(0, "module")
@@ -518,7 +519,7 @@ class Server:
         kind = message[0]
         if kind == "init":
             sys.path[:] = message[1]
-            module = load(message[2])
+            module = load(message[2], message[3])
             self.objects[0] = module
             self.namespace = {k: v for k, v in vars(module).items() if not k.startswith("__")}
             self.namespace["__name__"] = "__autofix_checks__"
@@ -546,9 +547,12 @@ class Server:
         raise ValueError("unknown request")
 
 
-def load(target):
-    """Import the target as a module named after its file, from its own folder."""
+def load(target, kind):
+    """Import the target as a module named after its file, from its own folder; a document
+    becomes a module whose one name is `data`."""
     name = os.path.splitext(os.path.basename(target))[0]
+    if kind in ("json", "yaml"):
+        return document(name, target, kind)
     if name in sys.modules:  # a name the interpreter already holds (json.py, random.py...)
         import importlib.util
 
@@ -560,6 +564,24 @@ def load(target):
         spec.loader.exec_module(module)
         return module
     return __import__(name)
+
+
+def document(name, target, kind):
+    import types
+
+    with open(target, encoding="utf-8") as file:
+        text = file.read()
+    if kind == "json":
+        import json
+
+        data = json.loads(text)
+    else:
+        import yaml  # PyYAML: the server's path is autofix's own
+
+        data = yaml.safe_load(text)
+    module = types.ModuleType(name)
+    module.data = data  # type: ignore[attr-defined]
+    return module
 
 
 def serve(read_fd, write_fd):

@@ -1,4 +1,4 @@
-"""The proof a CI fix must give: the repository's whole suite, run in the sandbox in a fresh copy.
+"""The proof a CI fix must give: the repository's whole suite, run in the sandbox in a scratch copy.
 
 The baseline runs the suite twice at the pull request's head: tests failing both times are the
 target; tests whose outcome differs between the two runs are flaky, named and left out of the
@@ -14,9 +14,8 @@ import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from bot.judge import integrity
 from bot.judge.integrity import Case
-from bot.judge.validate import scratch_copy
+from bot.judge.scratch import Copies
 from bot.judge.verdict import run_tests
 from bot.sandbox.tiers import Limits, Sandbox
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
@@ -42,7 +41,9 @@ class SuiteRun:
 
 
 class Suite:
-    """The repository's test command, run in the sandbox on a fresh copy of a folder."""
+    """The repository's test command, run in the sandbox in a scratch copy of a folder: copied
+    once, then each run takes in what changed in the folder and puts back what the last run
+    changed (bot/judge/scratch.py)."""
 
     def __init__(
         self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float, exempt: tuple[str, ...] = ()
@@ -55,14 +56,17 @@ class Suite:
         # Test files pytest must collect beyond what the command names (a command that names its
         # own paths never collects a reproduction test autofix added elsewhere).
         self.also: tuple[str, ...] = ()
+        self.copies: Copies | None = None  # of the folder the last run judged
 
     def run(self, folder: Path, only: set[str] | None = None) -> SuiteRun:
         """The whole suite, or with `only` just those tests (pytest; any other runner runs whole)."""
-        with scratch_copy(folder) as work:
-            before = integrity.snapshot(work, self.protected, self.exempt)
+        if self.copies is None or self.copies.original != folder:
+            self.copies = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
+        with self.copies.use() as scratch:
+            work = scratch.work
             also = " ".join(shlex.quote(path) for path in self.also)
             run = run_tests(self.sandbox, self.command, work, self.limits, extra_options=also, only=only)
-            tampered = integrity.tampering(before, integrity.snapshot(work, self.protected, self.exempt))
+            tampered = scratch.restore()
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
             problems = run.unittest.failing() if run.unittest else []

@@ -20,7 +20,7 @@ from bot.spec import CACHES, compiled
 IGNORED_DIRS = {".git", "__pycache__", ".pytest_cache"}  # never copied into a scratch folder, never compared
 # A protected file larger than this is known by its size and mtime, not read: hashing what the
 # candidate can grow (a sparse file costs it nothing) would cost autofix what the candidate likes.
-# Not by its inode: a scratch copy has new ones, and copy_tree keeps the mtime.
+# Not by its inode: a file copied back into a scratch copy has a new one, and keeps its mtime.
 HASH_CAP = 64 * 2**20
 SOURCE_CAP = 16 * 2**20  # of a test module read for its test names
 CONTENT = "sha256 "  # how the digest of a regular file's content begins
@@ -33,42 +33,76 @@ KINDS = {
 }
 
 
-def snapshot(root: Path, protected: tuple[str, ...], exempt: tuple[str, ...] = ()) -> dict[str, str]:
+class Protection:
+    """Which paths snapshot() digests: those `protected` covers (a folder protects what it
+    holds), unless one of their components is among the IGNORED_DIRS, the CACHES or the
+    `exempt` paths."""
+
+    def __init__(self, protected: tuple[str, ...], exempt: tuple[str, ...] = ()):
+        self.guard = compiled(tuple(protected))
+        self.skip = compiled((*IGNORED_DIRS, *CACHES, *exempt))
+
+    def covers(self, rel: str) -> bool:
+        covered = False
+        for depth, name in enumerate(parts := rel.split("/")):
+            path = "/".join(parts[: depth + 1])
+            if self.skip.match(name, path):
+                return False
+            covered = covered or self.guard.match(name, path)
+        return covered
+
+    def skipped(self, rel: str) -> bool:
+        parts = rel.split("/")
+        return any(self.skip.match(name, "/".join(parts[: depth + 1])) for depth, name in enumerate(parts))
+
+
+def snapshot(
+    root: safefs.Where, protected: tuple[str, ...], exempt: tuple[str, ...] = (), under: str = ""
+) -> dict[str, str]:
     """Digest of every protected entry under root, by its path. Caches (CACHES), the
     IGNORED_DIRS and the `exempt` paths are left out, with everything in them. Never follows
-    a link, never opens what isn't a regular file, never reads one past HASH_CAP."""
-    guard = compiled(tuple(protected))
-    skip = compiled((*IGNORED_DIRS, *CACHES, *exempt))
+    a link, never opens what isn't a regular file, never reads one past HASH_CAP. `under`: where
+    root lies in the folder the patterns speak of ('': root is that folder)."""
+    rules = Protection(protected, exempt)
+    if under and rules.skipped(under):
+        return {}
+    inside_protected = bool(under) and rules.covers(under)
     found: dict[str, str] = {}
     for folder in safefs.walk(root):
         if folder.fd is None:  # it couldn't be opened, so it lists no entries to digest
             continue
-        inherited = folder.rel in found  # a protected folder protects what it holds
+        here = joined(under, folder.rel)
+        # a protected folder protects what it holds
+        inherited = here in found or (folder.depth == 0 and inside_protected)
         kept = []
         for entry in folder.entries:
-            rel = folder.rel_of(entry.name)
-            if skip.match(entry.name, rel):
+            rel = joined(here, entry.name)
+            if rules.skip.match(entry.name, rel):
                 continue
             kept.append(entry)
-            if inherited or guard.match(entry.name, rel):
-                found[rel] = digest(folder.fd, entry)
+            if inherited or rules.guard.match(entry.name, rel):
+                found[rel] = digest(folder.fd, entry.name)
         folder.entries = kept  # the walk stays out of skipped folders
     return found
 
 
-def digest(folder_fd: int, entry: os.DirEntry) -> str:
+def joined(folder: str, name: str) -> str:
+    return f"{folder}/{name}" if folder and name else folder or name
+
+
+def digest(folder_fd: int, name: str) -> str:
     """The hash of a regular file's content; what anything else is."""
     try:
-        info = entry.stat(follow_symlinks=False)
+        info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
         if stat.S_ISLNK(info.st_mode):
-            return f"a symlink to {os.readlink(entry.name, dir_fd=folder_fd)}"
+            return f"a symlink to {os.readlink(name, dir_fd=folder_fd)}"
     except OSError as exc:
         return f"unreadable ({exc.strerror})"
     if not stat.S_ISREG(info.st_mode):
         return KINDS[stat.S_IFMT(info.st_mode)]
     if info.st_size > HASH_CAP:
         return f"a file of {info.st_size} bytes, too large to hash (mtime {info.st_mtime_ns})"
-    content = safefs.read_regular((folder_fd, entry.name), HASH_CAP)
+    content = safefs.read_regular((folder_fd, name), HASH_CAP)
     return "an unreadable file" if content is None else CONTENT + hashlib.sha256(content).hexdigest()
 
 

@@ -6,20 +6,21 @@ import marshal
 import os
 import secrets
 import sys
-import tempfile
 import time
 import warnings
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from bot import safefs
 from bot.errors import UserError
 from bot.judge import checks, guard, integrity
+from bot.judge.documents import DocumentCheck
 from bot.judge.failures import per_test, summary_line
 from bot.judge.integrity import Case
+from bot.judge.scratch import Copies
+from bot.judge.sql import QueryCheck
+from bot.judge.targets import Checked, TargetCheck
 from bot.judge.verdict import (
     DETERMINISTIC,
     PLUGIN_FOLDER,
@@ -81,8 +82,8 @@ class Validator:
         self.spec = spec
         self.sandbox = sandbox
         # The static guard refuses code that reaches into the test machinery before it runs;
-        # for a file that exists, only the lines the candidate adds are judged.
-        self.screen = screen
+        # for a file that exists, only the lines the candidate adds are judged. Python only.
+        self.screen = screen if spec.target_kind == "python" else None
         self.original = current_text(spec.target_path)
         self.limits = limits or Limits(
             wall_seconds=spec.timeout,
@@ -93,6 +94,9 @@ class Validator:
             output_bytes=spec.limits.output_mb * 2**20,
             disk_mb=spec.limits.disk_mb,
         )
+        self.target_check = target_check(spec, sandbox, self.limits)
+        # One copy of the work folder for every check, put back after each (bot/judge/scratch.py).
+        self.copies = Copies(spec.workdir, sandbox, spec.protected, spec.exempt, target=spec.target)
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]
@@ -105,31 +109,34 @@ class Validator:
     def preflight(self) -> list[str]:
         """Before any model call: the test command runs once on the current code, and one that
         can't judge anything stops the task (UserError, exit 2). Notes for the log come back."""
+        self.notes += self.copies.prepare()
         if self.spec.tests.command:
             self.baseline()
+        if self.target_check:
+            self.notes += self.target_check.preflight()
         return self.notes
 
     def check(self, code: str) -> Verdict:
-        """Run every test on `code` in a fresh scratch copy of the work folder."""
+        """Run every test on `code` in a scratch copy of the work folder as it was."""
         started = time.monotonic()
         refused = self.screen(code, self.original) if self.screen else []
         if refused:
             names = [f"(guard) line {finding.line}" for finding in refused]
             return Verdict(False, names, guard.feedback(refused), time.monotonic() - started)
+        if self.spec.tests.command:
+            self.baseline()  # measured in a copy of its own, before this check takes one
         found = Findings()
-        with scratch_copy(self.spec.workdir) as work:
-            before = integrity.snapshot(work, self.spec.protected, self.spec.exempt)
-            target = work / self.spec.target
-            if target.is_symlink() or target.exists():
-                target.unlink()  # never write through a link the repository planted
-            target.write_text(code, encoding="utf-8")
-            if self.spec.tests.code:
+        with self.copies.use() as scratch:
+            work = scratch.work
+            scratch.write(self.spec.target, code)
+            checked = self.target_check.check(code, work) if self.target_check else Checked()
+            for name, message, detail in checked.problems:
+                found.add(name, message, detail)
+            if self.spec.tests.code and checked.parsed:
                 self.run_checks(work, found)
             if self.spec.tests.command:
                 self.run_command(work, found)
-            for path, change in integrity.tampering(
-                before, integrity.snapshot(work, self.spec.protected, self.spec.exempt)
-            ):
+            for path, change in scratch.restore():
                 found.add(path, f"{change} during the run; protected paths may not change")
         return Verdict(
             passed=not found.messages,
@@ -145,9 +152,8 @@ class Validator:
         # The nonce travels in a memfd the checker reads and closes before the candidate exists:
         # never in an argument, the environment or a file the candidate could read.
         nonce = f"@@autofix-{secrets.token_hex(16)}@@"
-        payload = marshal.dumps(
-            (nonce, str(work / self.spec.target), self.statements, self.runner_paths, RUNNER_SOURCE)
-        )
+        target, kind = str(work / self.spec.target), self.spec.target_kind
+        payload = marshal.dumps((nonce, target, kind, self.statements, self.runner_paths, RUNNER_SOURCE))
         fd = os.memfd_create("autofix-checks")
         try:
             os.write(fd, payload)
@@ -247,7 +253,8 @@ class Validator:
         if self._baseline is False:
             command = self.spec.tests.command
             assert command is not None  # only run_command measures a baseline
-            with scratch_copy(self.spec.workdir) as work:
+            with self.copies.use() as scratch:
+                work = scratch.work
                 run = run_tests(
                     self.sandbox,
                     command,
@@ -274,25 +281,21 @@ class Validator:
         return self._baseline
 
 
+def target_check(spec: Spec, sandbox: Sandbox, limits: Limits) -> TargetCheck | None:
+    """What judges a target that isn't Python first: a document must parse, a query run."""
+    if spec.target_kind in ("json", "yaml"):
+        return DocumentCheck(spec)
+    if spec.target_kind == "sql" and spec.tests.sql is not None:
+        return QueryCheck(spec, sandbox, limits)
+    return None
+
+
 def current_text(path: Path) -> str | None:
     """The target's text when it is a readable file of its own (never through a link)."""
     try:
         return None if path.is_symlink() else path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return None
-
-
-@contextmanager
-def scratch_copy(folder: Path) -> Iterator[Path]:
-    """A fresh copy of `folder` (without .git and caches) that is gone afterwards, however the
-    run shaped it (any depth, any name)."""
-    scratch = Path(tempfile.mkdtemp(prefix="autofix-"))
-    try:
-        work = scratch / "work"
-        safefs.copy_tree(folder, work, integrity.IGNORED_DIRS)
-        yield work
-    finally:
-        safefs.remove_tree(scratch)
 
 
 def open_test_sandbox(

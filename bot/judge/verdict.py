@@ -20,7 +20,7 @@ from pathlib import Path
 
 from bot.errors import UserError
 from bot.judge.integrity import Case
-from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, within
+from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, kept_workdir, within
 from bot.text import clip_line
 
 PLUGIN_FOLDER = Path(__file__).parent / "judge_site"
@@ -214,9 +214,16 @@ def refuse_hidden_plugin(run: TestRun, command: str) -> None:
 def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> None:
     """Stop (exit 2) when the tests did not import the target from the scratch copy: an
     installed or editable copy, or an import path into the original folder, would make them
-    judge the original code instead of the candidate."""
+    judge the original code instead of the candidate. A tree the copy shares read-only (a
+    virtual environment) lies in the original folder and is no code under test."""
     home = os.path.realpath(original)
-    inside = [p for p in run.paths if p and within(os.path.realpath(p), home)]
+    kept = kept_workdir(work)
+    shared = kept.shared if kept else ()
+    inside = [
+        p
+        for p in run.paths
+        if p and within(real := os.path.realpath(p), home) and not any(within(real, tree) for tree in shared)
+    ]
     if inside:
         raise UserError(
             f"the tests import from {inside[0]}, inside the work folder autofix copies: an editable install "

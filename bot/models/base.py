@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -42,3 +44,25 @@ class ModelSettings:
     api_key: str | None = None
     timeout: float = 120.0
     max_retries: int = 2
+    temperature: float | None = None  # None: the endpoint's default, nothing sent
+    seed: int | None = None  # sent where the API takes one; None: none sent
+
+
+# Added to the settings' seed by calls made inside `seed_offset`: a caller that sends one prompt
+# several times (the eval's resampling) gives each call a seed of its own, else an endpoint that
+# honours the seed would send the same reply back each time.
+SEED_OFFSET: ContextVar[int] = ContextVar("seed_offset", default=0)
+
+
+@contextmanager
+def seed_offset(offset: int) -> Iterator[None]:
+    token = SEED_OFFSET.set(offset)
+    try:
+        yield
+    finally:
+        SEED_OFFSET.reset(token)
+
+
+def request_seed(settings: ModelSettings) -> int | None:
+    """The seed this call sends: the settings', moved by the caller's offset."""
+    return None if settings.seed is None else settings.seed + SEED_OFFSET.get()

@@ -10,15 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from bot.models.base import ModelSettings, Reply
+from bot.models.base import ModelSettings, Reply, request_seed
 
 CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
 MAX_REPLY_TOKENS = 1024  # a whole file for a task; bounds a small model that rambles
-SEED = 0  # the same model and prompts give the same eval, while samples within a run still differ
+SEED = 0  # for calls that name no seed (settings.seed None): a run repeats, while its samples differ
 
 
 class LocalModel:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, settings: ModelSettings):
         if not path.is_file():
             raise UserError(f"--model local:{path}: no such file")
         try:
@@ -29,6 +29,7 @@ class LocalModel:
             self.llm: Any = llama_cpp.Llama(model_path=str(path), n_ctx=CONTEXT_TOKENS, seed=SEED, verbose=False)
         except ValueError as exc:  # llama.cpp's word for a file it cannot load
             raise UserError(f"--model local:{path}: cannot load it as a GGUF model: {exc}") from None
+        self.settings = settings
         self.lock = threading.Lock()  # one llama.cpp context: parallel eval workers take turns
         self.name = f"local:{path}"
         self.banner = f"model: {path.name} in-process via llama.cpp (offline)"
@@ -36,7 +37,7 @@ class LocalModel:
     def complete(self, messages: list[dict[str, str]]) -> Reply:
         with self.lock:
             try:
-                out = self.llm.create_chat_completion(messages=messages, max_tokens=MAX_REPLY_TOKENS)
+                out = self.llm.create_chat_completion(messages=messages, max_tokens=MAX_REPLY_TOKENS, **self.sampling())
             except ValueError as exc:  # e.g. the prompt does not fit the context window
                 raise UserError(f"{self.name}: {exc}") from None
         usage = out.get("usage") or {}
@@ -46,6 +47,16 @@ class LocalModel:
             usage.get("completion_tokens", 0),
         )
 
+    def sampling(self) -> dict[str, Any]:
+        """What was asked for; llama.cpp's own defaults hold for the rest."""
+        sampling: dict[str, Any] = {}
+        if self.settings.temperature is not None:
+            sampling["temperature"] = self.settings.temperature
+        seed = request_seed(self.settings)
+        if seed is not None:
+            sampling["seed"] = seed
+        return sampling
+
 
 def provider(rest: str, settings: ModelSettings) -> LocalModel:
-    return LocalModel(Path(rest))
+    return LocalModel(Path(rest), settings)

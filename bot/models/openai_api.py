@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.errors import ModelUnavailable, UserError, warn
-from bot.models.base import ModelSettings, Reply
+from bot.models.base import ModelSettings, Reply, request_seed
 
 
 class OpenAIModel:
@@ -35,8 +35,15 @@ class OpenAIModel:
         import openai
 
         try:
+            # Only what was asked for is sent: without it, the endpoint's own defaults hold.
+            sampling: dict[str, Any] = {}
+            if self.settings.temperature is not None:
+                sampling["temperature"] = self.settings.temperature
             if self.api == "chat":
-                response = self.client().chat.completions.create(model=self.name, messages=messages)
+                seed = request_seed(self.settings)  # the Responses API takes no seed
+                if seed is not None:
+                    sampling["seed"] = seed
+                response = self.client().chat.completions.create(model=self.name, messages=messages, **sampling)
                 usage = response.usage
                 return Reply(
                     response.choices[0].message.content or "",
@@ -44,7 +51,7 @@ class OpenAIModel:
                     usage.completion_tokens if usage else 0,
                     cached_tokens(usage, "prompt_tokens_details"),
                 )
-            response = self.client().responses.create(model=self.name, input=messages)
+            response = self.client().responses.create(model=self.name, input=messages, **sampling)
             usage = response.usage
             return Reply(
                 response.output_text,

@@ -83,11 +83,14 @@ class Slot:
 
     @staticmethod
     @contextmanager
-    def claim(pool: Sequence[int]) -> Iterator[Slot]:
-        """The first free uid of ``pool``, after recovering every crashed uid of it."""
+    def claim(pool: Sequence[int], prefer: int | None = None) -> Iterator[Slot]:
+        """The first free uid of ``pool`` (``prefer`` first, when it is of the pool), after
+        recovering every crashed uid of it."""
         state_dir = _state_dir()
         names = set(os.listdir(state_dir))
         crashed = {uid for uid in pool if f"uid-{uid}.journal" in names}
+        if prefer is not None and prefer in pool:
+            pool = [prefer, *(uid for uid in pool if uid != prefer)]
         chosen: Slot | None = None
         try:
             for uid in pool:
@@ -266,6 +269,11 @@ class Workdir:
     restores it.  Journaled in the uid's journal before anything changes, so
     that a run whose autofix died is undone by the next run (``recover``).
 
+    A kept workdir (a judge's scratch copy, bot/judge/scratch.py), whose insides belong to the
+    run's uid already, is handed over by its top alone, and only the top comes back: its insides
+    stay the uid's between runs, behind a parent only root may enter, and autofix puts back what
+    a run changed. (A crashed run's recovery hands back the insides too: nobody resets them.)
+
     The journal is a JSON header (workdir, owner, mode), then one line per entry whose owner
     differs from the workdir's, ``[inode, uid, gid]``, appended before that entry is chowned.
     """
@@ -277,6 +285,7 @@ class Workdir:
         self.owner = (0, 0)
         self.owners: dict[int, tuple[int, int]] = {}  # by inode: a rename keeps its owner
         self.mode = 0  # the workdir's own mode before the run
+        self.top_only = False  # the insides were the uid's before the run, and stay so
 
     def _save(self) -> None:
         _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner, "mode": self.mode})
@@ -325,14 +334,19 @@ class Workdir:
         _unlink(journal)
         return True
 
-    def give(self, workdir: str, pool: Sequence[int]) -> None:
+    def give(self, workdir: str, pool: Sequence[int], top_only: bool = False) -> None:
+        """``top_only``: the workdir's insides are the uid's already (a kept workdir)."""
         top = os.open(workdir, _DIR_FLAGS)
         try:
             st = os.fstat(top)
             if st.st_uid in pool:
                 raise ValueError(f"workdir {workdir} is in use by another sandbox run")
             self.workdir, self.owner, self.mode = workdir, (st.st_uid, st.st_gid), stat.S_IMODE(st.st_mode)
+            self.top_only = top_only
             self._save()
+            if self.top_only:
+                self._give_top(top)
+                return
             journal = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
 
             def new_owner(est: os.stat_result) -> tuple[int, int] | None:
@@ -351,11 +365,14 @@ class Workdir:
                 os.close(journal)
             if errors:
                 raise _failed(errors)
-            os.fchown(top, self.uid, self.gid)
-            # another run's uid may walk to here (the grants are shared): keep it out
-            os.fchmod(top, self.mode & ~0o007)
+            self._give_top(top)
         finally:
             os.close(top)
+
+    def _give_top(self, top: int) -> None:
+        os.fchown(top, self.uid, self.gid)
+        # another run's uid may walk to here (the grants are shared): keep it out
+        os.fchmod(top, self.mode & ~0o007)
 
     def undo(self, dirty: bool) -> None:
         """Hand the workdir back.  ``dirty``: processes of the uid may be left,
@@ -363,7 +380,7 @@ class Workdir:
         workdir cannot be handed back, a warning says so and the journal stays whole:
         the next run of the uid tries again."""
         try:
-            self._hand_back()
+            self._hand_back(insides=not self.top_only)
         except OSError as e:
             _warn(f"handing {self.workdir} back from uid {self.uid}: {e}")
             return
@@ -373,7 +390,8 @@ class Workdir:
         else:
             _unlink(self.journal)
 
-    def _hand_back(self) -> None:
+    def _hand_back(self, insides: bool = True) -> None:
+        """The workdir back to its owner: the top, and ``insides`` what the uid owns below it."""
         if self.workdir is None:
             return
         try:
@@ -388,6 +406,8 @@ class Workdir:
                 os.fchown(top, *self.owner)
             if stat.S_IMODE(st.st_mode) == self.mode & ~0o007:
                 os.fchmod(top, self.mode)
+            if not insides:
+                return
             _chown_tree(
                 top,
                 lambda est: (

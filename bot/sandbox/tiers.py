@@ -24,12 +24,13 @@ import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from bot.safefs import remove_tree
+from bot.safefs import remove_tree, walk
 from bot.sandbox import SANDBOXES, landlock
 from bot.sandbox.procs import (
     CHUNK,
@@ -50,12 +51,15 @@ from bot.sandbox.procs import (
 from bot.sandbox.state import SHARED_TMP, Slot, Workdir, clean_shared, grants, mqueue_dir
 
 __all__ = [
+    "Kept",
     "Limits",
     "Outcome",
     "Sandbox",
     "SandboxWarning",
     "SANDBOX_UID",
     "allowed_environ",
+    "keep_workdir",
+    "kept_workdir",
     "open_sandbox",
     "within",
 ]
@@ -120,6 +124,39 @@ class Outcome:
     killed: str | None  # why autofix killed it, one line; None otherwise
 
 
+@dataclass(frozen=True)
+class Kept:
+    """A workdir that outlives its runs, during one judgement: a judge's scratch copy
+    (bot/judge/scratch.py).
+
+    `slot`: the uid leased for the judgement (Sandbox.lease), which the workdir's insides belong
+    to already: its runs take it rather than claim one, are handed the top alone and leave the
+    insides the uid's. None: the runs take autofix's own uid. `shared`: real paths of trees the
+    workdir links to instead of holding copies; every run sees them read-only
+    (`Sandbox.cannot_share` says where that can't be kept)."""
+
+    slot: Slot | None
+    shared: tuple[str, ...] = ()
+
+
+# Kept workdirs by real path: every run in one is a run in a kept workdir, whoever starts it
+# (the test command, inline checks, a target's own check).
+_kept: dict[str, Kept] = {}
+
+
+def keep_workdir(workdir: Path, kept: Kept | None) -> None:
+    """Runs in `workdir` go as `kept` says from now on; None: as in any workdir again."""
+    real = os.path.realpath(workdir)
+    if kept is None:
+        _kept.pop(real, None)
+    else:
+        _kept[real] = kept
+
+
+def kept_workdir(workdir: Path) -> Kept | None:
+    return _kept.get(os.path.realpath(workdir))
+
+
 class Sandbox(Protocol):
     tier: str  # "bwrap" | "landlock" | "process" | "none"
     network_isolated: bool
@@ -138,6 +175,16 @@ class Sandbox(Protocol):
     ) -> Outcome: ...
 
     def describe(self) -> str: ...
+
+    def lease(self, prefer: int | None) -> AbstractContextManager[Slot | None]:
+        """A uid of the pool (`prefer` when it is free) held for the runs of one kept workdir
+        (Kept.slot); None when runs take autofix's own uid."""
+        ...
+
+    def cannot_share(self, tree: str) -> str | None:
+        """Why the runs couldn't be kept from changing `tree` (a real path) if a workdir linked
+        to it (one line), or None: then it may be shared instead of copied (Kept.shared)."""
+        ...
 
 
 class SandboxWarning(UserWarning):
@@ -197,6 +244,17 @@ class _Base:
     def describe(self) -> str:  # pragma: no cover - overridden
         raise NotImplementedError
 
+    def cannot_share(self, tree: str) -> str | None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    @contextmanager
+    def lease(self, prefer: int | None) -> Iterator[Slot | None]:
+        if self.pool is None:
+            yield None
+            return
+        with Slot.claim(self.pool, prefer) as slot:
+            yield slot
+
     def _pool_note(self) -> str:
         if self.pool is None or len(self.pool) == 1:
             return ""
@@ -209,7 +267,13 @@ class _Base:
 
     # -- hooks
     def _command(
-        self, argv: list[str], workdir: str, env: dict[str, str], limits: Limits, uid: int | None
+        self,
+        argv: list[str],
+        workdir: str,
+        env: dict[str, str],
+        limits: Limits,
+        uid: int | None,
+        shared: tuple[str, ...],
     ) -> tuple[list[str], dict[str, str], str, list[int]]:
         return argv, env, workdir, []
 
@@ -230,7 +294,8 @@ class _Base:
         pass_fds: Sequence[int] = (),
     ) -> Outcome:
         """Run ``argv`` in ``workdir``; ``pass_fds`` are inherited by the command at the
-        same numbers (on every tier), and no other descriptor of autofix is."""
+        same numbers (on every tier), and no other descriptor of autofix is. A kept workdir
+        (keep_workdir) is lent as Kept says."""
         argv = [os.fspath(a) for a in argv]
         if not argv:
             raise ValueError("empty argv")
@@ -241,20 +306,26 @@ class _Base:
         if not os.path.isdir(wd):
             raise ValueError(f"workdir {wd} is not a directory")
         env = {str(k): str(v) for k, v in env.items()}
+        kept = _kept.get(wd)
+        leased, shared = (kept.slot, kept.shared) if kept else (None, ())
         if self.pool is None:
             with unshared_lock:
-                return self._execute(argv, wd, env, limits, None, pass_fds)
+                return self._execute(argv, wd, env, limits, None, pass_fds, shared)
         self._check_workdir(wd)
-        with Slot.claim(self.pool) as slot:
+        readable = [*self._readable_real, *shared]
+        if leased is not None and os.path.exists(leased.journal) and not Workdir.recover(leased.uid, leased.journal):
+            raise RuntimeError(f"processes of sandbox uid {leased.uid} survived SIGKILL")  # left by a run of the lease
+        claimed: AbstractContextManager[Slot] = nullcontext(leased) if leased else Slot.claim(self.pool)
+        with claimed as slot:
             work = Workdir(slot.uid, slot.journal)
             dirty = False
             # the workdir is handed back before the grants are: so the grants of the runs
             # still going close it (a sibling of their paths) with its own mode back
-            with grants().held(slot.uid, [wd, *self._readable_real], self._readable_real):
+            with grants().held(slot.uid, [wd, *readable], readable):
                 try:
-                    work.give(wd, self.pool)
+                    work.give(wd, self.pool, top_only=leased is not None)
                     dirty = True  # from here processes of the uid may exist
-                    outcome = self._execute(argv, wd, env, limits, slot.uid, pass_fds)
+                    outcome = self._execute(argv, wd, env, limits, slot.uid, pass_fds, shared)
                     dirty = False  # _execute returned: none is left
                 finally:
                     work.undo(dirty)
@@ -272,7 +343,9 @@ class _Base:
             if within(r, wd):
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
-    def _confinement(self, workdir: str, env: Mapping[str, str]) -> landlock.Confinement | None:
+    def _confinement(
+        self, workdir: str, env: Mapping[str, str], shared: tuple[str, ...]
+    ) -> landlock.Confinement | None:
         return None  # the landlock tier's: what the run may read and write, built before the fork
 
     def _preexec(
@@ -320,13 +393,14 @@ class _Base:
         limits: Limits,
         uid: int | None,
         pass_fds: tuple[int, ...],
+        shared: tuple[str, ...],
     ) -> Outcome:
         cgroup = None
         if uid is not None and self._cgroups:
             cgroup = RunCgroup(self._cgroups, RunCgroup.name(uid), limits.memory_mb * 2**20, limits.processes)
-        cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid)
+        cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid, shared)
         try:
-            confined = self._confinement(workdir, popen_env)
+            confined = self._confinement(workdir, popen_env, shared)
         except OSError as exc:
             for fd in own_fds:
                 os.close(fd)
@@ -476,6 +550,43 @@ def within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _writable_to(tree: str, uids: Sequence[int]) -> str | None:
+    """Why one of `uids` could change `tree` (one line: a path of it, or a folder above it whose
+    entries they could rename, that they may write), or None. A group-writable entry counts when
+    its group is one of them or an ACL may name them; a sticky folder above the tree lets nobody
+    rename what isn't theirs."""
+    why = "is writable by the sandbox's uids"
+
+    def open_to(info: os.stat_result, path: str) -> bool:
+        if stat.S_ISLNK(info.st_mode):
+            return False  # a link's own mode means nothing
+        if info.st_uid in uids or info.st_mode & stat.S_IWOTH:
+            return True
+        return bool(info.st_mode & stat.S_IWGRP) and (info.st_gid in uids or _has_acl(path))
+
+    for above in reversed(Path(tree).parents):
+        info = os.lstat(above)
+        if open_to(info, str(above)) and not info.st_mode & stat.S_ISVTX:
+            return f"{above} {why}"
+    if open_to(os.lstat(tree), tree):
+        return f"{tree} {why}"
+    for folder in walk(tree):
+        if folder.error:
+            return f"{tree}/{folder.rel} can't be read ({folder.error.strerror})"
+        for entry in folder.entries:
+            path = f"{tree}/{folder.rel_of(entry.name)}"
+            if open_to(entry.stat(follow_symlinks=False), path):
+                return f"{path} {why}"
+    return None
+
+
+def _has_acl(path: str) -> bool:
+    try:
+        return "system.posix_acl_access" in os.listxattr(path, follow_symlinks=False)
+    except OSError:
+        return True  # can't tell: assume the worst
+
+
 class _NoneSandbox(_Base):
     tier = "none"
     network_isolated = False
@@ -489,6 +600,9 @@ class _NoneSandbox(_Base):
 
     def describe(self) -> str:
         return "none (NO isolation: same uid, host network and filesystem; rlimits only)"
+
+    def cannot_share(self, tree: str) -> str | None:
+        return "the none tier keeps nothing read-only"
 
 
 class _ProcessSandbox(_Base):
@@ -521,6 +635,13 @@ class _ProcessSandbox(_Base):
         who = "a dedicated uid per run" if self.uid is not None else f"same uid {os.getuid()}"
         return f"process ({who}, rlimits; network NOT isolated)"
 
+    def cannot_share(self, tree: str) -> str | None:
+        """Only file permissions keep the run out: every uid of the pool must be unable to change
+        the tree or rename it away."""
+        if self.pool is None:
+            return f"the tests run as autofix's own uid ({os.getuid()}), which may change it"
+        return _writable_to(tree, self.pool)
+
 
 class _LandlockSandbox(_ProcessSandbox):
     """The process tier, confined: Landlock (files; TCP from ABI 4; signals and abstract sockets
@@ -541,6 +662,13 @@ class _LandlockSandbox(_ProcessSandbox):
         who = "a dedicated uid per run" if self.uid is not None else f"same uid {os.getuid()}"
         return f"landlock ({landlock.describe(self.abi)}; {who}, rlimits)"
 
+    def cannot_share(self, tree: str) -> str | None:
+        """Landlock grants the tree reading alone, whatever its permissions, unless it lies
+        beneath a folder every run may write."""
+        if within(tree, "/dev/shm"):
+            return "it lies in /dev/shm, which every run may write"
+        return None
+
     def run(
         self,
         argv: Sequence[str],
@@ -560,8 +688,10 @@ class _LandlockSandbox(_ProcessSandbox):
         finally:
             remove_tree(private)
 
-    def _confinement(self, workdir: str, env: Mapping[str, str]) -> landlock.Confinement | None:
-        return landlock.confinement(self._readable_real, [workdir, env["TMPDIR"], "/dev/shm"])
+    def _confinement(
+        self, workdir: str, env: Mapping[str, str], shared: tuple[str, ...]
+    ) -> landlock.Confinement | None:
+        return landlock.confinement([*self._readable_real, *shared], [workdir, env["TMPDIR"], "/dev/shm"])
 
 
 class _BwrapSandbox(_Base):
@@ -593,6 +723,9 @@ class _BwrapSandbox(_Base):
         who = "a dedicated uid per run" if self.uid is not None else f"host uid {os.getuid()}"
         return f"bwrap (no network, {who}, read-only system)"
 
+    def cannot_share(self, tree: str) -> str | None:
+        return None  # bound read-only at its own path, which the workdir's link names
+
     def _system_args(self) -> tuple[list[str], list[tuple[str, int]]]:
         """/usr, its links and the /etc allowlist, the same for every run: links
         as links, world-readable /etc files as copies (``--file``: no mount for
@@ -619,7 +752,7 @@ class _BwrapSandbox(_Base):
                 args += ["--ro-bind", p, p]
         return args, copies
 
-    def _command(self, argv, workdir, env, limits, uid):
+    def _command(self, argv, workdir, env, limits, uid, shared):
         u = SANDBOX_UID if uid is None else uid
         files = {
             "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
@@ -674,6 +807,9 @@ class _BwrapSandbox(_Base):
                     mounts.append((lit, "--symlink", os.readlink(lit)))
                 else:
                     mounts.append((lit, "--ro-bind-try", real))
+        for tree in shared:
+            if not any(within(tree, r) for r in self._readable_real):
+                mounts.append((tree, "--ro-bind", tree))
         mounts.append((workdir, "--bind", workdir))
         mounts.sort(key=lambda m: (m[0].count("/"), m[0]))
         for dest, op, src in mounts:

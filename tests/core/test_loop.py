@@ -39,8 +39,9 @@ class Verdicts:
 
 
 def spec(tmp_path: Path, **fields) -> Spec:
+    # Test strength off: its mutants would take the verdicts scripted for candidates (test_strength_judge.py).
     made = Spec.model_validate(
-        {"task": "t", "target": "f.py", "entry": "f", "tests": {"code": "assert f() == 1"}, **fields}
+        {"task": "t", "target": "f.py", "entry": "f", "tests": {"code": "assert f() == 1"}, "strength": "off", **fields}
     )
     made.workdir = tmp_path
     return made

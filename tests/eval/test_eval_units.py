@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from conftest import ROOT
 
 from bot.eval.progress import Progress
@@ -28,6 +29,12 @@ def test_summary_figures():
         result("e", "repair", False, 3, 9.0),
     ]
     summary = summarize(results, ["repair", "one-shot"], 3)
+    # Wilson, z = 1.95996: for 3/5 (0.6 + z²/10) / (1 + z²/5) ± z / (1 + z²/5) · √(0.24/5 + z²/100)
+    intervals = [summary["repair"].pop("pass_rate_interval"), *summary["repair"].pop("pass_rate_within_interval")]
+    assert intervals == [
+        pytest.approx(bounds, abs=5e-5)
+        for bounds in ((0.2307, 0.8824), (0.0362, 0.6245), (0.1176, 0.7693), (0.2307, 0.8824))
+    ]
     assert summary["repair"] == {
         "tasks": 5,
         "passed": 3,
@@ -47,7 +54,9 @@ def test_summary_figures():
         "tasks": 0,
         "passed": 0,
         "pass_rate": None,
+        "pass_rate_interval": None,
         "pass_rate_within": [None, None, None],
+        "pass_rate_within_interval": [None, None, None],
         "calls": 0,
         "mean_calls_per_solved": None,
         "latency_p50": None,

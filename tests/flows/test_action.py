@@ -289,3 +289,30 @@ def test_the_pull_request_says_what_the_model_cost(world, github, capsys):
     assert "**Total:** 3500 tokens (3000 in, 500 out), " in body
     assert ", $0.0100 (list prices of June 2026, or the spec's `price`)" in body
     assert json.loads((world.out / "autofix-issue-1.json").read_text())["cost_usd"] == 0.01
+
+
+def test_the_strength_input_gates_a_weak_test_and_the_pull_request_shows_the_score(world, github, capsys):
+    loop = (
+        "```python\ndef unique_items(items):\n    seen = set()\n    result = []\n    for item in items:\n"
+        "        if item not in seen:\n            seen.add(item)\n            result.append(item)\n"
+        "    return result\n```"
+    )
+    world.input("strength", "gate")
+    weak = "".join(line for line in ISSUE_BODY.splitlines(True) if "assert" not in line or '"empty"' in line)
+    world.event("issues", labeled(body=weak))
+    code, out, openai = act(capsys, world, [loop, RIGHT])
+    assert code == 0
+    assert "- unique.py:5 'not in' → 'in', the line becoming `if item in seen:`" in openai.prompts()[1]
+    assert world.file_at("autofix/issue-1", "unique.py") == RIGHT_CODE
+    body = github.pull(REPO, 2).body
+    assert (
+        "| 1 | ❌ fail | `(strength) unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'`"
+        in body
+    )
+    strength = (
+        "**Test strength** (mutants of the code autofix wrote): "
+        "tests killed 1 of 1 mutant (score 1.00, min_strength 0.8).\n\n"
+    )
+    assert f"```\n\n</details>\n\n{strength}**Model:** " in body
+    assert strength in world.summary.read_text()
+    assert json.loads((world.out / "autofix-issue-1.json").read_text())["strength"]["min_strength"] == 0.8

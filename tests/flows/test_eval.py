@@ -76,84 +76,93 @@ def load(out: Path) -> dict:
 
 
 def figures(summary: dict) -> dict:
-    """Every summary figure that doesn't depend on the clock."""
-    return {s: {k: v for k, v in f.items() if "latency" not in k and "seconds" not in k} for s, f in summary.items()}
+    """Every summary figure that doesn't depend on the clock; the intervals have tests of their own."""
+    return {
+        s: {k: v for k, v in f.items() if "latency" not in k and "seconds" not in k and not k.endswith("_interval")}
+        for s, f in summary.items()
+    }
 
 
-def test_known_outcomes_give_exact_figures_and_a_rerun_resumes(taskset, tmp_path, capsys):
+# The shared first call counts in every strategy's calls and tokens: the budgets stay equal.
+KNOWN_FIGURES = {
+    "one-shot": {
+        "tasks": 4,
+        "passed": 1,
+        "pass_rate": 0.25,
+        "pass_rate_within": [0.25, None, None],
+        "calls": 4,
+        "mean_calls_per_solved": 1.0,
+        "tokens_in": 400,
+        "tokens_out": 40,
+        "tokens_per_solved": 440.0,
+    },
+    "repair": {
+        "tasks": 4,
+        "passed": 2,
+        "pass_rate": 0.5,
+        "pass_rate_within": [0.25, 0.5, 0.5],
+        "calls": 9,
+        "mean_calls_per_solved": 1.5,
+        "tokens_in": 900,
+        "tokens_out": 90,
+        "tokens_per_solved": 495.0,
+    },
+    "resample": {
+        "tasks": 4,
+        "passed": 2,
+        "pass_rate": 0.5,
+        "pass_rate_within": [0.25, 0.5, 0.5],
+        "calls": 9,
+        "mean_calls_per_solved": 1.5,
+        "tokens_in": 900,
+        "tokens_out": 90,
+        "tokens_per_solved": 495.0,
+    },
+}
+
+
+def seeds(bodies: list[dict], repair: bool) -> dict[str, list[int]]:
+    """By task, the seeds of its first-prompt requests (repair=False) or of its repair requests."""
+    return {
+        kind: [b["seed"] for b in bodies if f"`{kind}`" in prompt_text(b) and is_repair(b) == repair] for kind in KINDS
+    }
+
+
+def is_repair(body: dict) -> bool:
+    return "Your previous version" in prompt_text(body)
+
+
+def test_one_request_serves_the_first_call_of_all_three_strategies_and_a_rerun_resumes(taskset, tmp_path, capsys):
     out = tmp_path / "out"
-    # One strategy per run, each with a fresh server, so "the n-th fresh sample" counts
-    # that strategy's samples only; the runs share --out, which resumes and accumulates.
-    requests = {}
-    for strategy in ("one-shot", "repair", "resample"):
-        with ScriptedOpenAI([KnownOutcomes()] * 12) as fake:
-            assert (
-                autofix_eval(
-                    taskset,
-                    "--strategy",
-                    strategy,
-                    "--jobs",
-                    "2",
-                    "--out",
-                    out,
-                    "--base-url",
-                    fake.base_url,
-                    "--model",
-                    "m",
-                    "--api",
-                    "chat",
-                )
-                == 0
-            )
-        requests[strategy] = fake.prompts()
-    with ScriptedOpenAI([]) as fake:  # every pair is done: the full summary, no model call
-        assert autofix_eval(taskset, "--out", out, "--base-url", fake.base_url, "--model", "m") == 0
-    assert fake.requests == []
-    assert "eval: 4 tasks x 3 strategies = 12 runs, 12 already done" in capsys.readouterr().out
-
-    assert {s: len(p) for s, p in requests.items()} == {"one-shot": 4, "repair": 9, "resample": 9}
+    args = ("--out", out, "--model", "m", "--api", "chat")
+    with ScriptedOpenAI([KnownOutcomes()] * 14) as fake:
+        assert autofix_eval(taskset, "--jobs", "2", *args, "--base-url", fake.base_url) == 0
+    # Unpaired, every strategy would make its own first call: 4 + 9 + 9 = 22 requests. Paired, one
+    # request per task serves all three: 4, then repair's 5 and resample's 5 that follow it.
+    assert len(fake.requests) == 14 and fake.remaining == 0
+    bodies = [r.json for r in fake.requests]
+    # The first prompt goes out once per task, then again only as resample's later samples; a
+    # task's n-th call sends seed n − 1, so no two samples of one prompt share a seed.
+    assert seeds(bodies, repair=False) == {
+        "always": [0],
+        "after_feedback": [0, 1, 2],
+        "second_sample": [0, 1],
+        "never": [0, 1, 2],
+    }
+    assert seeds(bodies, repair=True) == {"always": [], "after_feedback": [1], "second_sample": [1, 2], "never": [1, 2]}
+    assert not any("temperature" in b for b in bodies)  # none asked for: the endpoint's own
     # repair sends the loop's own feedback; resample never does
-    feedback = [p for p in requests["repair"] if "`after_feedback`" in p and "Your previous version" in p]
+    feedback = [prompt_text(b) for b in bodies if "`after_feedback`" in prompt_text(b) and is_repair(b)]
     assert len(feedback) == 1 and "- order: expected [3, 1, 2], got [1, 2, 3]" in feedback[0]
-    assert not any("Your previous version" in p for p in requests["resample"])
 
     data = load(out)
     assert (data["taskset"], data["model"], data["attempts"], data["tasks"]) == (str(taskset), "m", 3, 4)
-    assert figures(data["summary"]) == {
-        "one-shot": {
-            "tasks": 4,
-            "passed": 1,
-            "pass_rate": 0.25,
-            "pass_rate_within": [0.25, None, None],
-            "calls": 4,
-            "mean_calls_per_solved": 1.0,
-            "tokens_in": 400,
-            "tokens_out": 40,
-            "tokens_per_solved": 440.0,
-        },
-        "repair": {
-            "tasks": 4,
-            "passed": 2,
-            "pass_rate": 0.5,
-            "pass_rate_within": [0.25, 0.5, 0.5],
-            "calls": 9,
-            "mean_calls_per_solved": 1.5,
-            "tokens_in": 900,
-            "tokens_out": 90,
-            "tokens_per_solved": 495.0,
-        },
-        "resample": {
-            "tasks": 4,
-            "passed": 2,
-            "pass_rate": 0.5,
-            "pass_rate_within": [0.25, 0.5, 0.5],
-            "calls": 9,
-            "mean_calls_per_solved": 1.5,
-            "tokens_in": 900,
-            "tokens_out": 90,
-            "tokens_per_solved": 495.0,
-        },
-    }
+    assert (data["temperature"], data["seed"], data["samples"]) == (None, 0, 1)
+    assert figures(data["summary"]) == KNOWN_FIGURES
+    # every strategy's first reply is the one shared reply, kept for re-runs
+    first = {task: {r["replies"][0] for r in data["results"] if r["task"] == task} for task in KINDS}
+    assert all(len(replies) == 1 for replies in first.values())
+    assert len((out / "first-replies.jsonl").read_text().splitlines()) == 4
     outcomes = {(r["task"], r["strategy"]): (r["passed"], r["calls"], r["attempts"]) for r in data["results"]}
     assert outcomes == {
         ("after_feedback", "one-shot"): (False, 1, 1),
@@ -169,6 +178,19 @@ def test_known_outcomes_give_exact_figures_and_a_rerun_resumes(taskset, tmp_path
         ("second_sample", "repair"): (False, 3, 3),
         ("second_sample", "resample"): (True, 2, 2),
     }
+    # The fake answers a prompt the same way every time: resample's three samples of
+    # after_feedback and of never are one reply each (second_sample's two differ).
+    assert data["identical_samples"] == {"resample": {"tasks": 2, "of": 3}}
+    printed = capsys.readouterr().out
+    assert (
+        "Warning: resample's samples were one identical reply on 2 of 3 tasks it sampled more than once: at "
+        "temperature 0, or from an endpoint that ignores the temperature and the seed, resampling repeats one answer "
+        "instead of drawing independent samples." in printed
+    )
+    assert (
+        "Sampling: the endpoint's default temperature (none sent); a task's n-th call sends seed 0 + n − 1 where the "
+        "API takes one (Chat Completions, llama.cpp; not the Responses API)." in printed
+    )
     never = next(r for r in data["results"] if r["task"] == "never" and r["strategy"] == "repair")
     assert never["failure"] == "all 3 attempts failed; last: order: expected [3, 1, 2], got [1, 2, 3]"
     # What a failure needs to be read later: its feedback and the code the model wrote.
@@ -189,6 +211,167 @@ def test_known_outcomes_give_exact_figures_and_a_rerun_resumes(taskset, tmp_path
         "never.yml",
         "second_sample.yml",
     ]
+
+    with ScriptedOpenAI([]) as fake:  # every run is done: the full summary, no model call
+        assert autofix_eval(taskset, *args, "--base-url", fake.base_url) == 0
+    assert fake.requests == []
+    assert "eval: 4 tasks x 3 strategies = 12 runs, 12 already done" in capsys.readouterr().out
+
+
+def test_a_strategy_run_later_pairs_with_the_first_replies_already_drawn(taskset, tmp_path, capsys):
+    out, outcomes = tmp_path / "out", KnownOutcomes()
+    args = ("--out", out, "--model", "m", "--api", "chat")
+    with ScriptedOpenAI([outcomes] * 4) as fake:
+        assert autofix_eval(taskset, "--strategy", "one-shot", *args, "--base-url", fake.base_url) == 0
+    assert seeds([r.json for r in fake.requests], repair=False) == {kind: [0] for kind in KINDS}
+    with ScriptedOpenAI([outcomes] * 10) as fake:
+        assert autofix_eval(taskset, *args, "--base-url", fake.base_url) == 0
+    assert "eval: 4 tasks x 3 strategies = 12 runs, 4 already done" in capsys.readouterr().out
+    # The stored first replies serve repair and resample: the first prompt goes out again only
+    # as resample's later samples, with their own seeds.
+    bodies = [r.json for r in fake.requests]
+    assert len(bodies) == 10
+    assert seeds(bodies, repair=False) == {
+        "always": [],
+        "after_feedback": [1, 2],
+        "second_sample": [1],
+        "never": [1, 2],
+    }
+    assert figures(load(out)["summary"]) == KNOWN_FIGURES
+
+
+class SameReplyAtTemperatureZero:
+    """What a deterministic endpoint does at temperature 0: one prompt, one reply, whatever the seed."""
+
+    def __call__(self, body: dict) -> Reply:
+        assert body["temperature"] == 0
+        return Reply(fenced(WRONG.format(name="never")), 100, 10)
+
+
+def test_temperature_0_with_resampling_warns_that_the_samples_are_identical(tmp_path, capsys):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "never.yml").write_text(SPEC.format(name="never"))
+    out = tmp_path / "out"
+    with ScriptedOpenAI([SameReplyAtTemperatureZero()] * 3) as fake:
+        assert (
+            autofix_eval(
+                tasks, "--strategy", "resample", "--temperature", "0", "--seed", "5", "--out", out,
+                "--model", "m", "--api", "chat", "--base-url", fake.base_url,
+            )
+            == 0
+        )  # fmt: skip
+    assert [(r.json["temperature"], r.json["seed"]) for r in fake.requests] == [(0, 5), (0, 6), (0, 7)]
+    printed = capsys.readouterr().out
+    warning = (
+        "resample's samples were one identical reply on 1 of 1 task it sampled more than once: at temperature 0, "
+        "or from an endpoint that ignores the temperature and the seed, resampling repeats one answer instead of "
+        "drawing independent samples"
+    )
+    assert f"Warning: {warning}." in printed.splitlines()
+    assert (
+        "Sampling: temperature 0; a task's n-th call sends seed 5 + n − 1 where the API takes one (Chat Completions, "
+        "llama.cpp; not the Responses API)." in printed
+    )
+    data = load(out)
+    assert (data["temperature"], data["seed"], data["warnings"]) == (0, 5, [warning])
+    assert f"Warning: {warning}." in (out / "eval.md").read_text()
+    # The Responses API takes a temperature but no seed: none is sent there.
+    with ScriptedOpenAI([SameReplyAtTemperatureZero()]) as fake:
+        assert (
+            autofix_eval(
+                tasks, "--strategy", "one-shot", "--temperature", "0", "--out", tmp_path / "responses",
+                "--model", "m", "--base-url", fake.base_url,
+            )
+            == 0
+        )  # fmt: skip
+    assert fake.requests[0].path == "/v1/responses" and fake.requests[0].json["temperature"] == 0
+    assert "seed" not in fake.requests[0].json
+
+
+def lucky_in_sample_2(body: dict) -> Reply:
+    """always: right; never: wrong; lucky: right only on the first prompt sent with seed 2, i.e.
+    sample 2's first call at --attempts 2. Each reply names its seed, so no two are the same."""
+    prompt = prompt_text(body)
+    kind = next(k for k in ("always", "never", "lucky") if f"`{k}`" in prompt)
+    right = kind == "always" or (kind == "lucky" and not is_repair(body) and body["seed"] == 2)
+    code = (RIGHT if right else WRONG).format(name=kind) + f"# seed {body['seed']}\n"
+    return Reply(fenced(code), 100, 10)
+
+
+def test_samples_2_reports_the_mean_and_spread_and_pass_at_k(tmp_path, capsys):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    for kind in ("always", "never", "lucky"):
+        (tasks / f"{kind}.yml").write_text(SPEC.format(name=kind))
+    out = tmp_path / "out"
+    # sample 1: always 1 request, never and lucky 3 each (shared, repair, resample); sample 2: lucky is right at once
+    with ScriptedOpenAI([lucky_in_sample_2] * 12) as fake:
+        assert (
+            autofix_eval(
+                tasks, "--samples", "2", "--attempts", "2", "--jobs", "2", "--out", out,
+                "--model", "m", "--api", "chat", "--base-url", fake.base_url,
+            )
+            == 0
+        )  # fmt: skip
+    assert fake.remaining == 0
+    # sample i's n-th call of a task: seed 2 × (i − 1) + n − 1
+    assert sorted(r.json["seed"] for r in fake.requests if "`lucky`" in prompt_text(r.json)) == [0, 1, 1, 2]
+    printed = capsys.readouterr().out
+    assert "eval: 3 tasks x 3 strategies x 2 samples = 18 runs" in printed
+    data = load(out)
+    assert data["samples"] == 2 and [s["sample"] for s in data["by_sample"]] == [1, 2]
+    # every strategy solves 1 of 3 tasks in sample 1 and 2 of 3 in sample 2:
+    # mean 1/2, sd √((1/6)² · 2 / 1) = 0.2357, range 1/3 … 2/3
+    spread = {"mean": 0.5, "sd": pytest.approx(0.2357, abs=5e-5), "min": 1 / 3, "max": 2 / 3}
+    for strategy in ("one-shot", "repair", "resample"):
+        summary = data["summary"][strategy]
+        assert (summary["tasks"], summary["runs"], summary["passed"]) == (3, 6, 3)
+        assert summary["pass_rate_spread"] == spread
+        assert summary["pass_rate_within_spread"] == [spread, None if strategy == "one-shot" else spread]
+        assert "pass_rate_interval" not in summary  # a sample's own interval is under by_sample
+        assert data["by_sample"][0]["summary"][strategy]["pass_rate_interval"] == pytest.approx(
+            [0.0615, 0.7923],
+            abs=5e-5,  # Wilson for 1/3
+        )
+    assert [(c["a"], c["b"], c["difference"]) for c in data["comparisons"]] == [
+        ("repair", "one-shot", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
+        ("resample", "one-shot", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
+        ("repair", "resample", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
+    ]
+    # pass@k from each task's 2 first calls: always 2 of 2, never 0 of 2, lucky 1 of 2.
+    # pass@1: (1 + 0 + 1/2) / 3; pass@2: (1 + 0 + 1) / 3, lucky's 1 − C(1,2)/C(2,2) being 1.
+    # Intervals: mean ± 1.96 · sd / √3 over the tasks, kept inside [0, 1]; for pass@2 sd = √(1/3), so
+    # 2/3 ± 1.96 / 3.
+    assert data["pass_at_k"] == [
+        {"k": 1, "tasks": 3, "estimate": 0.5, "interval": [0.0, 1.0]},
+        {"k": 2, "tasks": 3, "estimate": pytest.approx(2 / 3), "interval": pytest.approx([0.01335, 1.0], abs=5e-5)},
+    ]
+    assert data["identical_samples"] == {"resample": {"tasks": 0, "of": 3}, "first_calls": {"tasks": 0, "of": 3}}
+    assert data["warnings"] == []
+    lines = printed.splitlines()
+    # tokens: 100 in and 10 out per call; repair made 1 + 2 + 2 calls in sample 1, 1 + 2 + 1 in sample 2
+    assert "| one-shot | 3 | 6 | 50.0% (sd 23.6) | 33.3–66.7% | 50.0% (sd 23.6) | — | 600 / 60 | 220 |" in lines
+    assert (
+        "| repair | 3 | 6 | 50.0% (sd 23.6) | 33.3–66.7% | 50.0% (sd 23.6) | 50.0% (sd 23.6) | 900 / 90 | 330 |"
+        in lines
+    )
+    assert "- repair − resample: 0.0 tasks on average (sd 0.00, range 0 … 0)" in lines
+    assert (
+        "pass@k (Chen et al. 2021's unbiased estimator) from each task's 2 first calls, one per sample: "
+        "pass@1 50.0% (95% CI 0.0–100.0%), pass@2 66.7% (95% CI 1.3–100.0%)." in lines
+    )
+    assert (
+        "Sampling: the endpoint's default temperature (none sent); a task's n-th call in sample i sends seed "
+        "0 + 2 × (i − 1) + n − 1 where the API takes one (Chat Completions, llama.cpp; not the Responses API)." in lines
+    )
+    markdown = (out / "eval.md").read_text()
+    assert "## Sample 1" in markdown and "## Sample 2" in markdown
+    assert "| lucky | 2 | pass (1 call) | pass (1 call) | pass (1 call) |" in markdown.splitlines()
+    # a later sample's code lands beside the first's
+    assert (out / "solutions" / "sample-2" / "one-shot" / "lucky" / "lucky.py").read_text() == RIGHT.format(
+        name="lucky"
+    ) + "# seed 2\n"
 
 
 # -- HumanEval --------------------------------------------------------------------------
@@ -223,7 +406,7 @@ def png_size(path: Path) -> tuple[int, int]:
 
 def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, capsys):
     out = tmp_path / "he"
-    with ScriptedOpenAI([HumanEvalScript()] * 95) as fake:
+    with ScriptedOpenAI([HumanEvalScript()] * 55) as fake:
         assert (
             autofix_eval(
                 "humaneval",
@@ -242,8 +425,8 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             )
             == 0
         )
-    # 20 one-shot calls; repair 10x1 + 5x2 + 5x3; resample 10x1 + 10x3
-    assert len(fake.requests) == 95 and fake.remaining == 0
+    # 20 first calls, shared; then repair's 5x1 + 5x2, resample's 10x2
+    assert len(fake.requests) == 55 and fake.remaining == 0
     repair_prompts = [p for p in fake.prompts() if "Your previous version" in p]
     assert "It failed the tests:\nFailing checks:\n- line " in repair_prompts[0]
     assert ": raised AssertionError: " in repair_prompts[0]
@@ -296,10 +479,25 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
 
     table = (out / "eval.md").read_text().splitlines()
     rows = [line.split(" | ") for line in table if line.startswith(("| one-shot |", "| repair |", "| resample |"))]
-    assert [cells[:8] + cells[10:] for cells in rows] == [  # all but the two latency cells
+    assert [cells[:8] + cells[10:] for cells in rows[:3]] == [  # all but the two latency cells
         ["| one-shot", "20", "10", "50.0%", "50.0%", "—", "—", "1.00", "1000 / 400", "140 |"],
         ["| repair", "20", "15", "75.0%", "50.0%", "75.0%", "75.0%", "1.33", "1750 / 700", "163 |"],
         ["| resample", "20", "10", "50.0%", "50.0%", "50.0%", "50.0%", "1.00", "2000 / 800", "280 |"],
+    ]
+    # Wilson: 10/20 0.5 ± 0.2007; 15/20 0.70972 ± 0.17842
+    assert rows[3:] == [
+        ["| one-shot", "29.9–70.1%", "29.9–70.1%", "—", "— |"],
+        ["| repair", "53.1–88.8%", "29.9–70.1%", "53.1–88.8%", "53.1–88.8% |"],
+        ["| resample", "29.9–70.1%", "29.9–70.1%", "29.9–70.1%", "29.9–70.1% |"],
+    ]
+    # Repair alone solves 5 tasks (i % 4 == 1), and nothing else differs: p = 2 / 2^5. The interval:
+    # 5 · (2π − 1) for π from 0.025^(1/5) = 0.4782 (P(X ≥ 5 | 5, π) = 0.025) to 1.
+    assert [line for line in table if line.startswith("- ")] == [
+        "- repair − one-shot: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
+        "(repair alone 5, one-shot alone 0, of 20 tasks)",
+        "- resample − one-shot: 0 tasks (95% CI 0.0 … 0.0), p = 1 (resample alone 0, one-shot alone 0, of 20 tasks)",
+        "- repair − resample: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
+        "(repair alone 5, resample alone 0, of 20 tasks)",
     ]
     assert "| HumanEval/1 | fail (1 call) | pass (2 calls) | fail (3 calls) |" in table
     assert "| HumanEval/2 | fail (1 call) | fail (3 calls) | fail (3 calls) |" in table
@@ -388,9 +586,11 @@ def test_a_torn_last_line_is_run_again_and_a_damaged_log_is_an_error(taskset, tm
     log = out / "results.jsonl"
     lines = log.read_text().splitlines()
     log.write_text("\n".join(lines[:3]) + "\n" + lines[3][:20])  # killed mid-write
-    with ScriptedOpenAI([KnownOutcomes()]) as fake:
+    with ScriptedOpenAI([]) as fake:
         assert autofix_eval(*args, "--base-url", fake.base_url) == 0
-    assert len(fake.requests) == 1
+    # The lost run runs again on its stored first reply, and its line replaces the torn one.
+    assert fake.requests == [] and len(log.read_text().splitlines()) == 4
+    assert figures(load(out)["summary"])["one-shot"]["tasks"] == 4
     log.write_text("\n".join(["{}"] + lines))
     capsys.readouterr()
     assert autofix_eval(*args, "--base-url", "http://127.0.0.1:9/v1") == 2
@@ -404,6 +604,9 @@ def test_a_torn_last_line_is_run_again_and_a_damaged_log_is_an_error(taskset, tm
         (["humaneval", "--shard", "3/2"], "--shard: expected I/N with 1 <= I <= N, e.g. 2/4, got '3/2'"),
         (["humaneval", "--attempts", "0"], "--attempts: must be at least 1"),
         (["humaneval", "--jobs", "0"], "--jobs: must be at least 1"),
+        (["humaneval", "--samples", "0"], "--samples: must be at least 1"),
+        (["humaneval", "--temperature", "2.5"], "--temperature: must be between 0 and 2"),
+        (["humaneval-repo", "--samples", "2"], "--samples: humaneval-repo is evaluated once"),
         (["humaneval", "extra"], "unexpected arguments extra: only `autofix eval merge` takes several folders"),
         (["humaneval"], "no model configured: pass --model NAME (or set AUTOFIX_MODEL, or `model:` in the spec)"),
         (["humaneval", "--model", "local:/no/such.gguf"], "--model local:/no/such.gguf: no such file"),
@@ -451,3 +654,39 @@ def test_merge_refuses_slices_of_different_runs(tmp_path, capsys):
     assert capsys.readouterr().err == "autofix: error: eval merge: the folders were sliced differently (1/2, 1/3)\n"
     assert autofix_eval("merge", a, d) == 2
     assert capsys.readouterr().err == "autofix: error: eval merge: the same slice is given twice\n"
+
+
+def test_results_written_before_pairing_still_load_and_merge(tmp_path, capsys):
+    """A run.json without temperature or seed, result lines without sample or replies (and, older
+    still, without error or code): they load with those fields' defaults."""
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "run.json").write_text(json.dumps({"taskset": "humaneval", "model": "m", "attempts": 2, "shard": "1/1"}))
+    lines = [
+        {"task": task, "strategy": strategy, "passed": passed, "calls": calls, "attempts": calls, "tokens_in": 10,
+         "tokens_out": 5, "seconds": 1.0, "validation_seconds": 0.5, "failure": None if passed else "x"}
+        for task, strategy, passed, calls in (
+            ("HumanEval/0", "one-shot", True, 1), ("HumanEval/0", "repair", True, 1),
+            ("HumanEval/1", "one-shot", False, 1), ("HumanEval/1", "repair", True, 2),
+        )
+    ]  # fmt: skip
+    lines[0] |= {"error": "", "code": ""}
+    (old / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert autofix_eval("merge", old, "--out", tmp_path / "merged") == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert "| repair | 2 | 2 | 100.0% | 50.0% | 100.0% | 1.50 | 1.00 s | 1.00 s | 20 / 10 | 15 |" in printed
+    assert (
+        "- repair − one-shot: +1 task (95% CI −0.9 … +1.0), p = 1 (repair alone 1, one-shot alone 0, of 2 tasks)"
+        in printed
+    )
+    assert "Sampling: the endpoint's default temperature (none sent); no seed sent." in printed
+    data = load(tmp_path / "merged")
+    assert [(r["sample"], r["replies"]) for r in data["results"]] == [(1, [])] * 4
+    # Resuming it would mix unseeded runs with seeded ones: refused, naming why.
+    assert (
+        autofix_eval("humaneval", "--attempts", 2, "--out", old, "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
+        == 2
+    )
+    assert capsys.readouterr().err == (
+        f"autofix: error: --out: {old} holds another run (seed: None, now 0); use another --out folder\n"
+    )

@@ -281,3 +281,97 @@ def test_the_report_tells_the_whole_story(task, capsys):
     for attempt in (first, second):
         assert attempt["started_at"].endswith("+00:00") and attempt["started_at"][:2] == "20"
         assert 0 <= attempt["model_seconds"] <= attempt["seconds"] and attempt["test_seconds"] > 0
+
+
+EARLY_RETURN = (
+    "```python\ndef unique_items(items):\n    if len(items) == 0:\n        return []\n    seen = set()\n"
+    "    result = []\n    for item in items:\n        if item not in seen:\n            seen.add(item)\n"
+    "            result.append(item)\n    return result\n```"
+)
+LOOP = (
+    "```python\ndef unique_items(items):\n    seen = set()\n    result = []\n    for item in items:\n"
+    "        if item not in seen:\n            seen.add(item)\n            result.append(item)\n    return result\n```"
+)
+
+
+def weak(task):
+    """The quick start's task, its tests cut to the empty case."""
+    lines = task.read_text().splitlines()
+    task.write_text("\n".join(line for line in lines if "assert" not in line or '"empty"' in line) + "\n")
+    return task
+
+
+def test_after_a_pass_the_console_and_the_report_show_the_test_strength(task, capsys):
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([EARLY_RETURN]) as fake:
+        assert run(task, fake, "--report", str(report)) == 0
+    out = capsys.readouterr().out.splitlines()
+    # No test has a one-item list, so `len(items) == 1` returning [] goes unnoticed.
+    assert out[3:7] == [
+        "test strength: tests killed 4 of 7 mutants (score 0.57)",
+        "    survived: unique.py:2 'if len(items) == 0: return []' → 'if len(items) == 0: pass'",
+        "    survived: unique.py:2 '0' → '1'",
+        "    survived: unique.py:2 '0' → '-1'",
+    ]
+    assert out[7].startswith("passed on attempt 1: wrote ")
+    strength = json.loads(report.read_text())["strength"]
+    figures = ("killed", "total", "mutations", "equivalent", "score", "min_strength")
+    assert {key: strength[key] for key in figures} == {
+        "killed": 4, "total": 7, "mutations": 7, "equivalent": 0, "score": 0.5714, "min_strength": None,
+    }  # fmt: skip
+    assert strength["survivors"][1] == {
+        "file": "unique.py", "line": 2, "operator": "constant", "change": "'0' → '1'",
+        "mutated_line": "if len(items) == 1:",
+    }  # fmt: skip
+
+
+def test_with_the_gate_a_weak_test_keeps_the_code_out_and_the_model_hears_the_survivors(task, capsys):
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([LOOP, RIGHT]) as fake:
+        assert run(weak(task), fake, "--strength", "gate", "--report", str(report)) == 0
+    repair = fake.prompts()[1]
+    assert (
+        "Your code passes the tests, but the tests can't tell it from these variants of it, each of which changes "
+        "one thing in the code you wrote and still passes (the tests failed 1 of 3; they must fail at least 80%):\n"
+        "- unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'\n"
+        "- unique.py:5 'not in' → 'in', the line becoming `if item in seen:`\n"
+    ) in repair
+    out = capsys.readouterr().out.splitlines()
+    assert out[2].startswith("attempt 1/3  FAIL  ")
+    assert out[3:5] == [
+        "    unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'",
+        "    unique.py:5 'not in' → 'in', the line becoming `if item in seen:`",
+    ]
+    assert (
+        out[6] == "test strength: tests killed 1 of 1 mutant (score 1.00, min_strength 0.8)"
+    )  # dict.fromkeys: only its return
+    assert (
+        task.parent / "unique.py"
+    ).read_text() == "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+    first = json.loads(report.read_text())["attempts"][0]
+    assert (first["passed"], first["kind"]) == (False, "failed")
+    assert first["failing_tests"] == [
+        "(strength) unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'",
+        "(strength) unique.py:5 'not in' → 'in'",
+    ]
+
+
+def test_a_gated_candidate_is_never_written_and_the_weak_spots_are_named(task, capsys):
+    task.write_text(weak(task).read_text() + "strength: gate\nmin_strength: 0.5\n")
+    with ScriptedOpenAI([LOOP]) as fake:
+        assert run(task, fake, "--max-attempts", "1") == 1
+    assert not (task.parent / "unique.py").exists()
+    out = capsys.readouterr().out.splitlines()
+    assert out[-4:-1] == [
+        "test strength: tests killed 1 of 3 mutants (score 0.33, below min_strength 0.5)",
+        "    survived: unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'",
+        "    survived: unique.py:5 'not in' → 'in'",
+    ]
+    assert out[-1].startswith("failed: the one attempt failed; ")
+
+
+def test_strength_off_judges_no_mutant(task, tmp_path):
+    report = tmp_path / "r.json"
+    with ScriptedOpenAI([EARLY_RETURN]) as fake:
+        assert run(task, fake, "--strength", "off", "--report", str(report)) == 0
+    assert json.loads(report.read_text())["strength"] is None

@@ -39,6 +39,10 @@ def test_blank_inputs_count_as_unset_and_the_secrets_are_known():
     assert c.secrets == ["ghs_token", "sk-key", c.basic_auth]
 
 
+def test_the_strength_input_is_unset_unless_given():
+    assert (config().strength, config(strength="gate").strength) == (None, "gate")
+
+
 def test_an_input_wins_over_the_file_and_the_file_over_the_defaults():
     repo = RepoConfig(label="fix-me", specs="specs/*.yml")
     assert (config().with_repo(repo).label, config().with_repo(repo).specs) == ("fix-me", "specs/*.yml")
@@ -53,6 +57,7 @@ def test_an_input_wins_over_the_file_and_the_file_over_the_defaults():
         ({"max-attempts": "51"}, "input max-attempts: must be a whole number from 1 to 50, got '51'"),
         ({"max-tokens": "0"}, "input max-tokens: must be a whole number of tokens, at least 1, got '0'"),
         ({"pr": "#3"}, "input pr: must be a pull request number, got '#3'"),
+        ({"strength": "strict"}, "input strength: must be one of report, gate, off, got 'strict'"),
     ],
 )
 def test_a_bad_input_is_one_line_naming_it(inputs, message):

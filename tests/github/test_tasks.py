@@ -6,7 +6,7 @@ import pytest
 
 from bot.errors import UserError
 from bot.github.config import Config, RepoConfig
-from bot.github.tasks import Issue, from_issue, visible_yaml_block
+from bot.github.tasks import Issue, from_file, from_issue, visible_yaml_block
 
 BLOCK = "```yaml\ntarget: unique.py\n```\n"
 GATE = "```yaml\ntarget: evil.py\ntests:\n  command: 'true'\n```\n"
@@ -100,3 +100,26 @@ def test_an_issue_can_ask_for_edits_to_its_existing_target(tmp_path):
     assert spec(repo, "```yaml\ntarget: unique.py\n```\n", tests_from_block=False).mode == "auto"
     with pytest.raises(UserError, match="mode: edit changes an existing target, and new.py does not exist"):
         spec(repo, "```yaml\ntarget: new.py\nmode: edit\n```\n", tests_from_block=False)
+
+
+def test_the_strength_input_wins_over_a_spec_file_and_an_issue_can_not_set_it(tmp_path):
+    repo, gated = config(tmp_path, tests={"command": "make test"}), config(tmp_path, {"strength": "gate"})
+    assert spec(repo, BLOCK, tests_from_block=False).strength == "report"
+    assert spec(gated.with_repo(repo.repo), BLOCK, tests_from_block=False).strength == "gate"
+    with pytest.raises(UserError) as error:  # the block is anyone's: it can't turn the gate off
+        spec(gated.with_repo(repo.repo), "```yaml\ntarget: unique.py\nstrength: off\n```\n", tests_from_block=True)
+    assert str(error.value) == "issue #7, yaml block:2: strength: unknown key"
+    (tmp_path / "task.yml").write_text("task: t\ntarget: unique.py\ntests:\n  code: assert True\nstrength: 'off'\n")
+    assert from_file(repo, "task.yml").strength == "off"
+    assert from_file(gated, "task.yml").strength == "gate"
+
+
+def test_a_spec_files_sql_and_json_schema_tests_survive_the_repositorys_protect_list(tmp_path):
+    (tmp_path / "shop.sql").write_text("CREATE TABLE t (a INT);")
+    (tmp_path / "schema.json").write_text('{"type": "object"}')
+    (tmp_path / "q.yml").write_text("task: t\ntarget: q.sql\ntests:\n  sql:\n    schema: shop.sql\n    expect: [[1]]\n")
+    (tmp_path / "c.yml").write_text("task: t\ntarget: c.json\ntests:\n  json_schema: schema.json\n")
+    repo = config(tmp_path, tests={"protect": ["golden.json"]})
+    query = from_file(repo, "q.yml")
+    assert (query.tests.sql.ddl if query.tests.sql else None, query.tests.protect) == ("shop.sql", ["golden.json"])
+    assert from_file(repo, "c.yml").tests.json_schema == "schema.json"

@@ -9,9 +9,11 @@ from test_verdict import RIGHT, WRONG, suite
 OTHER_TESTS = "".join(f"def test_other_{i}():\n    assert True\n\n\n" for i in range(8))
 
 
-def quick_suite(tmp_path):
+def quick_suite(tmp_path, *more_tests: str):
     checker = suite(tmp_path, "bwrap", f"{sys.executable} -m pytest -p no:cacheprovider tests")
     (tmp_path / "tests" / "test_other.py").write_text(OTHER_TESTS)
+    for number, test in enumerate(more_tests):
+        (tmp_path / "tests" / f"test_more_{number}.py").write_text(test)
     (tmp_path / "unique.py").write_text(WRONG)  # the current code fails test_order
     assert checker.preflight() == []
     return checker
@@ -32,12 +34,11 @@ def test_a_candidate_that_fixes_them_is_judged_by_the_whole_suite(tmp_path):
 
 
 def test_breaking_another_test_is_caught_by_the_whole_suite_after_the_quick_run(tmp_path):
-    checker = quick_suite(tmp_path)
     single = "def test_single():\n    from unique import unique_items\n    assert unique_items([7]) == [7]\n"
-    (tmp_path / "tests" / "test_single.py").write_text(single)  # passes on the current code
+    checker = quick_suite(tmp_path, single)  # test_single passes on the current code
     breaks_single = (
         "def unique_items(items):\n    out = list(dict.fromkeys(items))\n    return out if len(out) > 1 else []\n"
     )
     verdict = checker.check(breaks_single)  # it passes test_order, the quick run's only test
-    assert (verdict.passed, verdict.failing) == (False, ["tests.test_single::test_single"])
+    assert (verdict.passed, verdict.failing) == (False, ["tests.test_more_0::test_single"])
     assert "deselected" not in verdict.feedback  # the whole suite decided

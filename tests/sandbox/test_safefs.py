@@ -261,6 +261,47 @@ def test_copy_tree_keeps_links_and_modes_and_leaves_out_fifos_sockets_devices(tm
     assert os.stat(tmp_path / "dst" / "suid").st_mtime_ns == 1_000_000_007
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
+def test_copy_tree_gives_the_copy_to_its_owner_and_links_what_it_diverts(tmp_path):
+    src = tmp_path / "src"
+    (src / "app" / ".venv" / "lib").mkdir(parents=True)
+    (src / "app" / ".venv" / "lib" / "site.py").write_text("x")
+    (src / "app" / "main.py").write_text("main")
+    (src / "app" / "link").symlink_to("main.py")
+    diverted = []
+
+    def divert(rel, folder_fd, entry):
+        diverted.append((rel, stat.S_ISDIR(os.stat(entry.name, dir_fd=folder_fd).st_mode)))
+        return "/the/original/app/.venv" if entry.name == ".venv" else None
+
+    top = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        safefs.copy_tree((top, "src"), (top, "dst"), owner=(65531, 65530), divert=divert)
+    finally:
+        os.close(top)
+    assert diverted == [("app", True), ("app/.venv", True)]  # folders only, and none below a diverted one
+    assert listing(tmp_path / "dst") == {
+        "app": (stat.S_IFDIR,),
+        "app/.venv": ("link", "/the/original/app/.venv"),
+        "app/main.py": ("file", b"main", 0o644),
+        "app/link": ("link", "main.py"),
+    }
+    copied = [tmp_path / "dst", *(tmp_path / "dst").rglob("*")]
+    assert {(os.lstat(path).st_uid, os.lstat(path).st_gid) for path in copied} == {(65531, 65530)}
+
+
+def test_remove_tree_by_its_folder_and_name(tmp_path):
+    (tmp_path / "gone").mkdir()
+    nest(tmp_path / "gone", ["d"] * 200)
+    top = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        safefs.remove_tree((top, "gone"))
+        safefs.remove_tree((top, "missing"))
+    finally:
+        os.close(top)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_copy_tree_keeps_holes(tmp_path):
     (tmp_path / "src").mkdir()
     with open(tmp_path / "src" / "sparse", "wb") as out:

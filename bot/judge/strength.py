@@ -1,0 +1,381 @@
+"""Test strength: whether the tests can tell the code a candidate wrote from small variants of it.
+
+A mutant changes one thing on a line the candidate added or changed: a comparison or boolean
+operator flipped, an integer constant off by one, a `return` of a default, an if-body removed, a
+call's first two arguments swapped. Each mutant is judged like a candidate (Validator.check, so in
+the sandbox, never written to the target); one the tests still pass survived: a mistake there
+would go unnoticed. A mutant whose compiled bytecode equals the original's can't be told apart by
+any test, so it is skipped rather than counted against the tests.
+
+The mutator is our own, on `ast`, rather than a mutation-testing tool's: it mutates only the lines
+written, leaves the rest of the file byte for byte, and hands each mutant to autofix's own judge
+instead of running the tests its own way. A mutant belongs to the line where its change starts.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from types import CodeType
+
+from bot.judge.guard import changed_lines, is_main_guard
+from bot.judge.validate import Validator
+from bot.text import clip_line, count
+
+SHOWN_CHARS = 60  # of each side of a mutant's one-line change
+LINE_CHARS = 120  # of the mutated line shown to the model
+
+FLIPPED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt,
+    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}  # fmt: skip
+SYMBOLS: dict[type[ast.cmpop], str] = {
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.GtE: ">=", ast.Gt: ">", ast.LtE: "<=",
+    ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not",
+}  # fmt: skip
+
+# Built-ins whose first two arguments can swap without a change: such a mutant only looks like a weak test.
+SYMMETRIC = {"max", "min"}
+
+
+Edit = tuple[int, int, str]  # start and end byte offsets in the source, and what replaces them
+
+
+@dataclass(frozen=True)
+class Mutation:
+    """One change, before it is made: making one copies the whole file."""
+
+    line: int  # in the original code
+    operator: str  # comparison, boolean, constant, return, branch, arguments
+    change: str  # one line: 'not in' → 'in'
+    edits: tuple[Edit, ...]
+    mutated_line: str | None = None  # what the model is shown; None: the line as the mutant has it
+
+
+@dataclass(frozen=True)
+class Mutant:
+    line: int
+    operator: str
+    change: str
+    code: str  # the whole file with the change
+    mutated_line: str  # the line as the mutant has it, for the model ("" when `change` shows it)
+
+
+@dataclass
+class Made:
+    mutants: list[Mutant]  # distinct, none equivalent, at most the budget, in the order of the file
+    mutations: int  # of the lines written, before any was made
+    tried: int  # made and compiled, to find `mutants`
+    equivalent: int  # of those tried, compiled to the code's own bytecode
+
+
+@dataclass
+class Survivor:
+    file: str
+    line: int
+    operator: str
+    change: str
+    mutated_line: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line} {self.change}"
+
+
+@dataclass
+class Strength:
+    """The report's `strength` entry."""
+
+    killed: int
+    total: int  # mutants judged
+    mutations: int  # of the lines written, before the budgets
+    equivalent: int  # of the mutations tried, compiled to the code's own bytecode: never run
+    score: float | None  # killed / total; None when no mutant was judged
+    seconds: float
+    survivors: list[Survivor] = field(default_factory=list)
+    not_run: str = ""  # why some mutations were not judged
+    min_strength: float | None = None  # with `strength: gate`: the score a candidate needs
+
+    @property
+    def too_weak(self) -> bool:
+        return self.min_strength is not None and self.score is not None and self.score < self.min_strength
+
+    def headline(self) -> str:
+        """`tests killed 17 of 20 mutants (score 0.85)`, with why some weren't run and the gate."""
+        if self.total == 0:
+            nothing = "the lines written have nothing to mutate" if not self.mutations else self.not_run
+            return f"no mutant judged: {nothing}"
+        score = f"score {self.score:.2f}"
+        if self.min_strength is not None:
+            score += f", {'below ' if self.too_weak else ''}min_strength {self.min_strength:g}"
+        not_run = f"; {self.not_run}" if self.not_run else ""
+        return f"tests killed {self.killed} of {count(self.total, 'mutant')} ({score}){not_run}"
+
+
+def measure(
+    validator: Validator,
+    code: str,
+    target: str,
+    budget: int,
+    seconds: float,
+    clock: Callable[[], float] = time.monotonic,
+) -> Strength:
+    """Judge up to `budget` mutants of the lines of `code` that differ from the validator's original
+    target, side by side, starting none after `seconds`."""
+    started = clock()
+    made = mutants(code, validator.original, budget)
+    chosen = made.mutants
+    deadline = started + seconds
+
+    def passes(mutant: Mutant) -> bool | None:
+        if clock() >= deadline:
+            return None
+        return validator.check(mutant.code).passed
+
+    workers = max(1, min(len(chosen), len(os.sched_getaffinity(0))))
+    with ThreadPoolExecutor(workers, thread_name_prefix="strength") as pool:
+        outcomes = list(pool.map(passes, chosen))
+    judged = [(mutant, passed) for mutant, passed in zip(chosen, outcomes, strict=True) if passed is not None]
+    killed = sum(not passed for _, passed in judged)
+    reasons = []
+    if made.tried < made.mutations:
+        reasons.append(
+            f"{made.mutations - made.tried} of {made.mutations} mutations not run (strength_budget {budget})"
+        )
+    if len(judged) < len(chosen):
+        reasons.append(f"{len(chosen) - len(judged)} not run (strength_seconds {seconds:g} spent)")
+    return Strength(
+        killed=killed,
+        total=len(judged),
+        mutations=made.mutations,
+        equivalent=made.equivalent,
+        score=round(killed / len(judged), 4) if judged else None,
+        seconds=round(clock() - started, 3),
+        survivors=[
+            Survivor(target, mutant.line, mutant.operator, mutant.change, mutant.mutated_line)
+            for mutant, passed in judged
+            if passed
+        ],
+        not_run="; ".join(reasons),
+    )
+
+
+def mutants(code: str, original: str | None, budget: int | None = None) -> Made:
+    """Up to `budget` distinct mutants of the lines of `code` not in `original` (every line for a
+    new file), none equivalent to `code`, spread over the file so that every part of it gets some."""
+    try:
+        tree = ast.parse(code)
+        own = fingerprint(compile(code, "<candidate>", "exec"))
+    except (SyntaxError, ValueError):
+        return Made([], 0, 0, 0)
+    mutator = Mutator(code, tree, None if original is None else changed_lines(original, code))
+    mutations = mutator.all()
+    wanted = len(mutations) if budget is None else budget
+    found: list[tuple[int, Mutant]] = []
+    seen = {own}
+    tried = equivalent = 0
+    for index in spread_order(len(mutations), wanted):
+        if len(found) == wanted:
+            break
+        tried += 1
+        mutant = mutator.build(mutations[index])
+        try:
+            compiled = fingerprint(compile(mutant.code, "<mutant>", "exec"))
+        except (SyntaxError, ValueError):
+            continue
+        if compiled == own:
+            equivalent += 1
+        elif compiled not in seen:  # two operators can make the same code (`return 1`: `1 → 0`, return 0)
+            seen.add(compiled)
+            found.append((index, mutant))
+    return Made([mutant for _, mutant in sorted(found, key=lambda pair: pair[0])], len(mutations), tried, equivalent)
+
+
+def spread_order(total: int, wanted: int) -> list[int]:
+    """The indexes of `total` mutations in the order they are tried: `wanted` evenly spaced over
+    the file first, then the rest in order, to stand in for those that turn out equivalent."""
+    first = sorted({index * total // wanted for index in range(wanted)}) if total > wanted else list(range(total))
+    chosen = set(first)
+    return first + [index for index in range(total) if index not in chosen]
+
+
+def fingerprint(code: CodeType) -> tuple:
+    """What a code object does, without where its source lies: line and column tables differ
+    between a file and its mutant even when the bytecode is the same."""
+    consts = tuple(
+        fingerprint(const) if isinstance(const, CodeType) else (type(const).__name__, repr(const))
+        for const in code.co_consts
+    )
+    return (
+        code.co_name, code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+        code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags, code.co_exceptiontable,
+    )  # fmt: skip
+
+
+class Mutator:
+    def __init__(self, code: str, tree: ast.Module, written: set[int] | None):
+        self.source = code.encode("utf-8")  # ast's columns count UTF-8 bytes
+        self.starts = [0]
+        for line in self.source.split(b"\n")[:-1]:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.tree = tree
+        self.written = written  # None: every line (a new file)
+        self.left_alone = unjudged_nodes(tree)
+
+    def all(self) -> list[Mutation]:
+        """Every mutation of the lines written, in the order of the file."""
+        nodes = [
+            node
+            for node in ast.walk(self.tree)
+            if isinstance(node, (ast.stmt, ast.expr))
+            and (self.written is None or node.lineno in self.written)
+            and id(node) not in self.left_alone
+        ]
+        nodes.sort(key=lambda node: (node.lineno, node.col_offset))
+        return [mutant for node in nodes for mutant in self.of(node)]
+
+    def of(self, node: ast.stmt | ast.expr) -> Iterator[Mutation]:
+        if isinstance(node, ast.Compare):
+            yield from self.comparisons(node)
+        elif isinstance(node, ast.BoolOp):
+            yield self.boolean(node)
+        elif isinstance(node, ast.Constant) and type(node.value) is int:  # not bool, whose flips are `not`'s
+            yield from self.constants(node, node.value)
+        elif isinstance(node, ast.Return) and node.value is not None:
+            yield from self.default_return(node, node.value)
+        elif isinstance(node, ast.If):
+            yield from self.removed_branch(node)
+        elif isinstance(node, ast.Call):
+            yield from self.swapped_arguments(node)
+
+    def comparisons(self, node: ast.Compare) -> Iterator[Mutation]:
+        for index, op in enumerate(node.ops):
+            flipped = FLIPPED[type(op)]()
+            changed = ast.Compare(node.left, [*node.ops[:index], flipped, *node.ops[index + 1 :]], node.comparators)
+            change = f"'{SYMBOLS[type(op)]}' → '{SYMBOLS[type(flipped)]}'"
+            yield self.mutant(node, "comparison", change, [self.replacing(node, ast.unparse(changed))])
+
+    def boolean(self, node: ast.BoolOp) -> Mutation:
+        before, after = ("and", "or") if isinstance(node.op, ast.And) else ("or", "and")
+        changed = ast.BoolOp(ast.Or() if isinstance(node.op, ast.And) else ast.And(), node.values)
+        return self.mutant(node, "boolean", f"'{before}' → '{after}'", [self.replacing(node, ast.unparse(changed))])
+
+    def constants(self, node: ast.Constant, number: int) -> Iterator[Mutation]:
+        for value in (number + 1, number - 1):
+            text = str(value) if value >= 0 else f"({value})"  # `x ** -1` needs no parentheses, `(-1).real` does
+            yield self.mutant(node, "constant", f"'{number}' → '{value}'", [self.replacing(node, text)])
+
+    def default_return(self, node: ast.Return, value: ast.expr) -> Iterator[Mutation]:
+        default = default_for(value)
+        if default is None or self.segment(value) == default:
+            return
+        before = self.segment(node)
+        yield self.mutant(node, "return", shown(before, f"return {default}"), [self.replacing(value, default)])
+
+    def removed_branch(self, node: ast.If) -> Iterator[Mutation]:
+        first, last = node.body[0], node.body[-1]
+        if len(node.body) == 1 and isinstance(first, ast.Pass):
+            return
+        start = self.offset(first.lineno, first.col_offset)
+        end = self.offset(last.end_lineno or last.lineno, last.end_col_offset or 0)
+        test = ast.unparse(node.test)
+        body = ast.unparse(first).split("\n")[0] + (" …" if len(node.body) > 1 or "\n" in ast.unparse(first) else "")
+        change = shown(f"if {test}: {body}", f"if {test}: pass")
+        yield self.mutant(node, "branch", change, [(start, end, "pass")], line="")  # the change shows the line
+
+    def swapped_arguments(self, node: ast.Call) -> Iterator[Mutation]:
+        if len(node.args) < 2 or any(isinstance(arg, ast.Starred) for arg in node.args[:2]):
+            return
+        first, second = node.args[0], node.args[1]
+        symmetric = isinstance(node.func, ast.Name) and node.func.id in SYMMETRIC
+        if symmetric or self.segment(first) == self.segment(second):
+            return
+        edits = [self.replacing(first, self.segment(second)), self.replacing(second, self.segment(first))]
+        call = ast.Call(node.func, [second, first, *node.args[2:]], node.keywords)
+        yield self.mutant(node, "arguments", shown(ast.unparse(node), ast.unparse(call)), edits)
+
+    def mutant(
+        self, node: ast.stmt | ast.expr, operator: str, change: str, edits: list[Edit], line: str | None = None
+    ) -> Mutation:
+        return Mutation(node.lineno, operator, change, tuple(edits), line)
+
+    def build(self, mutation: Mutation) -> Mutant:
+        mutated = bytearray(self.source)
+        for start, end, text in sorted(mutation.edits, reverse=True):
+            mutated[start:end] = text.encode("utf-8")
+        code = mutated.decode("utf-8")
+        line = mutation.mutated_line
+        if line is None:
+            line = code.split("\n", mutation.line)[mutation.line - 1].strip()
+        return Mutant(mutation.line, mutation.operator, mutation.change, code, clip_line(line, LINE_CHARS))
+
+    def replacing(self, node: ast.stmt | ast.expr, text: str) -> Edit:
+        start = self.offset(node.lineno, node.col_offset)
+        return start, self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0), text
+
+    def segment(self, node: ast.stmt | ast.expr) -> str:
+        start, end, _ = self.replacing(node, "")
+        return self.source[start:end].decode("utf-8")
+
+    def offset(self, line: int, column: int) -> int:
+        return self.starts[line - 1] + column
+
+
+def default_for(value: ast.expr) -> str | None:
+    """What a function that forgot to compute its result would return: the empty value of the
+    result's evident type, else None; None (no mutant) for `return None`."""
+    if isinstance(value, ast.Constant):
+        if value.value is None:
+            return None
+        if isinstance(value.value, str):
+            return '""'
+        if isinstance(value.value, bytes):
+            return 'b""'
+        if type(value.value) in (int, float):
+            return "0"
+    empties: list[tuple[tuple[type[ast.expr], ...], str]] = [
+        ((ast.List, ast.ListComp), "[]"),
+        ((ast.Tuple,), "()"),
+        ((ast.Dict, ast.DictComp), "{}"),
+        ((ast.Set, ast.SetComp), "set()"),
+        ((ast.JoinedStr,), '""'),
+    ]
+    return next((empty for kinds, empty in empties if isinstance(value, kinds)), "None")
+
+
+def unjudged_nodes(tree: ast.Module) -> set[int]:
+    """Nodes a mutant of would only add noise: annotations and f-strings (never what the code
+    computes), and what runs only as a script or for a type checker (`if __name__ == "__main__":`,
+    `if TYPE_CHECKING:`), which tests never run."""
+    roots: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            roots += [arg.annotation for arg in all_arguments(node.args) if arg.annotation]
+            roots += [node.returns] if node.returns else []
+        elif isinstance(node, ast.AnnAssign):
+            roots.append(node.annotation)
+        elif isinstance(node, ast.JoinedStr) or (
+            isinstance(node, ast.If) and (is_main_guard(node) or type_checking(node.test))
+        ):
+            roots.append(node)
+    return {id(inner) for root in roots for inner in ast.walk(root)}
+
+
+def all_arguments(arguments: ast.arguments) -> list[ast.arg]:
+    extra = [arg for arg in (arguments.vararg, arguments.kwarg) if arg is not None]
+    return [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs, *extra]
+
+
+def type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def shown(before: str, after: str) -> str:
+    """A one-line change: 'if x: return 1' → 'if x: pass', each side on one line and clipped."""
+    one_line = [clip_line(" ".join(side.split()), SHOWN_CHARS) for side in (before, after)]
+    return f"'{one_line[0]}' → '{one_line[1]}'"

@@ -1,0 +1,63 @@
+"""The strength judge in the loop, with the real validator in the bwrap sandbox: the mutants of a
+pass run once, though the loop judges a pass twice."""
+
+from pathlib import Path
+
+from bot.core.loop import solve
+from bot.core.report import Report
+from bot.judge.validate import Validator, Verdict, python_paths
+from bot.models.base import Reply
+from bot.sandbox.tiers import open_sandbox
+from bot.spec import Spec
+
+LOOP = (
+    "```python\ndef unique_items(items):\n    seen = set()\n    result = []\n    for item in items:\n"
+    "        if item not in seen:\n            seen.add(item)\n            result.append(item)\n    return result\n```"
+)
+
+
+class Replies:
+    name = "scripted"
+
+    def __init__(self, *replies: str):
+        self.replies = [Reply(text) for text in replies]
+
+    def complete(self, messages):
+        return self.replies.pop(0)
+
+
+class CountingValidator(Validator):
+    """The real validator, counting what it judges."""
+
+    checked: list[str]
+
+    def check(self, code: str) -> Verdict:
+        self.checked.append(code)
+        return super().check(code)
+
+
+def solved(tmp_path: Path, strength: str) -> tuple[Report, CountingValidator]:
+    spec = Spec.model_validate(
+        {"task": "t", "target": "unique.py", "tests": {"code": 'assert unique_items([3, 1, 3]) == [3, 1], "order"'},
+         "strength": strength}
+    )  # fmt: skip
+    spec.workdir = tmp_path
+    validator = CountingValidator(spec, open_sandbox("bwrap", readable=python_paths()))
+    validator.checked = []
+    report = Report(model="scripted", sandbox="bwrap", target="unique.py", max_attempts=3)
+    return solve(spec, Replies(LOOP), validator, report), validator
+
+
+def test_a_pass_is_judged_twice_and_its_mutants_once(tmp_path):
+    report, validator = solved(tmp_path, "report")
+    assert report.passed and report.strength is not None
+    assert (report.strength.killed, report.strength.total) == (3, 3)
+    candidate = (tmp_path / "unique.py").read_text()
+    assert validator.checked.count(candidate) == 2
+    assert len(validator.checked) == 2 + 3
+
+
+def test_strength_off_judges_the_pass_alone(tmp_path):
+    report, validator = solved(tmp_path, "off")
+    assert report.passed and report.strength is None
+    assert len(validator.checked) == 2
