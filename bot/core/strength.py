@@ -33,7 +33,7 @@ class StrengthJudge:
 
     def check(self, candidate: Candidate) -> Verdict:
         verdict = self.inner.check(candidate)
-        if not verdict.passed or self.spec.strength == "off" or not self.spec.target.endswith(".py"):
+        if not verdict.passed or self.spec.strength == "off" or self.spec.target_kind != "python":
             return verdict
         strength = self.strength_of(candidate)
         if not strength.too_weak:
