@@ -588,9 +588,15 @@ def sampling_text(meta: dict, samples: int) -> str:
 def comparison_text(c: dict) -> str:
     """`repair − resample: +4 tasks (95% CI −1.2 … +8.6), p = 0.31 (...)`."""
     low, high = c["interval"]
+    # No task that only one of them solved: nothing to estimate, and an interval of 0 … 0 would claim certainty.
+    spread = (
+        "no task solved by one alone"
+        if not c["only_a"] + c["only_b"]
+        else f"95% CI {signed(low, 1)} … {signed(high, 1)}"
+    )
     return (
         f"{c['a']} − {c['b']}: {signed(c['difference'])} {'task' if abs(c['difference']) == 1 else 'tasks'} "
-        f"(95% CI {signed(low, 1)} … {signed(high, 1)}), p = {p_value(c['p'])} "
+        f"({spread}), p = {p_value(c['p'])} "
         f"({c['a']} alone {c['only_a']}, {c['b']} alone {c['only_b']}, of {count(c['tasks'], 'task')})"
     )
 

@@ -111,7 +111,8 @@ def test_every_pair_of_strategies_is_compared_and_signs_read_as_minus():
     lines = summary_text(META, analyze(outcomes, ["one-shot", "repair", "resample"], 3)).splitlines()
     assert [line for line in lines if line.startswith("- ")] == [
         "- repair − one-shot: +1 task (95% CI −0.9 … +1.0), p = 1 (repair alone 1, one-shot alone 0, of 1 task)",
-        "- resample − one-shot: 0 tasks (95% CI 0.0 … 0.0), p = 1 (resample alone 0, one-shot alone 0, of 1 task)",
+        "- resample − one-shot: 0 tasks (no task solved by one alone), p = 1 "
+        "(resample alone 0, one-shot alone 0, of 1 task)",
         "- repair − resample: +1 task (95% CI −0.9 … +1.0), p = 1 (repair alone 1, resample alone 0, of 1 task)",
     ]
 

@@ -495,7 +495,8 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
     assert [line for line in table if line.startswith("- ")] == [
         "- repair − one-shot: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
         "(repair alone 5, one-shot alone 0, of 20 tasks)",
-        "- resample − one-shot: 0 tasks (95% CI 0.0 … 0.0), p = 1 (resample alone 0, one-shot alone 0, of 20 tasks)",
+        "- resample − one-shot: 0 tasks (no task solved by one alone), p = 1 "
+        "(resample alone 0, one-shot alone 0, of 20 tasks)",
         "- repair − resample: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
         "(repair alone 5, resample alone 0, of 20 tasks)",
     ]
