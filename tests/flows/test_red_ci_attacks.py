@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -188,7 +189,12 @@ def test_a_sandboxed_run_cannot_read_the_environment_of_autofix(tier, tmp_path):
     # A root process whose initial environment holds a secret, as autofix's does.
     with subprocess.Popen(["sleep", "60"], env={"INPUT_GITHUB-TOKEN": TOKEN}) as autofix:
         try:
-            assert TOKEN in Path(f"/proc/{autofix.pid}/environ").read_text()  # root can: the secret is there
+            # root can: the secret is there once the child has exec'd (until then /proc shows an empty environ)
+            environ = Path(f"/proc/{autofix.pid}/environ")
+            deadline = time.monotonic() + 10
+            while TOKEN not in environ.read_text() and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert TOKEN in environ.read_text()
             snoop = (
                 f"try:\n    print(open('/proc/{autofix.pid}/environ').read())\n"
                 "except OSError as exc:\n    print(type(exc).__name__)"
