@@ -8,12 +8,14 @@ A fresh copy of the work folder for every run cost what the folder holds (20,000
   utime sets it to the clock), so a file changed and given its old size and mtime back still
   differs. Before each run autofix waits until the file system's clock has passed every ctime
   it remembers: nothing the run does can carry one of them.
-- After the run one walk (safefs's: fd-relative, never following a link) compares every entry.
-  What the run added goes; a file it changed, and anything it replaced or removed, is copied
-  again from the original; a folder whose own metadata changed gets its mode and owner back and
-  loses the extended attributes (ACLs) a run may set. Protected paths among them are hashed
-  first and compared with the original's (integrity.tampering). What can't be put back entry by
-  entry is copied afresh, whole.
+- After the run one walk (safefs's: fd-relative, never following a link) compares the entries.
+  find(1) first names every entry whose ctime is past the latest remembered (changes.py); the
+  walk then compares only the folders holding one (a removal or rename changes its folder's
+  ctime) and goes only where they lie. What the run added goes; a file it changed, and anything
+  it replaced or removed, is copied again from the original; a folder whose own metadata
+  changed gets its mode and owner back and loses the extended attributes (ACLs) a run may set.
+  Protected paths among them are hashed first and compared with the original's
+  (integrity.tampering). What can't be put back entry by entry is copied afresh, whole.
 - The insides belong to a uid of the sandbox's pool from the copy on. A judgement leases that
   uid (Sandbox.lease; another one when it is busy, and the insides change hands first), and its
   runs are handed the top alone (Kept; Workdir.give). Between runs the copy's parent folder lets
@@ -44,7 +46,7 @@ from functools import partial
 from pathlib import Path
 
 from bot import safefs
-from bot.judge import integrity
+from bot.judge import changes, integrity
 from bot.sandbox.tiers import Kept, Sandbox, keep_workdir, within
 
 VIRTUALENV_MARK = "pyvenv.cfg"  # what every virtual environment holds, whatever its folder is called
@@ -141,6 +143,7 @@ class Scratch:
         self.shared: dict[str, str] = {}  # where the copy links to a tree of the original -> that tree
         self.declined: dict[str, str] = {}  # a tree that could have been shared -> why it was copied
         self.latest = 0  # the latest ctime remembered (ns)
+        self.finder = changes.Finder()
         self.dirty = False  # a run may have changed the copy since it was put back
 
     @property
@@ -297,7 +300,13 @@ class Scratch:
         digests of the protected ones. False when something couldn't be put back."""
         whole = self.top_back()
         again: set[str] = set()  # folders whose metadata was put back: their lstat is new
+        assert self.folder is not None
+        narrowed = self.finder.where(self.work, self.entries, self.latest, self.folder / "clock")
+        examine, route = narrowed if narrowed else (set(), None)
         for folder in safefs.walk(self.work):
+            if route is not None and folder.rel not in examine and folder.rel not in again:
+                folder.entries = [entry for entry in folder.entries if folder.rel_of(entry.name) in route]
+                continue
             if folder.fd is None:  # only when autofix isn't root: a folder it can't read any more
                 for name, made in self.entries.get(folder.rel, {}).items():
                     forget(after, folder.rel_of(name), made)
@@ -309,7 +318,7 @@ class Scratch:
                 now = key_of(entry.stat(follow_symlinks=False))
                 if now != expected.get(entry.name):
                     changed.append((entry.name, now))
-                elif entry.is_dir(follow_symlinks=False):
+                elif entry.is_dir(follow_symlinks=False) and (route is None or folder.rel_of(entry.name) in route):
                     below.append(entry)
             touched = bool(changed) or len(folder.entries) != len(expected)  # else every name is one expected
             if touched:
