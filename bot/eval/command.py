@@ -96,6 +96,12 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
         help="the --sample draw (the same on every shard), and the first of the seeds the model calls send "
         "where the API takes one (default: 0)",
     )
+    parser.add_argument(
+        "--strength",
+        action="store_true",
+        help="after each pass, judge up to 20 mutants of the lines the model wrote with the task's own checks, "
+        "and report each strategy's mean share killed (up to 20 more validations a pass; not on humaneval-repo)",
+    )
     parser.add_argument("--shard", default="1/1", metavar="I/N", help="run only the I-th of N slices of the tasks")
     parser.add_argument(
         "--out", type=Path, metavar="DIR", help=f"results folder (default: {DEFAULT_OUT}, for merge {DEFAULT_MERGED})"
@@ -146,6 +152,8 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         raise UserError(f"--strategy {args.strategy}: {args.taskset} is evaluated by {', '.join(offered)}")
     if args.samples > 1 and offered == REPO_STRATEGIES:
         raise UserError(f"--samples: {args.taskset} is evaluated once")
+    if args.strength and offered == REPO_STRATEGIES:
+        raise UserError(f"--strength: measured on spec tasks (one target the model writes), not on {args.taskset}")
     strategies = list(offered) if args.strategy == "all" else [args.strategy]
     samples = range(1, args.samples + 1)
     out = args.out or DEFAULT_OUT
@@ -182,14 +190,14 @@ def evaluate(args: argparse.Namespace, redact) -> int:
             f"{count(wanted, 'run')}{skipped}",
             flush=True,
         )
-        run_all(pending, args.attempts, model, sandbox, out, args.jobs)
+        run_all(pending, args.attempts, model, sandbox, out, args.jobs, strength=args.strength)
     keys = {(sample, task.id, strategy) for sample in samples for task in tasks for strategy in strategies}
     results = [r for r in read_results(out) if (r.sample, r.task, r.strategy) in keys]
     report(out, meta, results, strategies)
     return 0
 
 
-def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) -> None:
+def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int, *, strength: bool = False) -> None:
     """Each worker runs a task's strategies and logs each as soon as it ends, so a failure
     elsewhere loses nothing done."""
     from bot.eval.freeform import run_freeform
@@ -206,7 +214,17 @@ def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int) 
             if isinstance(task, RepoTask):  # its one strategy, freeform
                 result = run_freeform(task, attempts, model, sandbox, out / "solutions")
             else:
-                result = run_pair(task, strategy, attempts, model, sandbox, out / "solutions", first_replies, sample)
+                result = run_pair(
+                    task,
+                    strategy,
+                    attempts,
+                    model,
+                    sandbox,
+                    out / "solutions",
+                    first_replies,
+                    sample,
+                    strength=strength,
+                )
             log.append(result)
             progress.update(result.passed)
 

@@ -68,6 +68,9 @@ class Result:
     skipped: str = ""  # why the task didn't run (no mutation breaks its check): left out of the rates
     sample: int = 1  # which repeat of the eval (--samples) it belongs to
     replies: list[str] = field(default_factory=list)  # a digest of each call's reply: repeats are not fresh samples
+    # A pass's test strength (--strength): of its code's mutants judged, those the task's checks failed.
+    killed: int = 0
+    mutants: int = 0
 
 
 def budget(strategy: str, attempts: int) -> int:
@@ -212,6 +215,7 @@ def summarize(results: list[Result], strategies: list[str], attempts: int) -> di
         calls = budget(strategy, attempts)
         # index c-1: solved within c calls; None past the strategy's own budget
         within = [sum(r.calls <= c for r in solved) if c <= calls else None for c in range(1, attempts + 1)]
+        measured = [r for r in solved if r.mutants]  # passes whose test strength was measured (--strength)
         summary[strategy] = {
             "tasks": len(mine),
             "passed": len(solved),
@@ -228,6 +232,8 @@ def summarize(results: list[Result], strategies: list[str], attempts: int) -> di
             "tokens_per_solved": ratio(tokens, len(solved)),
             "seconds": round(sum(r.seconds for r in mine), 3),
             "validation_seconds": round(sum(r.validation_seconds for r in mine), 3),
+            "strength_measured": len(measured),
+            "mean_strength": ratio(sum(r.killed / r.mutants for r in measured), len(measured)),
         }
     return summary
 
@@ -471,6 +477,7 @@ def summary_text(meta: dict, analysis: dict) -> str:
         parts = [spread_table(analysis["summary"], k), spread_comparisons(analysis["comparisons"], samples)]
         if analysis["pass_at_k"]:
             parts.append(pass_at_k_text(analysis["pass_at_k"], samples))
+    parts.append(strength_text(analysis["summary"]))
     parts.append(sampling_text(meta, samples))
     parts += [f"Warning: {note}." for note in analysis["warnings"]]
     return "\n\n".join(part for part in parts if part)
@@ -544,6 +551,22 @@ def spread_table(summary: dict, k: int) -> str:
     head = ["strategy", "tasks", "runs", "pass rate: mean (sd)", "range", *within_heads(k)]
     return "Over the samples: mean, standard deviation and range of each rate.\n\n" + table(
         [*head, "tokens in / out", "tokens per solved task"], rows
+    )
+
+
+def strength_text(summary: dict) -> str:
+    """The mean test strength of each strategy's passes, when --strength measured any."""
+    if not any(s["strength_measured"] for s in summary.values()):
+        return ""
+    figures = "; ".join(
+        f"{strategy} {number(s['mean_strength'], 2)} over {count(s['strength_measured'], 'pass', 'passes')}"
+        if s["strength_measured"]
+        else f"{strategy} —"
+        for strategy, s in summary.items()
+    )
+    return (
+        "Test strength of the passing solutions (--strength: each pass's lines mutated, the task's own "
+        f"checks judging the mutants; the mean share killed): {figures}."
     )
 
 

@@ -26,6 +26,7 @@ from bot.core.protocol import Kind
 from bot.core.report import Report
 from bot.eval.results import FirstReplies, FirstReply, Result, budget
 from bot.eval.tasks import Task
+from bot.judge.strength import measure
 from bot.judge.validate import Validator, Verdict
 from bot.models.base import Model, Reply, seed_offset
 from bot.sandbox.tiers import Sandbox
@@ -105,14 +106,18 @@ def run_pair(
     first_replies: FirstReplies,
     sample: int = 1,
     clock: Callable[[], float] = time.monotonic,
+    *,
+    strength: bool = False,
 ) -> Result:
     """Run one strategy on one task, in one sample of the eval. The passing code lands under
     `solutions` (a later sample's under solutions/sample-N), never in the task's own folder: an
-    eval leaves the repository it reads untouched."""
+    eval leaves the repository it reads untouched. With `strength`, a pass's code is mutated
+    afterwards and the task's own checks judge the mutants (bot/judge/strength.py), outside the
+    pair's times."""
     calls = budget(strategy, attempts)
     # Equal budgets mean equal calls: a spec's own token or time budget would cut some
-    # strategies short and not others. Test strength is off: a gate would change what a pass is,
-    # and the mutants would add up to 20 validations to every pass the harness times.
+    # strategies short and not others. Test strength is off in the loop: a gate would change what
+    # a pass is, and the mutants would add up to 20 validations to every pass the harness times.
     spec = task.spec.model_copy(
         update={
             "max_attempts": calls,
@@ -132,6 +137,17 @@ def run_pair(
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
     started = clock()
     solve(spec, asked, validator, report, clock=clock)
+    seconds, validation_seconds = clock() - started + paired.reused_seconds, validator.seconds
+    killed = mutants = 0
+    if strength and report.passed:
+        measured = measure(
+            validator,
+            spec.target_path.read_text(encoding="utf-8"),
+            spec.target,
+            spec.strength_budget,
+            spec.strength_seconds,
+        )
+        killed, mutants = measured.killed, measured.total
     return Result(
         task=task.id,
         strategy=strategy,
@@ -140,13 +156,15 @@ def run_pair(
         attempts=sum(a.kind != Kind.NO_CODE for a in report.attempts),
         tokens_in=report.tokens["input"],
         tokens_out=report.tokens["output"],
-        seconds=round(clock() - started + paired.reused_seconds, 3),
-        validation_seconds=round(validator.seconds, 3),
+        seconds=round(seconds, 3),
+        validation_seconds=round(validation_seconds, 3),
         failure=None if report.passed else failure_reason(report),
         error="" if report.passed or not report.attempts else clip_head(report.attempts[-1].feedback, ERROR_CHARS),
         code="" if report.passed or not report.attempts else clip_head(report.attempts[-1].code, CODE_CHARS),
         sample=sample,
         replies=[hashlib.sha256(a.reply.encode()).hexdigest()[:16] for a in report.attempts],
+        killed=killed,
+        mutants=mutants,
     )
 
 

@@ -28,6 +28,9 @@ def test_summary_figures():
         result("d", "repair", True, 2, 3.0, tokens=(100, 50)),
         result("e", "repair", False, 3, 9.0),
     ]
+    # --strength measured two of the passes: 3 of 4 mutants killed, and 2 of 2; b had none to judge
+    results[0].killed, results[0].mutants = 3, 4
+    results[3].killed, results[3].mutants = 2, 2
     summary = summarize(results, ["repair", "one-shot"], 3)
     # Wilson, z = 1.95996: for 3/5 (0.6 + z²/10) / (1 + z²/5) ± z / (1 + z²/5) · √(0.24/5 + z²/100)
     intervals = [summary["repair"].pop("pass_rate_interval"), *summary["repair"].pop("pass_rate_within_interval")]
@@ -49,6 +52,8 @@ def test_summary_figures():
         "tokens_per_solved": 70.0,
         "seconds": 19.0,
         "validation_seconds": 9.5,
+        "strength_measured": 2,
+        "mean_strength": 0.875,
     }
     assert summary["one-shot"] == {  # no results yet: rates are unknown, not zero
         "tasks": 0,
@@ -66,6 +71,8 @@ def test_summary_figures():
         "tokens_per_solved": None,
         "seconds": 0,
         "validation_seconds": 0,
+        "strength_measured": 0,
+        "mean_strength": None,
     }
 
 

@@ -95,6 +95,8 @@ KNOWN_FIGURES = {
         "tokens_in": 400,
         "tokens_out": 40,
         "tokens_per_solved": 440.0,
+        "strength_measured": 0,
+        "mean_strength": None,
     },
     "repair": {
         "tasks": 4,
@@ -106,6 +108,8 @@ KNOWN_FIGURES = {
         "tokens_in": 900,
         "tokens_out": 90,
         "tokens_per_solved": 495.0,
+        "strength_measured": 0,
+        "mean_strength": None,
     },
     "resample": {
         "tasks": 4,
@@ -117,6 +121,8 @@ KNOWN_FIGURES = {
         "tokens_in": 900,
         "tokens_out": 90,
         "tokens_per_solved": 495.0,
+        "strength_measured": 0,
+        "mean_strength": None,
     },
 }
 
@@ -444,6 +450,8 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             "tokens_in": 1000,
             "tokens_out": 400,
             "tokens_per_solved": 140.0,
+            "strength_measured": 0,
+            "mean_strength": None,
         },
         "repair": {
             "tasks": 20,
@@ -455,6 +463,8 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             "tokens_in": 1750,
             "tokens_out": 700,
             "tokens_per_solved": 2450 / 15,
+            "strength_measured": 0,
+            "mean_strength": None,
         },
         "resample": {
             "tasks": 20,
@@ -466,6 +476,8 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             "tokens_in": 2000,
             "tokens_out": 800,
             "tokens_per_solved": 280.0,
+            "strength_measured": 0,
+            "mean_strength": None,
         },
     }
     passed = {(r["task"], r["strategy"]) for r in data["results"] if r["passed"]}
@@ -555,6 +567,8 @@ def test_shards_merge_into_the_unsharded_summary(tmp_path, capsys):
         "tokens_in": 700,
         "tokens_out": 280,
         "tokens_per_solved": 980 / 6,
+        "strength_measured": 0,
+        "mean_strength": None,
     }
     capsys.readouterr()
     assert autofix_eval("merge", slices[0], "--out", tmp_path / "half") == 0
@@ -608,6 +622,10 @@ def test_a_torn_last_line_is_run_again_and_a_damaged_log_is_an_error(taskset, tm
         (["humaneval", "--samples", "0"], "--samples: must be at least 1"),
         (["humaneval", "--temperature", "2.5"], "--temperature: must be between 0 and 2"),
         (["humaneval-repo", "--samples", "2"], "--samples: humaneval-repo is evaluated once"),
+        (
+            ["humaneval-repo", "--strength"],
+            "--strength: measured on spec tasks (one target the model writes), not on humaneval-repo",
+        ),
         (["humaneval", "extra"], "unexpected arguments extra: only `autofix eval merge` takes several folders"),
         (["humaneval"], "no model configured: pass --model NAME (or set AUTOFIX_MODEL, or `model:` in the spec)"),
         (["humaneval", "--model", "local:/no/such.gguf"], "--model local:/no/such.gguf: no such file"),
@@ -691,3 +709,56 @@ def test_results_written_before_pairing_still_load_and_merge(tmp_path, capsys):
     assert capsys.readouterr().err == (
         f"autofix: error: --out: {old} holds another run (seed: None, now 0); use another --out folder\n"
     )
+
+
+WEAK_SPEC = """\
+task: Write {name}(items), which drops duplicates and keeps the order of first appearance.
+target: {name}.py
+tests:
+  code: |
+    assert {name}([]) == [], "empty"
+timeout: 20
+"""
+
+
+LOOPED = """\
+def {name}(items):
+    seen = []
+    for item in items:
+        if item not in seen:
+            seen.append(item)
+    return seen
+"""
+
+
+def always_right(body: dict) -> Reply:
+    kind = next(k for k in ("strong", "weak") if f"`{k}`" in prompt_text(body))
+    return Reply(fenced(LOOPED.format(name=kind)), 100, 10)
+
+
+def test_strength_reports_the_mean_share_of_mutants_the_checks_of_each_strategys_passes_killed(tmp_path, capsys):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "strong.yml").write_text(SPEC.format(name="strong"))
+    (tasks / "weak.yml").write_text(WEAK_SPEC.format(name="weak"))  # `return []` passes it
+    out = tmp_path / "out"
+    with ScriptedOpenAI([always_right] * 2) as fake:
+        assert (
+            autofix_eval(
+                tasks, "--strategy", "repair", "--strength", "--out", out,
+                "--model", "m", "--api", "chat", "--base-url", fake.base_url,
+            )
+            == 0
+        )  # fmt: skip
+    data = load(out)
+    # `not in` -> `in`, the branch emptied, `return None`: the empty case alone kills only the last
+    strength = {r["task"]: (r["killed"], r["mutants"]) for r in data["results"]}
+    assert strength == {"strong": (3, 3), "weak": (1, 3)}
+    repair = data["summary"]["repair"]
+    assert (repair["strength_measured"], repair["mean_strength"]) == (2, (3 / 3 + 1 / 3) / 2)
+    line = (
+        "Test strength of the passing solutions (--strength: each pass's lines mutated, the task's own checks "
+        "judging the mutants; the mean share killed): repair 0.67 over 2 passes."
+    )
+    assert line in capsys.readouterr().out.splitlines()
+    assert line in (out / "eval.md").read_text().splitlines()
