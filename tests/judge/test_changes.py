@@ -33,6 +33,23 @@ def past(latest: int, clock: Path) -> None:
     raise AssertionError("the file system's clock stood still")
 
 
+def narrowing(parts: int = 2) -> Finder:
+    """A Finder that starts find on any tree, however small, with `parts` finds at once."""
+    finder = Finder()
+    finder.small = 0
+    finder.parts = parts
+    return finder
+
+
+def copy_of(tmp_path: Path) -> tuple[Path, dict[str, dict[str, tuple]], int, Path]:
+    """A shaped work folder, what a Scratch would remember of it, and a mark file for find."""
+    work = shaped(tmp_path / "work")
+    entries, latest = remembered(work)
+    mark = tmp_path / "mark"
+    mark.touch()
+    return work, entries, latest, mark
+
+
 def shaped(root: Path) -> Path:
     for rel in ["a/one.txt", "a/two.txt", "b/c/deep.txt", "b/c/same.txt", "b/d/gone.txt", "b/d/kept.txt", "top.txt"]:
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -41,10 +58,7 @@ def shaped(root: Path) -> Path:
 
 
 def test_find_names_every_change_and_nothing_else(tmp_path):
-    work = shaped(tmp_path / "work")
-    entries, latest = remembered(work)
-    mark = tmp_path / "mark"
-    mark.touch()
+    work, entries, latest, mark = copy_of(tmp_path)
     past(latest, mark)
     same = work / "b/c/same.txt"
     before = same.stat()
@@ -52,9 +66,7 @@ def test_find_names_every_change_and_nothing_else(tmp_path):
     os.utime(same, ns=(before.st_atime_ns, before.st_mtime_ns))
     (work / "b/d/gone.txt").unlink()
     os.chmod(work / "a/two.txt", 0o600)
-    finder = Finder()
-    finder.small = 0
-    finder.parts = 2
+    finder = narrowing()
     found = finder.where(work, entries, latest, mark)
     assert found is not None
     examine, route = found
@@ -64,24 +76,13 @@ def test_find_names_every_change_and_nothing_else(tmp_path):
 
 
 def test_nothing_changed_leaves_only_the_opened_folders_to_compare(tmp_path):
-    work = shaped(tmp_path / "work")
-    entries, latest = remembered(work)
-    mark = tmp_path / "mark"
-    mark.touch()
-    finder = Finder()
-    finder.small = 0
-    finder.parts = 2
-    assert finder.where(work, entries, latest, mark) == ({"", "b"}, {"", "b"})
+    work, entries, latest, mark = copy_of(tmp_path)
+    assert narrowing().where(work, entries, latest, mark) == ({"", "b"}, {"", "b"})
 
 
 def test_a_find_that_fails_leaves_every_folder_to_compare(tmp_path):
-    work = shaped(tmp_path / "work")
-    entries, latest = remembered(work)
-    mark = tmp_path / "mark"
-    mark.touch()
-    finder = Finder()
-    finder.small = 0
-    finder.parts = 2  # b is opened up: b/d is where a find starts
+    work, entries, latest, mark = copy_of(tmp_path)
+    finder = narrowing()  # b is opened up: b/d is where a find starts
     (work / "b/d/gone.txt").unlink()
     (work / "b/d/kept.txt").unlink()
     (work / "b/d").rmdir()  # a folder a find was to start from
@@ -91,10 +92,7 @@ def test_a_find_that_fails_leaves_every_folder_to_compare(tmp_path):
 
 
 def test_a_small_copy_is_compared_whole_without_starting_find(tmp_path):
-    work = shaped(tmp_path / "work")
-    entries, latest = remembered(work)
-    mark = tmp_path / "mark"
-    mark.touch()
+    work, entries, latest, mark = copy_of(tmp_path)
     assert Finder().where(work, entries, latest, mark) is None  # 11 entries: below SMALL
 
 
