@@ -1,6 +1,6 @@
 """Edits to a whole tree, judged by the repository's suite: the model answers with edit blocks
 applied in place (EditTree), and a candidate passes when the static guard finds nothing in what
-it added and the suite, run in a fresh copy, passes the gate against the baseline (GateJudge).
+it added and the suite, run in a clean copy, passes the gate against the baseline (GateJudge).
 Red CI repair and free-form issues both work this way."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ class EditTree:
 
 class GateJudge:
     """The loop's judge for an edited tree: the static guard over the edited files, then the whole suite
-    in a fresh copy against the baseline (bot/judge/gate.py)."""
+    in a clean copy against the baseline (bot/judge/gate.py)."""
 
     def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
         self.suite, self.baseline, self.work = suite, baseline, work

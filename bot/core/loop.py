@@ -97,14 +97,14 @@ def run(
 
 
 def confirmed(judge: Judge, candidate: Candidate) -> Verdict:
-    """A pass counts only if a second run in a fresh copy passes too: no luck, no leftover state."""
+    """A pass counts only if a second run in a clean copy passes too: no luck, no leftover state."""
     verdict = judge.check(candidate)
     if not verdict.passed:
         return verdict
     again = judge.check(candidate)
     if again.passed:
         return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess)
-    again.feedback = "The tests passed once, then failed when repeated in a fresh copy:\n" + again.feedback
+    again.feedback = "The tests passed once, then failed when repeated in a clean copy:\n" + again.feedback
     return again
 
 

@@ -25,7 +25,7 @@ class StrengthJudge:
 
     def __init__(self, inner: Judge, validator: Validator, spec: Spec, report: Report):
         self.inner, self.validator, self.spec, self.report = inner, validator, spec, report
-        # The loop judges a pass twice (a confirmation in a fresh copy): the mutants run once.
+        # The loop judges a pass twice (a confirmation in a clean copy): the mutants run once.
         self.measured: tuple[Candidate, Strength] | None = None
 
     def preflight(self) -> list[str]:

@@ -150,12 +150,12 @@ def baseline_proof(
     total: int, before: int, after: tuple[int, int] | None, flaky: list[str], pre_existing: list[str] | None = None
 ) -> str:
     """The numbers a CI fix is judged by: the whole suite before and after (the last candidate's
-    target tests still failing, tests it broke), each run in a fresh copy; the tests failing at the
+    target tests still failing, tests it broke), each run in a clean copy; the tests failing at the
     base branch too, which count for nothing."""
     judged = f"{after[0]} failing, {after[1]} new failures" if after else "no candidate reached the tests"
     old = f" Failing at the base branch too (pre-existing, not counted): {names(pre_existing)}." if pre_existing else ""
     return (
-        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a fresh copy): "
+        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a clean copy): "
         f"before: {before} failing; after: {judged}; "
         f"flaky: {names(flaky) + ' (left out of the judgement)' if flaky else 'none'}.{old}"
     )

@@ -56,7 +56,7 @@ def test_a_pass_that_fails_when_repeated_is_not_a_pass(tmp_path):
     result = solve(spec(tmp_path), Replies(Reply(CODE), Reply(CODE)), validator, report())
     assert [a.passed for a in result.attempts] == [False, True]
     assert (
-        result.attempts[0].feedback == "The tests passed once, then failed when repeated in a fresh copy:\n- t: failed"
+        result.attempts[0].feedback == "The tests passed once, then failed when repeated in a clean copy:\n- t: failed"
     )
     assert validator.checked == 4
     assert (tmp_path / "f.py").read_text() == "def f():\n    return 1\n"

@@ -118,7 +118,7 @@ def run_event(github, pull, run, fork=False):
 
 def proof(before, after="0 failing, 0 new failures", flaky="none", total=4):
     return (
-        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a fresh copy): "
+        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a clean copy): "
         f"before: {before} failing; after: {after}; flaky: {flaky}."
     )
 

@@ -4,7 +4,7 @@ it with the whole suite, and propose the fix.
 Started by a failed `workflow_run` of a pull request, or by `workflow_dispatch` with input `pr`.
 The pull request's head is checked out in a folder of its own, without `.git`; the suite runs
 there twice (the baseline: what fails both times is the target, what flips is flaky); the model
-answers with search/replace edits; each candidate is judged by the whole suite in a fresh copy
+answers with search/replace edits; each candidate is judged by the whole suite in a clean copy
 (bot/judge/gate.py).
 
 Trust: the test command, `setup`, the protected paths and `edit` come from the workspace — the
