@@ -669,22 +669,26 @@ class _LandlockSandbox(_ProcessSandbox):
             return "it lies in /dev/shm, which every run may write"
         return None
 
-    def run(
+    def _execute(
         self,
-        argv: Sequence[str],
-        workdir: Path,
-        env: Mapping[str, str],
+        argv: list[str],
+        workdir: str,
+        env: dict[str, str],
         limits: Limits,
-        *,
-        pass_fds: Sequence[int] = (),
+        uid: int | None,
+        pass_fds: tuple[int, ...],
+        shared: tuple[str, ...],
     ) -> Outcome:
         """The run gets a temporary folder of its own (HOME, TMPDIR): the shared ones stay out of
-        its reach, and with them whatever else lies in /tmp, a work folder autofix copied included."""
+        its reach, and with them whatever else lies in /tmp, a work folder autofix copied included.
+        It is the run's uid's (mode 0700): if autofix dies before removing it, the next run to
+        clean up after that uid removes it with the rest of what the uid owns (clean_shared)."""
         private = tempfile.mkdtemp(prefix="autofix-tmp-")
-        os.chmod(private, 0o777)  # the run's uid writes here; Landlock keeps every other run out
         try:
+            if uid is not None:
+                os.chown(private, uid, uid)
             mine = {**env, "HOME": private, "TMPDIR": private}
-            return super().run(argv, workdir, mine, limits, pass_fds=pass_fds)
+            return super()._execute(argv, workdir, mine, limits, uid, pass_fds, shared)
         finally:
             remove_tree(private)
 

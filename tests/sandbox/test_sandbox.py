@@ -674,7 +674,7 @@ from pathlib import Path
 from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 tier, workdir, token = sys.argv[1:]
 sb = open_sandbox(tier)
-sb.run(["/bin/sh", "-c", "touch started; sleep 60", token], Path(workdir), allowed_environ(),
+sb.run(["/bin/sh", "-c", 'echo "$TMPDIR" > started; sleep 60', token], Path(workdir), allowed_environ(),
        Limits())
 """
 
@@ -704,6 +704,9 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
             assert wd.stat().st_uid != os.getuid()  # handed to a sandbox uid
         assert crashed[0].stat().st_uid != crashed[1].stat().st_uid
         assert private_tmp.stat().st_mode != mode  # and opened for them
+        # landlock: each run's temporary folder of its own, in /tmp, which nobody removed
+        temporary = [Path(text) for wd in crashed if (text := (wd / "started").read_text().strip()).startswith("/")]
+        assert len(temporary) == (2 if tier == "landlock" else 0) and all(p.is_dir() for p in temporary)
         for autofix in autofixes:
             autofix.kill()  # autofix dies mid-run
             autofix.wait()
@@ -724,6 +727,7 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
             all(p.stat().st_uid == os.getuid() for wd in crashed for p in (wd, wd / "started"))
             and private_tmp.stat().st_mode == mode
             and token_procs(token) == []
+            and not any(p.exists() for p in temporary)
         )
 
     # (if a run of another process on this machine takes a crashed uid first, that run is
