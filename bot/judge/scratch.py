@@ -11,7 +11,8 @@ A fresh copy of the work folder for every run cost what the folder holds (20,000
 - After the run one walk (safefs's: fd-relative, never following a link) compares the entries.
   find(1) first names every entry whose ctime is past the latest remembered (changes.py); the
   walk then compares only the folders holding one (a removal or rename changes its folder's
-  ctime) and goes only where they lie. What the run added goes; a file it changed, and anything
+  ctime) and goes only where they lie. If the clock was set back during the run, a change could
+  carry an old ctime, and every entry is compared. What the run added goes; a file it changed, and anything
   it replaced or removed, is copied again from the original; a folder whose own metadata
   changed gets its mode and owner back and loses the extended attributes (ACLs) a run may set.
   Protected paths among them are hashed first and compared with the original's
@@ -54,6 +55,7 @@ SHARED_NAMES = frozenset({"node_modules"})
 RUN_XATTRS = ("user.", "system.posix_acl_")  # the extended attributes a run's uid may set on what it owns
 CLOCK_STEP = 0.001  # seconds between looks at the file system's clock
 CLOCK_PATIENCE = 2.0  # seconds it may take to pass the last ctime remembered (a clock set back: copy afresh)
+CLOCK_JITTER = 100_000  # ns: how far two readings of clock_offset may differ with no one setting the clock
 
 Key = tuple[int, int, int, int, int, int, int]  # an lstat: mode, inode, uid, gid, size, mtime and ctime (ns)
 FOLDER: Key = (stat.S_IFDIR, 0, 0, 0, 0, 0, 0)  # an original's folder: what it holds is compared instead
@@ -144,6 +146,8 @@ class Scratch:
         self.declined: dict[str, str] = {}  # a tree that could have been shared -> why it was copied
         self.latest = 0  # the latest ctime remembered (ns)
         self.finder = changes.Finder()
+        self.clock_offset = clock_offset
+        self.run_offset = 0  # clock_offset as the last run began
         self.dirty = False  # a run may have changed the copy since it was put back
 
     @property
@@ -301,7 +305,8 @@ class Scratch:
         whole = self.top_back()
         again: set[str] = set()  # folders whose metadata was put back: their lstat is new
         assert self.folder is not None
-        narrowed = self.finder.where(self.work, self.entries, self.latest, self.folder / "clock")
+        set_back = self.clock_offset() < self.run_offset - CLOCK_JITTER
+        narrowed = None if set_back else self.finder.where(self.work, self.entries, self.latest, self.folder / "clock")
         examine, route = narrowed if narrowed else (set(), None)
         for folder in safefs.walk(self.work):
             if route is not None and folder.rel not in examine and folder.rel not in again:
@@ -447,6 +452,7 @@ class Scratch:
         while True:
             os.utime(clock)
             if os.stat(clock).st_ctime_ns > self.latest:
+                self.run_offset = self.clock_offset()
                 return
             if time.monotonic() > patience:  # the clock was set back: what is remembered can't be told apart
                 self.copy()
@@ -508,6 +514,12 @@ class Scratch:
         if is_folder(source):
             self.remember((mirror_fd, name), rel)
         self.note(self.digests, mirror_fd, name, rel)
+
+
+def clock_offset() -> int:
+    """The real-time clock (which file times follow) less the monotonic one, in ns: it falls only
+    when someone sets the clock back."""
+    return time.clock_gettime_ns(time.CLOCK_REALTIME) - time.clock_gettime_ns(time.CLOCK_MONOTONIC)
 
 
 def forget(digests: dict[str, str], rel: str, was: Key | None) -> None:

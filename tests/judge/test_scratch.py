@@ -282,3 +282,25 @@ def test_the_tests_run_from_a_virtual_environment_in_the_work_folder(private_tmp
     # its site-packages lie in the work folder, yet they are no copy of the code under test
     assert checker.preflight() == ["shared read-only, not copied: .venv"]
     assert checker.check(RIGHT).passed
+
+
+def test_a_clock_set_back_during_a_run_has_every_entry_compared(private_tmp):
+    """A change made after the clock was set back may carry a ctime older than those remembered,
+    which find would not name: autofix notices the real-time clock fell behind the monotonic one
+    and compares every entry instead."""
+    checker = validator(work_folder(private_tmp / "work"), "bwrap")
+    compared_by(checker, "find")
+    [scratch] = checker.copies.idle
+    called = private_tmp / "find-called"
+    fake_find = private_tmp / "find"
+    fake_find.write_text(f"#!/bin/sh\necho called >> {called}\nexit 1\n")  # fails: the walk compares all
+    fake_find.chmod(0o755)
+    scratch.finder.find = str(fake_find)
+    clean = fingerprint(checker)
+    assert called.read_text() == "called\n"  # the clock as it was: find is asked
+    offsets = iter([10**12, 0])  # as the run begins, then after it: set back by 1,000 s
+    scratch.clock_offset = lambda: next(offsets)
+    checker.check(FINGERPRINT + SHAPES + RIGHT)
+    assert called.read_text() == "called\n"  # not asked again
+    scratch.clock_offset = lambda: 0
+    assert fingerprint(checker) == clean
