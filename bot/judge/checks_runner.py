@@ -1,9 +1,11 @@
 """Runs inline checks inside the sandbox, in two processes: a checker that never imports the
 candidate, and a server that imports it and answers the checker's requests over pipes.
 
-`python -S -c <this file> check FD`: the checker. FD holds its payload (from autofix, read before
-anything else runs, then closed): the nonce, the target and its kind, the statements, autofix's
-sys.path and this file's source. A JSON or YAML target is not imported but parsed: the checks see
+`python -S -c BOOT check CODE FD`: the checker. BOOT (bot/judge/validate.py) runs this file's
+compiled code, which it reads from the descriptor CODE: compiling the source would cost each of
+the two processes 6 ms. FD holds the checker's payload (from autofix, read before anything else
+runs, then closed): the nonce, the target and its kind, the statements, autofix's sys.path, BOOT
+and the compiled code, for the server. A JSON or YAML target is not imported but parsed: the checks see
 the document as `data`. It makes itself non-dumpable, so that a process of the same uid can neither
 read its memory (the nonce) nor reach its file descriptors through /proc, then starts the server
 (`serve`) and runs every check statement in its own namespace, where the target's names are
@@ -402,25 +404,30 @@ def non_dumpable():
         pass  # no ctypes here: the verdict then rests on the sandbox's ptrace rules
 
 
-def start_server(source, paths):
+def start_server(boot, code):
     to_server_r, to_server_w = os.pipe()
     from_server_r, from_server_w = os.pipe()
-    for fd in (to_server_r, from_server_w):
+    code_fd = os.memfd_create("autofix-runner")
+    view = memoryview(code)
+    while view:
+        view = view[_write(code_fd, view) :]
+    os.lseek(code_fd, 0, os.SEEK_SET)
+    for fd in (to_server_r, from_server_w, code_fd):
         os.set_inheritable(fd, True)
-    argv = [sys.executable, "-S", "-s", "-P", "-c", source, "serve", str(to_server_r), str(from_server_w)]
+    argv = [sys.executable, "-S", "-s", "-P", "-c", boot, "serve", str(code_fd), str(to_server_r), str(from_server_w)]
     pid = os.posix_spawn(sys.executable, argv, os.environ)
-    os.close(to_server_r)
-    os.close(from_server_w)
+    for fd in (to_server_r, from_server_w, code_fd):
+        os.close(fd)
     return pid, Channel(from_server_r, to_server_w)
 
 
 def check(payload_fd):
     with os.fdopen(int(payload_fd), "rb") as payload:
-        nonce, target, kind, statements, paths, source = marshal.loads(payload.read())
+        nonce, target, kind, statements, paths, boot, code = marshal.loads(payload.read())
     non_dumpable()
     sys.path[:] = paths  # never the work folder: nothing the candidate wrote is imported here
     global CHECKER
-    pid, channel = start_server(source, paths)
+    pid, channel = start_server(boot, code)
     CHECKER = Checker(channel, pid)
     result: dict[str, object] = {"import_error": None, "records": []}
     try:
@@ -594,6 +601,6 @@ def serve(read_fd, write_fd):
 
 CHECKER: Checker  # set by check(); the server never makes a Handle
 if sys.argv[1] == "check":
-    check(sys.argv[2])
+    check(sys.argv[3])
 else:
-    serve(sys.argv[2], sys.argv[3])
+    serve(sys.argv[3], sys.argv[4])

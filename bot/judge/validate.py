@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import marshal
 import os
 import secrets
@@ -35,6 +36,27 @@ from bot.spec import Spec
 from bot.text import FEEDBACK_CHARS, MESSAGE_CHARS, clip_head, clip_tail
 
 RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
+# How the runner's processes start: from its compiled code, read from the descriptor argv[2] and
+# closed before the runner runs (compiled once per autofix process: runner_code).
+RUNNER_BOOT = (
+    "import marshal, os, sys\n"
+    "with os.fdopen(int(sys.argv[2]), 'rb') as _boot:\n"
+    "    _boot = marshal.loads(_boot.read())\n"
+    "exec(_boot)\n"
+)
+
+
+@functools.cache
+def runner_code() -> bytes:
+    return marshal.dumps(compile(RUNNER_SOURCE, "checks_runner.py", "exec"))
+
+
+def memfd_of(name: str, data: bytes) -> int:
+    """A memfd holding `data`, to be read from its start: a file no path leads to."""
+    fd = os.memfd_create(name)
+    os.write(fd, data)  # a memfd takes a whole write at once
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 @dataclass
@@ -153,15 +175,16 @@ class Validator:
         # never in an argument, the environment or a file the candidate could read.
         nonce = f"@@autofix-{secrets.token_hex(16)}@@"
         target, kind = str(work / self.spec.target), self.spec.target_kind
-        payload = marshal.dumps((nonce, target, kind, self.statements, self.runner_paths, RUNNER_SOURCE))
-        fd = os.memfd_create("autofix-checks")
+        code = runner_code()
+        payload = marshal.dumps((nonce, target, kind, self.statements, self.runner_paths, RUNNER_BOOT, code))
+        fd, code_fd = memfd_of("autofix-checks", payload), memfd_of("autofix-runner", code)
         try:
-            os.write(fd, payload)
-            os.lseek(fd, 0, os.SEEK_SET)
-            argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_SOURCE, "check", str(fd)]
-            outcome = self.sandbox.run(argv, work, allowed_environ(DETERMINISTIC), self.limits, pass_fds=(fd,))
+            argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_BOOT, "check", str(code_fd), str(fd)]
+            env = allowed_environ(DETERMINISTIC)
+            outcome = self.sandbox.run(argv, work, env, self.limits, pass_fds=(code_fd, fd))
         finally:
             os.close(fd)
+            os.close(code_fd)
         if outcome.killed:
             found.add("checks", outcome.killed, outcome.output)
             return
