@@ -668,14 +668,15 @@ def test_workdir_holding_a_readable_path_is_refused(tmp_path):
     assert (tmp_path / "work").stat().st_uid == os.getuid()  # never handed over
 
 
+# `started` appears whole, by a rename: the test reads the run's TMPDIR from it as soon as it exists.
 CRASHING_AUTOFIX = """
 import sys
 from pathlib import Path
 from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 tier, workdir, token = sys.argv[1:]
 sb = open_sandbox(tier)
-sb.run(["/bin/sh", "-c", 'echo "$TMPDIR" > started; sleep 60', token], Path(workdir), allowed_environ(),
-       Limits())
+sb.run(["/bin/sh", "-c", 'echo "$TMPDIR" > starting; mv starting started; sleep 60', token], Path(workdir),
+       allowed_environ(), Limits())
 """
 
 
