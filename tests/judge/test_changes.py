@@ -108,3 +108,19 @@ def test_the_largest_folder_is_opened_until_each_find_has_its_share():
     assert split(entries, 2) == ({"", "b"}, [["b/c", "a"], ["b/d"]])
     assert split(entries, 1) == ({""}, [["b", "a"]])
     assert split({"": {"f": FILE}}, 2) == ({""}, [])  # nothing below the top: no find
+
+
+def test_names_that_are_not_utf_8_or_hold_a_newline_come_back_as_the_walk_spells_them(tmp_path):
+    work, entries, latest, mark = copy_of(tmp_path)
+    odd = os.fsencode(work / "b" / "c") + b"/odd\xff\nname"
+    os.mkdir(odd)
+    with open(odd + b"/file\n.txt", "wb") as file:
+        file.write(b"x")
+    entries, latest = remembered(work)
+    past(latest, mark)
+    with open(odd + b"/file\n.txt", "ab") as file:
+        file.write(b"y")
+    found = narrowing(parts=1).where(work, entries, latest, mark)
+    assert found is not None
+    folder = os.fsdecode(b"b/c/odd\xff\nname")  # as os.scandir names it: the walk's spelling
+    assert found[0] == {"", folder, f"{folder}/file\n.txt"}
