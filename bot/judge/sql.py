@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from bot import safefs, testfiles
 from bot.errors import UserError
 from bot.judge.targets import Checked
+from bot.judge.verdict import memfd_of
 from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 from bot.spec import Spec
 from bot.text import count
@@ -148,9 +149,8 @@ class QueryCheck:
         """The runner's result for `query` (None: the database's tables), run in the sandbox in
         `work`. A schema or data file SQLite refuses is the spec's mistake: UserError."""
         request = marshal.dumps((self.ddl, self.data, query, self.spec.timeout, len(self.expected) + MORE_ROWS))
-        fd = os.memfd_create("autofix-sql")
+        fd = memfd_of("autofix-sql", request)
         try:
-            os.write(fd, request)
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_SOURCE, str(fd)]
             outcome = self.sandbox.run(argv, work, allowed_environ(), self.limits, pass_fds=(fd,))
             answer = os.pread(fd, os.fstat(fd).st_size, 0)

@@ -26,6 +26,7 @@ from bot.judge.verdict import (
     DETERMINISTIC,
     PLUGIN_FOLDER,
     UnittestCounts,
+    memfd_of,
     refuse_broken_command,
     refuse_hidden_plugin,
     refuse_shadows,
@@ -49,14 +50,6 @@ RUNNER_BOOT = (
 @functools.cache
 def runner_code() -> bytes:
     return marshal.dumps(compile(RUNNER_SOURCE, "checks_runner.py", "exec"))
-
-
-def memfd_of(name: str, data: bytes) -> int:
-    """A memfd holding `data`, to be read from its start: a file no path leads to."""
-    fd = os.memfd_create(name)
-    os.write(fd, data)  # a memfd takes a whole write at once
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
 
 
 @dataclass

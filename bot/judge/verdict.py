@@ -121,14 +121,22 @@ def run_tests(
         return TestRun(outcome, None)
 
 
+def memfd_of(name: str, data: bytes) -> int:
+    """A memfd holding `data`, to be read from its start: a file no path leads to, handed to a
+    run in the sandbox by its number."""
+    fd = os.memfd_create(name)
+    os.write(fd, data)  # a memfd takes a whole write at once
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
 @contextmanager
 def selection(only: Iterable[str] | None) -> Iterator[int | None]:
     if only is None:
         yield None
         return
-    fd = os.memfd_create("autofix-only")
+    fd = memfd_of("autofix-only", "".join(f"{test}\n" for test in only).encode())
     try:
-        os.write(fd, "".join(f"{test}\n" for test in only).encode())
         yield fd
     finally:
         os.close(fd)
@@ -136,9 +144,8 @@ def selection(only: Iterable[str] | None) -> Iterator[int | None]:
 
 @contextmanager
 def channel(nonce: str) -> Iterator[int]:
-    fd = os.memfd_create("autofix-verdict")
+    fd = memfd_of("autofix-verdict", nonce.encode() + b"\n")
     try:
-        os.write(fd, nonce.encode() + b"\n")
         yield fd
     finally:
         os.close(fd)
