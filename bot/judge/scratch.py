@@ -12,10 +12,10 @@ A fresh copy of the work folder for every run cost what the folder holds (20,000
   find(1) first names every entry whose ctime is past the latest remembered (changes.py); the
   walk then compares only the folders holding one (a removal or rename changes its folder's
   ctime) and goes only where they lie. If the clock was set back during the run, a change could
-  carry an old ctime, and every entry is compared. What the run added goes; a file it changed, and anything
-  it replaced or removed, is copied again from the original; a folder whose own metadata
-  changed gets its mode and owner back and loses the extended attributes (ACLs) a run may set.
-  Protected paths among them are hashed first and compared with the original's
+  carry an old ctime, and every entry is compared. What the run added goes; a file it changed,
+  and anything it replaced or removed, is copied again from the original; a folder whose own
+  metadata changed gets its mode and owner back and loses the extended attributes (ACLs) a run
+  may set. Protected paths among them are hashed first and compared with the original's
   (integrity.tampering). What can't be put back entry by entry is copied afresh, whole.
 - The insides belong to a uid of the sandbox's pool from the copy on. A judgement leases that
   uid (Sandbox.lease; another one when it is busy, and the insides change hands first), and its
