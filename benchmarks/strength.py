@@ -12,12 +12,12 @@ Run with `make bench-strength`. Not a test: the figures depend on the machine.
 from __future__ import annotations
 
 import os
-import statistics
 import tempfile
-import time
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
+
+from validate_tiers import medians  # benchmarks/, the script's own folder
 
 from bot import spec as specs
 from bot.judge.strength import measure
@@ -61,15 +61,10 @@ def main() -> None:
             assert validator.check(code).passed, name
             actions[f"{name}: the attempt's 2 validations"] = partial(judge_twice, validator.check, code)
             actions[f"{name}: strength"] = partial(measure, validator, code, spec.target, 20, 120)
-        times: dict[str, list[float]] = {name: [] for name in actions}
-        for _ in range(RUNS):
-            for name, action in actions.items():
-                started = time.perf_counter()
-                action()
-                times[name].append(time.perf_counter() - started)
+        figures = medians(actions, RUNS)
         print(f"test strength on {sandbox.describe()}, {len(os.sched_getaffinity(0))} cores (median of {RUNS})")
-        for name, seconds in times.items():
-            print(f"  {name:<44} {statistics.median(seconds):6.3f} s")
+        for name, seconds in figures.items():
+            print(f"  {name:<44} {seconds:6.3f} s")
         for code in (QUICK_START, LONGER):
             strength = measure(validator, code, spec.target, 20, 120)
             print(f"  {strength.headline()}; {strength.mutations} mutations, {strength.equivalent} equivalent")
