@@ -1,9 +1,12 @@
 """Every secret autofix knows is masked in whatever it prints or writes: the exact values, their
-base64 forms, pieces of them spelled out with separators, and anything shaped like a token.
+base64 forms, pieces of them spelled out with separators, and anything shaped like a token, a
+private key or a cloud credential file.
 
 A model that saw a key (or guessed one was there) may print it in disguise: split by dashes or
 newlines, or as the base64 of git's `x-access-token:TOKEN` credentials. Masking by fragment covers
-the first, the encoded forms the second, and the shapes cover keys autofix was never told about.
+the first, the encoded forms the second, and the shapes cover keys autofix was never told about:
+other steps of a job leave credential files (a service account's JSON, `~/.aws/credentials`) that a
+candidate may read and quote in its failure.
 """
 
 from __future__ import annotations
@@ -23,6 +26,33 @@ GIT_USER = "x-access-token:"  # git's basic credentials are base64("x-access-tok
 TOKEN_SHAPE = re.compile(
     r"gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,}"
     r"|sk-(?<![A-Za-z0-9_-]sk-)[A-Za-z0-9_-]{20,}"  # not the tail of a word: "task-list-..." is no key
+)
+# Private keys in PEM (and PGP armour), whole or cut: a BEGIN line and the base64 lines after it,
+# or, when the head was cut off, the base64 lines before an END line. Lines break as text does or as
+# JSON and repr escape it (`\n`, `\\n`). Each line break is one newline with the blanks after it,
+# so no run of blanks can be split two ways (no backtracking blow-up).
+B64_LINE = r"[A-Za-z0-9+/=]+"
+PEM_HEADER = r"[A-Za-z-]+: [^\s\\]+"  # Proc-Type: 4,ENCRYPTED; DEK-Info: AES-128-CBC,...
+LINE_BREAK = r"[ \t]*(?:(?:\r?\n|\\+[nr])[ \t]*)+"
+PEM_LABEL = r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
+PRIVATE_KEY = re.compile(
+    rf"-----BEGIN {PEM_LABEL}(?:{LINE_BREAK}(?:{PEM_HEADER}|{B64_LINE}))*(?:(?:{LINE_BREAK})?-----END {PEM_LABEL})?"
+    rf"|(?<![A-Za-z0-9+/=])(?:{B64_LINE}{LINE_BREAK})+-----END {PEM_LABEL}"
+)
+# The value after a credential's name, as JSON, YAML, INI, a connection string or the environment
+# write it: a service account's `private_key_id`, OAuth's `client_secret` and `refresh_token`,
+# AWS's secret key and session token, Azure's account keys. The name and its quotes stay.
+QUOTE = r"""(?:\\*["'])?"""
+CREDENTIAL_NAME = (
+    r"private_key(?:_id)?|client_secret|refresh_token|(?:aws_)?secret_?access_?key|(?:aws_)?session_?token"
+    r"|account_?key|shared_?access_?key"
+)
+KEYED_CREDENTIAL = re.compile(rf"((?<![A-Za-z0-9]){QUOTE}(?:{CREDENTIAL_NAME}){QUOTE}\s*[:=]\s*{QUOTE})[^\s\"'\\,;}}]+", re.I)
+# Cloud credentials by shape: AWS access key ids, Google API keys, service-account addresses (a
+# look-behind starts an address only where a word starts: a long word is scanned once, not once a letter).
+CLOUD_SHAPE = re.compile(
+    r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])|AIza[0-9A-Za-z_-]{35}"
+    r"|(?<![A-Za-z0-9._-])[A-Za-z0-9._-]+@[A-Za-z0-9-]+\.iam\.gserviceaccount\.com"
 )
 # The value of an Authorization header, as HTTP, git config, JSON or Python write it; the scheme stays.
 AUTH_HEADER = re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token)\s+)[^\s"'\\,;]+""", re.I)
@@ -64,6 +94,10 @@ class Redactor:
         if self.runs:
             text = self.mask_fragments(text)
         text = TOKEN_SHAPE.sub(MASK, text)
+        if "PRIVATE KEY" in text:
+            text = PRIVATE_KEY.sub(MASK, text)
+        text = KEYED_CREDENTIAL.sub(lambda keyed: keyed[1] + MASK, text)
+        text = CLOUD_SHAPE.sub(MASK, text)
         return AUTH_HEADER.sub(lambda header: header[1] + MASK, text)
 
     def mask_fragments(self, text: str) -> str:
