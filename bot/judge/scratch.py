@@ -17,11 +17,14 @@ A fresh copy of the work folder for every run cost what the folder holds (20,000
   metadata changed gets its mode and owner back and loses the extended attributes (ACLs) a run
   may set. Protected paths among them are hashed first and compared with the original's
   (integrity.tampering). What can't be put back entry by entry is copied afresh, whole.
-- The insides belong to a uid of the sandbox's pool from the copy on. A judgement leases that
-  uid (Sandbox.lease; another one when it is busy, and the insides change hands first), and its
-  runs are handed the top alone (Kept; Workdir.give). Between runs the copy's parent folder lets
-  nobody but root in. Judgements going at once (the strength check's mutants) each take a copy
-  of their own (Copies), lent to a uid of its own.
+- The insides are autofix's, and readable by others (o+r, and o+x on folders and on what its
+  owner may execute: `open_to_others`, before the lstat is remembered). A judgement leases a
+  uid of the pool (Sandbox.lease; the copy's last when it is free), and a run that says what it
+  writes is lent the top read-only and those paths alone (Kept; Workdir.give): the judged tree
+  is read-only to it by ownership, on every tier. Between runs the copy's parent folder lets
+  nobody but root in, and during one the top lets only the run's group in. Judgements going at
+  once (the strength check's mutants) each take a copy of their own (Copies), with a uid of its
+  own.
 - Virtual environments (a folder holding pyvenv.cfg) and node_modules are not copied where the
   sandbox keeps every run from changing them (Sandbox.cannot_share): the copy holds a link to
   the original tree, which the runs see read-only.
@@ -136,7 +139,7 @@ class Scratch:
         self.rules = integrity.Protection(protected, exempt)
         self.target = target
         self.follow = follow
-        self.uid: int | None = None  # whose the insides are; None: autofix's own
+        self.uid: int | None = None  # the uid its last judgement leased, taken again when free
         self.folder: Path | None = None  # holds `work` and the clock; root's alone
         self.top: Key = FOLDER  # the copy's top, as autofix left it
         self.entries: dict[str, dict[str, Key]] = {}  # folder -> name -> its lstat, as autofix left them
@@ -154,10 +157,6 @@ class Scratch:
     def work(self) -> Path:
         assert self.folder is not None  # prepare() made it
         return self.folder / "work"
-
-    @property
-    def owner(self) -> safefs.Owner:
-        return None if self.uid is None else (self.uid, self.uid)
 
     def prepare(self) -> list[str]:
         """The copy, made once, for the first uid free; what the log should say about it."""
@@ -181,8 +180,7 @@ class Scratch:
         with self.sandbox.lease(self.uid) as slot:
             if self.dirty:  # the last judgement's runs were never put back (it raised on the way)
                 self.copy()
-            if slot is not None and slot.uid != self.uid:
-                self.rehome(slot.uid)
+            self.uid = slot.uid if slot else None
             if self.follow:
                 self.take_in()
             keep_workdir(self.work, Kept(slot, tuple(sorted(self.shared.values()))))
@@ -198,15 +196,14 @@ class Scratch:
                     keep_workdir(self.work, None)
 
     def write(self, rel: str, text: str) -> None:
-        """`text` as the file at rel (the candidate's target), the run's uid's like the rest;
-        never written through a link that stands there."""
+        """`text` as the file at rel (the candidate's target), autofix's like the rest; never
+        written through a link that stands there."""
         path = self.work / rel
         if path.is_symlink() or path.exists():
             path.unlink()
         fd = os.open(path, safefs.WRITE_FLAGS, 0o666)
         with open(fd, "w", encoding="utf-8") as file:
-            if self.owner is not None:
-                os.fchown(fd, *self.owner)
+            os.fchmod(fd, open_to_others(os.fstat(fd).st_mode))
             file.write(text)
 
     def restore(self) -> list[tuple[str, str]]:
@@ -225,9 +222,7 @@ class Scratch:
         """The copy afresh, of what the original holds now."""
         safefs.remove_tree(self.work)
         self.latest = 0
-        safefs.copy_tree(self.original, self.work, integrity.IGNORED_DIRS, self.owner, self.divert)
-        if self.owner is not None:
-            os.chown(self.work, os.getuid(), os.getgid())  # the top stays autofix's: the sandbox lends it run by run
+        safefs.copy_tree(self.original, self.work, integrity.IGNORED_DIRS, None, self.divert)
         self.top = key_of(os.lstat(self.work))
         self.entries = {}
         self.remember(self.work, "")
@@ -252,23 +247,14 @@ class Scratch:
     def below(self, rel: str) -> Diverter:
         return lambda sub, folder_fd, entry: self.divert(integrity.joined(rel, sub), folder_fd, entry)
 
-    def rehome(self, uid: int) -> None:
-        """The insides given to `uid` (the one leased, when the copy's own was busy), and
-        remembered as they are then."""
-        for folder in safefs.walk(self.work):
-            if folder.error:
-                raise folder.error
-            for entry in folder.entries:
-                os.chown(entry.name, uid, uid, dir_fd=folder.fd, follow_symlinks=False)
-                self.keep(folder.rel_of(entry.name), os.stat(entry.name, dir_fd=folder.fd, follow_symlinks=False))
-        self.uid = uid
-
     def remember(self, where: safefs.Where, rel: str) -> None:
-        """The lstat of everything in the folder at `where` (rel in the copy), as it is now."""
+        """The lstat of everything in the folder at `where` (rel in the copy), as it is now, once
+        readable by others."""
         for folder in safefs.walk(where):
             if folder.error:
                 raise folder.error
-            keys = {entry.name: key_of(entry.stat(follow_symlinks=False)) for entry in folder.entries}
+            assert folder.fd is not None  # only a folder with an error has none
+            keys = {entry.name: key_of(readable(folder.fd, entry.name)) for entry in folder.entries}
             self.entries[integrity.joined(rel, folder.rel)] = keys
             self.latest = max([self.latest, *(key[6] for key in keys.values())])
 
@@ -386,7 +372,6 @@ class Scratch:
         parent_rel = rel.rpartition("/")[0]
         if rel in self.shared:
             os.symlink(self.shared[rel], name, dir_fd=folder_fd)
-            safefs.own(name, folder_fd, self.owner)
         else:
             parent = self.open_original(parent_rel)
             try:
@@ -395,14 +380,14 @@ class Scratch:
                     return False
                 if stat.S_ISDIR(info.st_mode):
                     where = (parent, name)
-                    safefs.copy_tree(where, (folder_fd, name), integrity.IGNORED_DIRS, self.owner, self.below(rel))
+                    safefs.copy_tree(where, (folder_fd, name), integrity.IGNORED_DIRS, None, self.below(rel))
                     self.take_sources(where, rel)
                 else:
-                    safefs.copy_entry(name, stat.S_IFMT(info.st_mode), parent, folder_fd, self.owner)
+                    safefs.copy_entry(name, stat.S_IFMT(info.st_mode), parent, folder_fd)
                 self.sources[parent_rel][name] = source_key(info)
             finally:
                 os.close(parent)
-        self.keep(rel, os.stat(name, dir_fd=folder_fd, follow_symlinks=False))
+        self.keep(rel, readable(folder_fd, name))
         if is_folder(self.entries[parent_rel][name]):
             self.remember((folder_fd, name), rel)
         return True
@@ -506,11 +491,11 @@ class Scratch:
         if entry is None or source is None:
             return
         if is_folder(source):
-            safefs.copy_tree((folder.fd, name), (mirror_fd, name), integrity.IGNORED_DIRS, self.owner)
+            safefs.copy_tree((folder.fd, name), (mirror_fd, name), integrity.IGNORED_DIRS)
             self.take_sources((folder.fd, name), rel)
         else:
-            safefs.copy_entry(name, safefs.kind_of(entry), folder.fd, mirror_fd, self.owner)
-        self.keep(rel, os.stat(name, dir_fd=mirror_fd, follow_symlinks=False))
+            safefs.copy_entry(name, safefs.kind_of(entry), folder.fd, mirror_fd)
+        self.keep(rel, readable(mirror_fd, name))
         if is_folder(source):
             self.remember((mirror_fd, name), rel)
         self.note(self.digests, mirror_fd, name, rel)
@@ -544,6 +529,22 @@ def read_only_kind(folder_fd: int, name: str) -> bool:
         return False
     finally:
         os.close(folder)
+
+
+def open_to_others(mode: int) -> int:
+    """`mode` with o+r, and o+x for a folder or what its owner may execute: the run's uid reads
+    the copy as others do, and owns none of it."""
+    more = stat.S_IROTH | (stat.S_IXOTH if stat.S_ISDIR(mode) or mode & stat.S_IXUSR else 0)
+    return stat.S_IMODE(mode) | more
+
+
+def readable(folder_fd: int, name: str) -> os.stat_result:
+    """The lstat of the entry `name`, made readable by others first (a link's own mode means nothing)."""
+    info = os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
+    if stat.S_ISLNK(info.st_mode) or open_to_others(info.st_mode) == stat.S_IMODE(info.st_mode):
+        return info
+    os.chmod(name, open_to_others(info.st_mode), dir_fd=folder_fd)  # not a link (lstat), and no run goes now
+    return os.stat(name, dir_fd=folder_fd, follow_symlinks=False)
 
 
 def folder_back(parent: int, name: str, was: Key) -> None:

@@ -11,7 +11,9 @@ the child, between fork and exec, only calls landlock_restrict_self and installs
   writes only beneath the scratch copy and the shared temporary folders (HOME is /tmp); ABI >= 4
   also refuses every TCP bind and connect; ABI >= 6 scopes abstract unix sockets and signals to
   the run's own processes.
-- seccomp: new sockets only for AF_UNIX (so no network even below ABI 4), and no ptrace,
+- seccomp: no socket() of any family (so no network even below ABI 4, and no connect() to a
+  service's pathname unix socket, which Landlock doesn't mediate) while socketpair() works (pipes
+  between the run's own processes: multiprocessing, asyncio); and no ptrace,
   process_vm_readv/writev, mount, namespaces (unshare, setns, clone with CLONE_NEW*, clone3),
   keyrings, bpf, io_uring, userfaultfd or perf_event_open. x86-64 only; other architectures and
   the x32 ABI are refused.
@@ -168,7 +170,7 @@ def allow(ruleset_fd: int, path: str, rights: int) -> None:
 def describe(abi: int) -> str:
     what = "files and TCP" if abi >= 4 else "files"
     scoped = "; signals and abstract sockets scoped" if abi >= 6 else ""
-    return f"ABI {abi}: {what} restricted{scoped}; seccomp: no sockets but unix, no ptrace"
+    return f"ABI {abi}: {what} restricted{scoped}; seccomp: no sockets but socketpair, no ptrace"
 
 
 class SockFilter(ctypes.Structure):
@@ -195,9 +197,10 @@ def seccomp_program() -> ctypes.Array:
         (JSET_K, 0, 1, CLONE_NEW_ANY),
         (RET_K, 0, 0, deny),
         (LD_W_ABS, 0, 0, 0),
-        (JEQ_K, 0, 3, SYS_SOCKET),
+        (JEQ_K, 0, 4, SYS_SOCKET),  # no socket() at all; socketpair() is another call
         (LD_W_ABS, 0, 0, 16),  # socket's domain
-        (JEQ_K, 1, 0, AF_UNIX),
+        (JEQ_K, 0, 1, AF_UNIX),
+        (RET_K, 0, 0, deny),  # Landlock doesn't mediate connect() to a pathname socket another uid made
         (RET_K, 0, 0, RET_ERRNO | errno.EAFNOSUPPORT),
         (RET_K, 0, 0, RET_ALLOW),
     ]

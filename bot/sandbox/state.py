@@ -259,6 +259,34 @@ def _chown_tree(top: int, new_owner: Callable[[os.stat_result], tuple[int, int] 
             errors.append(e)
 
 
+def _chown_path(path: str, new_owner: Callable[[os.stat_result], tuple[int, int] | None], errors: list[OSError]) -> None:
+    """chown the entry at ``path`` (a real path: no link on the way) to ``new_owner(lstat)``, and
+    if it is a folder what it holds (_chown_tree); a file with several links is left alone."""
+    try:
+        info = os.lstat(path)
+        if not stat.S_ISDIR(info.st_mode):
+            owner = new_owner(info)
+            if owner is not None and info.st_nlink == 1:
+                os.chown(path, *owner, follow_symlinks=False)
+            return
+        folder = os.open(path, _DIR_FLAGS)
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        errors.append(e)
+        return
+    try:
+        _check_same(folder, info)
+        _chown_tree(folder, new_owner, errors)
+        owner = new_owner(info)
+        if owner is not None:
+            os.fchown(folder, *owner)
+    except OSError as e:
+        errors.append(e)
+    finally:
+        os.close(folder)
+
+
 def _failed(errors: list[OSError]) -> OSError:
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return OSError(f"{errors[0]}{more}")
@@ -269,12 +297,16 @@ class Workdir:
     restores it.  Journaled in the uid's journal before anything changes, so
     that a run whose autofix died is undone by the next run (``recover``).
 
-    A kept workdir (a judge's scratch copy, bot/judge/scratch.py), whose insides belong to the
-    run's uid already, is handed over by its top alone, and only the top comes back: its insides
-    stay the uid's between runs, behind a parent only root may enter, and autofix puts back what
-    a run changed. (A crashed run's recovery hands back the insides too: nobody resets them.)
+    Or lend it read-only (`lent`, for a kept workdir: a judge's scratch copy, whose insides are
+    autofix's and readable by others, bot/judge/scratch.py): the top stays autofix's, its group
+    becomes the run's with r-x alone (other uids stay out), and only the `lent` paths (real paths
+    inside it, none inside another) are chowned to the uid, a folder with what it holds. No
+    other folder of the workdir is the uid's, so it can create, rename or remove nothing there,
+    and no file it doesn't own can it change. A file with several links is never lent (its
+    other name would be too); a lent folder's files follow the rule of _chown_tree. Handed back:
+    the top and the lent paths; a crashed run's recovery hands back the whole tree.
 
-    The journal is a JSON header (workdir, owner, mode), then one line per entry whose owner
+    The journal is a JSON header (workdir, owner, mode, lent), then one line per entry whose owner
     differs from the workdir's, ``[inode, uid, gid]``, appended before that entry is chowned.
     """
 
@@ -285,19 +317,26 @@ class Workdir:
         self.owner = (0, 0)
         self.owners: dict[int, tuple[int, int]] = {}  # by inode: a rename keeps its owner
         self.mode = 0  # the workdir's own mode before the run
-        self.top_only = False  # the insides were the uid's before the run, and stay so
+        self.lent: tuple[str, ...] | None = None  # lent read-only, but for these paths; None: whole
 
     def _save(self) -> None:
-        _write_json(self.journal, {"workdir": self.workdir, "owner": self.owner, "mode": self.mode})
+        state = {"workdir": self.workdir, "owner": self.owner, "mode": self.mode, "lent": self.lent}
+        _write_json(self.journal, state)
 
     def _load(self) -> None:
         with open(self.journal, "rb") as f:
             head, *lines = f.read().splitlines() or [b"{}"]
         state = json.loads(head)
         workdir, (uid, gid), mode = state["workdir"], state["owner"], state["mode"]
-        if not (workdir is None or isinstance(workdir, str)) or not all(isinstance(v, int) for v in (uid, gid, mode)):
+        lent = state.get("lent")
+        if (
+            not (workdir is None or isinstance(workdir, str))
+            or not all(isinstance(v, int) for v in (uid, gid, mode))
+            or not (lent is None or (isinstance(lent, list) and all(isinstance(p, str) for p in lent)))
+        ):
             raise ValueError(f"malformed journal header {head[:200]!r}")
         self.workdir, self.owner, self.mode = workdir, (uid, gid), mode
+        self.lent = None if lent is None else tuple(lent)
         for line in lines:
             try:
                 ino, uid, gid = json.loads(line)
@@ -324,7 +363,7 @@ class Workdir:
             work.workdir = None
         for what, step in (
             ("cgroup", lambda: remove_run_cgroup(uid)),
-            ("workdir", work._hand_back),
+            ("workdir", lambda: work._hand_back(whole=True)),
             ("shared places", lambda: clean_shared(uid)),
         ):
             try:
@@ -334,19 +373,16 @@ class Workdir:
         _unlink(journal)
         return True
 
-    def give(self, workdir: str, pool: Sequence[int], top_only: bool = False) -> None:
-        """``top_only``: the workdir's insides are the uid's already (a kept workdir)."""
+    def give(self, workdir: str, pool: Sequence[int], lent: tuple[str, ...] | None = None) -> None:
+        """The whole workdir to the uid, or (`lent`) its top read-only and those paths alone."""
         top = os.open(workdir, _DIR_FLAGS)
         try:
             st = os.fstat(top)
-            if st.st_uid in pool:
+            if st.st_uid in pool or st.st_gid in pool:
                 raise ValueError(f"workdir {workdir} is in use by another sandbox run")
             self.workdir, self.owner, self.mode = workdir, (st.st_uid, st.st_gid), stat.S_IMODE(st.st_mode)
-            self.top_only = top_only
+            self.lent = lent
             self._save()
-            if self.top_only:
-                self._give_top(top)
-                return
             journal = os.open(self.journal, os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC)
 
             def new_owner(est: os.stat_result) -> tuple[int, int] | None:
@@ -360,7 +396,10 @@ class Workdir:
 
             errors: list[OSError] = []
             try:
-                _chown_tree(top, new_owner, errors)
+                if lent is None:
+                    _chown_tree(top, new_owner, errors)
+                for path in lent or ():
+                    _chown_path(path, new_owner, errors)
             finally:
                 os.close(journal)
             if errors:
@@ -370,9 +409,13 @@ class Workdir:
             os.close(top)
 
     def _give_top(self, top: int) -> None:
-        os.fchown(top, self.uid, self.gid)
         # another run's uid may walk to here (the grants are shared): keep it out
-        os.fchmod(top, self.mode & ~0o007)
+        if self.lent is None:
+            os.fchown(top, self.uid, self.gid)
+            os.fchmod(top, self.mode & ~0o007)
+        else:
+            os.fchown(top, -1, self.gid)  # still autofix's: the run's group may look in, not write
+            os.fchmod(top, self.mode & 0o700 | 0o050)
 
     def undo(self, dirty: bool) -> None:
         """Hand the workdir back.  ``dirty``: processes of the uid may be left,
@@ -380,7 +423,7 @@ class Workdir:
         workdir cannot be handed back, a warning says so and the journal stays whole:
         the next run of the uid tries again."""
         try:
-            self._hand_back(insides=not self.top_only)
+            self._hand_back(whole=self.lent is None)
         except OSError as e:
             _warn(f"handing {self.workdir} back from uid {self.uid}: {e}")
             return
@@ -390,8 +433,9 @@ class Workdir:
         else:
             _unlink(self.journal)
 
-    def _hand_back(self, insides: bool = True) -> None:
-        """The workdir back to its owner: the top, and ``insides`` what the uid owns below it."""
+    def _hand_back(self, whole: bool) -> None:
+        """The workdir back to its owner: the top, and what the uid owns below it (``whole``) or
+        in the lent paths."""
         if self.workdir is None:
             return
         try:
@@ -404,19 +448,17 @@ class Workdir:
             # the top first: then a leftover walk cannot take it for the uid's (clean_shared)
             if st.st_uid == self.uid or st.st_gid == self.gid:
                 os.fchown(top, *self.owner)
-            if stat.S_IMODE(st.st_mode) == self.mode & ~0o007:
                 os.fchmod(top, self.mode)
-            if not insides:
-                return
-            _chown_tree(
-                top,
-                lambda est: (
-                    self.owners.get(est.st_ino, self.owner)
-                    if est.st_uid == self.uid or est.st_gid == self.gid
-                    else None
-                ),
-                errors,
-            )
+
+            def back(est: os.stat_result) -> tuple[int, int] | None:
+                if est.st_uid == self.uid or est.st_gid == self.gid:
+                    return self.owners.get(est.st_ino, self.owner)
+                return None
+
+            if whole:
+                _chown_tree(top, back, errors)
+            for path in () if whole else self.lent or ():
+                _chown_path(path, back, errors)
         finally:
             os.close(top)
         if errors:

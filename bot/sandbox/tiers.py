@@ -129,10 +129,12 @@ class Kept:
     """A workdir that outlives its runs, during one judgement: a judge's scratch copy
     (bot/judge/scratch.py).
 
-    `slot`: the uid leased for the judgement (Sandbox.lease), which the workdir's insides belong
-    to already: its runs take it rather than claim one, are handed the top alone and leave the
-    insides the uid's. None: the runs take autofix's own uid. `shared`: real paths of trees the
-    workdir links to instead of holding copies; every run sees them read-only
+    `slot`: the uid leased for the judgement (Sandbox.lease): its runs take it rather than claim
+    one. None: the runs take autofix's own uid. The workdir's insides are autofix's and readable
+    by others: a run given `writable` is lent the top read-only and those paths alone
+    (Workdir.give), so ownership keeps the rest read-only on every tier, beside bwrap's bind and
+    Landlock's ruleset; a run without is lent the whole tree, and hands it back. `shared`: real
+    paths of trees the workdir links to instead of holding copies; every run sees them read-only
     (`Sandbox.cannot_share` says where that can't be kept)."""
 
     slot: Slot | None
@@ -172,6 +174,7 @@ class Sandbox(Protocol):
         limits: Limits,
         *,
         pass_fds: Sequence[int] = (),
+        writable: Sequence[str] | None = None,
     ) -> Outcome: ...
 
     def describe(self) -> str: ...
@@ -225,6 +228,8 @@ class _Base:
     tier = "none"
     network_isolated = False
     _shared_disks = SHARED_TMP  # where the run may fill the host's disk, beside its workdir
+    _shares_host = False  # runs share the host's temp dirs and IPC: what the uid left is removed after
+    _walls = False  # a bind or a ruleset keeps the workdir read-only, whoever owns its insides
 
     def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         self.readable = readable
@@ -274,6 +279,7 @@ class _Base:
         limits: Limits,
         uid: int | None,
         shared: tuple[str, ...],
+        writable: tuple[str, ...] | None,
     ) -> tuple[list[str], dict[str, str], str, list[int]]:
         return argv, env, workdir, []
 
@@ -292,10 +298,16 @@ class _Base:
         limits: Limits,
         *,
         pass_fds: Sequence[int] = (),
+        writable: Sequence[str] | None = None,
     ) -> Outcome:
         """Run ``argv`` in ``workdir``; ``pass_fds`` are inherited by the command at the
         same numbers (on every tier), and no other descriptor of autofix is. A kept workdir
-        (keep_workdir) is lent as Kept says."""
+        (keep_workdir) is lent as Kept says.
+
+        ``writable``: None, the workdir is the run's to change. A sequence of real paths inside
+        it (files or folders; those that don't exist are left out, since the run can't make
+        them): the run may change those alone (and its TMPDIR, HOME and /dev/shm), the rest of
+        the workdir, its top included, is read-only to it (`_lend_only`)."""
         argv = [os.fspath(a) for a in argv]
         if not argv:
             raise ValueError("empty argv")
@@ -306,12 +318,15 @@ class _Base:
         if not os.path.isdir(wd):
             raise ValueError(f"workdir {wd} is not a directory")
         env = {str(k): str(v) for k, v in env.items()}
+        lent = None if writable is None else _lend_only(wd, writable)
         kept = _kept.get(wd)
         leased, shared = (kept.slot, kept.shared) if kept else (None, ())
         if self.pool is None:
             with unshared_lock:
-                return self._execute(argv, wd, env, limits, None, pass_fds, shared)
+                return self._execute(argv, wd, env, limits, None, pass_fds, shared, lent)
         self._check_workdir(wd)
+        if lent is not None and kept is None and not self._walls:
+            raise ValueError(f"the {self.tier} tier keeps a workdir read-only only when it is kept (keep_workdir)")
         readable = [*self._readable_real, *shared]
         if leased is not None and os.path.exists(leased.journal) and not Workdir.recover(leased.uid, leased.journal):
             raise RuntimeError(f"processes of sandbox uid {leased.uid} survived SIGKILL")  # left by a run of the lease
@@ -323,13 +338,15 @@ class _Base:
             # still going close it (a sibling of their paths) with its own mode back
             with grants().held(slot.uid, [wd, *readable], readable):
                 try:
-                    work.give(wd, self.pool, top_only=leased is not None)
+                    # a workdir that isn't kept is lent whole: its insides aren't autofix's to
+                    # make readable, and the bind or the ruleset keeps it read-only
+                    work.give(wd, self.pool, lent if kept is not None else None)
                     dirty = True  # from here processes of the uid may exist
-                    outcome = self._execute(argv, wd, env, limits, slot.uid, pass_fds, shared)
+                    outcome = self._execute(argv, wd, env, limits, slot.uid, pass_fds, shared, lent)
                     dirty = False  # _execute returned: none is left
                 finally:
                     work.undo(dirty)
-                    if self.tier == "process":  # after undo: the workdir may be in /tmp
+                    if self._shares_host:  # after undo: the workdir may be in /tmp
                         clean_shared(slot.uid)
             return outcome
 
@@ -344,7 +361,7 @@ class _Base:
                 raise ValueError(f"workdir {wd} contains readable path {r}, which must stay read-only")
 
     def _confinement(
-        self, workdir: str, env: Mapping[str, str], shared: tuple[str, ...]
+        self, workdir: str, env: Mapping[str, str], shared: tuple[str, ...], writable: tuple[str, ...] | None
     ) -> landlock.Confinement | None:
         return None  # the landlock tier's: what the run may read and write, built before the fork
 
@@ -394,13 +411,14 @@ class _Base:
         uid: int | None,
         pass_fds: tuple[int, ...],
         shared: tuple[str, ...],
+        writable: tuple[str, ...] | None,
     ) -> Outcome:
         cgroup = None
         if uid is not None and self._cgroups:
             cgroup = RunCgroup(self._cgroups, RunCgroup.name(uid), limits.memory_mb * 2**20, limits.processes)
-        cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid, shared)
+        cmd, popen_env, cwd, own_fds = self._command(argv, workdir, env, limits, uid, shared, writable)
         try:
-            confined = self._confinement(workdir, popen_env, shared)
+            confined = self._confinement(workdir, popen_env, shared, writable)
         except OSError as exc:
             for fd in own_fds:
                 os.close(fd)
@@ -550,6 +568,20 @@ def within(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+def _lend_only(workdir: str, writable: Sequence[str]) -> tuple[str, ...]:
+    """The paths of `writable` a run may change, outermost only (one inside another adds
+    nothing), those that exist; ValueError for one that isn't a real path strictly inside
+    `workdir`: a link on the way could lend what lies elsewhere."""
+    paths: set[str] = set()
+    for path in writable:
+        path = os.fspath(path)
+        if os.path.realpath(path) != path or not within(path, workdir) or path == workdir:
+            raise ValueError(f"writable path {path!r} is not a real path inside the workdir {workdir}")
+        if os.path.lexists(path):
+            paths.add(path)
+    return tuple(sorted(p for p in paths if not any(o != p and within(p, o) for o in paths)))
+
+
 def _writable_to(tree: str, uids: Sequence[int]) -> str | None:
     """Why one of `uids` could change `tree` (one line: a path of it, or a folder above it whose
     entries they could rename, that they may write), or None. A group-writable entry counts when
@@ -608,6 +640,7 @@ class _NoneSandbox(_Base):
 class _ProcessSandbox(_Base):
     tier = "process"
     network_isolated = False
+    _shares_host = True
 
     def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None, why_not_bwrap: str = ""):
         super().__init__(readable, pool)
@@ -650,6 +683,7 @@ class _LandlockSandbox(_ProcessSandbox):
 
     tier = "landlock"
     network_isolated = True
+    _walls = True
 
     def __init__(self, readable: tuple[Path, ...], pool: tuple[int, ...] | None, why_not_bwrap: str = ""):
         super().__init__(readable, pool, why_not_bwrap)
@@ -678,6 +712,7 @@ class _LandlockSandbox(_ProcessSandbox):
         uid: int | None,
         pass_fds: tuple[int, ...],
         shared: tuple[str, ...],
+        writable: tuple[str, ...] | None,
     ) -> Outcome:
         """The run gets a temporary folder of its own (HOME, TMPDIR): the shared ones stay out of
         its reach, and with them whatever else lies in /tmp, a work folder autofix copied included.
@@ -688,20 +723,23 @@ class _LandlockSandbox(_ProcessSandbox):
             if uid is not None:
                 os.chown(private, uid, uid)
             mine = {**env, "HOME": private, "TMPDIR": private}
-            return super()._execute(argv, workdir, mine, limits, uid, pass_fds, shared)
+            return super()._execute(argv, workdir, mine, limits, uid, pass_fds, shared, writable)
         finally:
             remove_tree(private)
 
     def _confinement(
-        self, workdir: str, env: Mapping[str, str], shared: tuple[str, ...]
+        self, workdir: str, env: Mapping[str, str], shared: tuple[str, ...], writable: tuple[str, ...] | None
     ) -> landlock.Confinement | None:
-        return landlock.confinement([*self._readable_real, *shared], [workdir, env["TMPDIR"], "/dev/shm"])
+        readable = [*self._readable_real, *shared, *([] if writable is None else [workdir])]
+        mine = [workdir] if writable is None else list(writable)
+        return landlock.confinement(readable, [*mine, env["TMPDIR"], "/dev/shm"])
 
 
 class _BwrapSandbox(_Base):
     tier = "bwrap"
     network_isolated = True
     _shared_disks = ()  # its /tmp and /dev/shm are tmpfs of its own, bounded by --size
+    _walls = True
 
     def __init__(self, bwrap: str, readable: tuple[Path, ...], pool: tuple[int, ...] | None):
         super().__init__(readable, pool)
@@ -756,7 +794,7 @@ class _BwrapSandbox(_Base):
                 args += ["--ro-bind", p, p]
         return args, copies
 
-    def _command(self, argv, workdir, env, limits, uid, shared):
+    def _command(self, argv, workdir, env, limits, uid, shared, writable):
         u = SANDBOX_UID if uid is None else uid
         files = {
             "/etc/passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\n"
@@ -814,7 +852,11 @@ class _BwrapSandbox(_Base):
         for tree in shared:
             if not any(within(tree, r) for r in self._readable_real):
                 mounts.append((tree, "--ro-bind", tree))
-        mounts.append((workdir, "--bind", workdir))
+        if writable is None:
+            mounts.append((workdir, "--bind", workdir))
+        else:  # each writable path lies deeper than the workdir: its bind lands on top
+            mounts.append((workdir, "--ro-bind", workdir))
+            mounts += [(path, "--bind", path) for path in writable]
         mounts.sort(key=lambda m: (m[0].count("/"), m[0]))
         for dest, op, src in mounts:
             args += [op, src, dest]
