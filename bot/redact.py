@@ -31,7 +31,7 @@ TOKEN_SHAPE = re.compile(
 # or, when the head was cut off, the base64 lines before an END line. Lines break as text does or as
 # JSON and repr escape it (`\n`, `\\n`). Each line break is one newline with the blanks after it,
 # so no run of blanks can be split two ways (no backtracking blow-up).
-B64_LINE = r"[A-Za-z0-9+/=]+"
+B64_LINE = r"[A-Za-z0-9+/=]++"  # possessive: a line that is not one is given up at once
 PEM_HEADER = r"[A-Za-z-]+: [^\s\\]+"  # Proc-Type: 4,ENCRYPTED; DEK-Info: AES-128-CBC,...
 LINE_BREAK = r"[ \t]*(?:(?:\r?\n|\\+[nr])[ \t]*)+"
 PEM_LABEL = r"[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----"
@@ -41,19 +41,22 @@ PRIVATE_KEY = re.compile(
 )
 # The value after a credential's name, as JSON, YAML, INI, a connection string or the environment
 # write it: a service account's `private_key_id`, OAuth's `client_secret` and `refresh_token`,
-# AWS's secret key and session token, Azure's account keys. The name and its quotes stay.
-QUOTE = r"""(?:\\*["'])?"""
-CREDENTIAL_NAME = (
-    r"private_key(?:_id)?|client_secret|refresh_token|(?:aws_)?secret_?access_?key|(?:aws_)?session_?token"
-    r"|account_?key|shared_?access_?key"
+# AWS's secret key and session token, Azure's account keys. The name and its quotes stay. The regex
+# runs only on text that holds one of the names: an alternation tried at every character costs
+# 40 ms on 200 kB, a substring search next to nothing.
+CREDENTIAL_NAMES = (
+    "private_key_id", "private_key", "client_secret", "refresh_token", "secret_access_key", "secretaccesskey",
+    "session_token", "sessiontoken", "account_key", "accountkey", "shared_access_key", "sharedaccesskey",
+)  # fmt: skip
+QUOTE = r"""(?:\\*["'])?"""  # none, or a quote as JSON or repr escape it
+KEYED_CREDENTIAL = re.compile(
+    rf"((?<![A-Za-z0-9])(?:{'|'.join(CREDENTIAL_NAMES)}){QUOTE}\s*[:=]\s*{QUOTE})[^\s\"'\\,;}}]+", re.I
 )
-KEYED_CREDENTIAL = re.compile(rf"((?<![A-Za-z0-9]){QUOTE}(?:{CREDENTIAL_NAME}){QUOTE}\s*[:=]\s*{QUOTE})[^\s\"'\\,;}}]+", re.I)
-# Cloud credentials by shape: AWS access key ids, Google API keys, service-account addresses (a
-# look-behind starts an address only where a word starts: a long word is scanned once, not once a letter).
-CLOUD_SHAPE = re.compile(
-    r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])|AIza[0-9A-Za-z_-]{35}"
-    r"|(?<![A-Za-z0-9._-])[A-Za-z0-9._-]+@[A-Za-z0-9-]+\.iam\.gserviceaccount\.com"
-)
+# Cloud credentials by shape: AWS access key ids and Google API keys (the literal first lets the
+# regex engine skip ahead to it), and service accounts' addresses.
+CLOUD_KEY = re.compile(r"A(?:KIA|SIA|Iza)(?<![A-Z0-9]A...)(?:(?<=AIza)[0-9A-Za-z_-]{35}|[A-Z0-9]{16}(?![A-Z0-9]))")
+SERVICE_ACCOUNT = "gserviceaccount.com"
+SERVICE_ADDRESS = re.compile(r"(?<![A-Za-z0-9._-])[A-Za-z0-9._-]+@[A-Za-z0-9-]+\.iam\.gserviceaccount\.com")
 # The value of an Authorization header, as HTTP, git config, JSON or Python write it; the scheme stays.
 AUTH_HEADER = re.compile(r"""(authorization["']?\s*[:=]\s*["']?(?:basic|bearer|token)\s+)[^\s"'\\,;]+""", re.I)
 
@@ -96,8 +99,12 @@ class Redactor:
         text = TOKEN_SHAPE.sub(MASK, text)
         if "PRIVATE KEY" in text:
             text = PRIVATE_KEY.sub(MASK, text)
-        text = KEYED_CREDENTIAL.sub(lambda keyed: keyed[1] + MASK, text)
-        text = CLOUD_SHAPE.sub(MASK, text)
+        lowered = text.lower()
+        if any(name in lowered for name in CREDENTIAL_NAMES):
+            text = KEYED_CREDENTIAL.sub(lambda keyed: keyed[1] + MASK, text)
+        text = CLOUD_KEY.sub(MASK, text)
+        if SERVICE_ACCOUNT in text:
+            text = SERVICE_ADDRESS.sub(MASK, text)
         return AUTH_HEADER.sub(lambda header: header[1] + MASK, text)
 
     def mask_fragments(self, text: str) -> str:

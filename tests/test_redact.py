@@ -192,4 +192,4 @@ def test_a_long_base64_line_with_no_key_costs_little():
     redact = Redactor()
     text = ("A" * 50_000 + " ") * 4 + "no PRIVATE KEY here"
     assert redact(text) == text
-    assert min(timed(redact, text) for _ in range(3)) < 0.1
+    assert min(timed(redact, text) for _ in range(3)) < 0.1  # about 20 ms on the 2-core development machine
