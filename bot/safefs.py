@@ -205,13 +205,15 @@ def copy_tree(
     skip_names: frozenset[str] | set[str] = frozenset(),
     owner: Owner = None,
     divert: Callable[[str, int, os.DirEntry], str | None] | None = None,
+    leave_out: frozenset[str] = frozenset(),
 ) -> None:
     """Copy the folder src to dst, which must not exist yet, at any depth: folders (made anew),
     regular files (with their permissions, without set-uid bits, their times, and holes left
     holes) and symlinks as symlinks. FIFOs, sockets and devices are left out, and so is every
-    entry named in skip_names. `owner`: what the copy belongs to, its top too. `divert(rel,
-    folder_fd, entry)`: for a folder at rel (from src), the target of a symlink that stands in
-    for it, or None to copy it. A folder or file that can't be read is an OSError."""
+    entry named in skip_names or whose path from src is in leave_out. `owner`: what the copy
+    belongs to, its top too. `divert(rel, folder_fd, entry)`: for a folder at rel (from src), the
+    target of a symlink that stands in for it, or None to copy it. A folder or file that can't be
+    read is an OSError."""
     dst_fd, dst_name = split(dst)
     os.mkdir(dst_name, dir_fd=dst_fd)
     with Descent(dst) as copy:
@@ -226,7 +228,7 @@ def copy_tree(
                 copy.down(folder.name)
             copied = []
             for entry in folder.entries:
-                if entry.name in skip_names:
+                if entry.name in skip_names or (leave_out and folder.rel_of(entry.name) in leave_out):
                     continue
                 link = None
                 if divert is not None and entry.is_dir(follow_symlinks=False):

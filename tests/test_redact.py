@@ -182,7 +182,8 @@ def test_cloud_credentials_by_name_and_shape():
     )
     assert redact(text) == (
         "[default]\naws_access_key_id = ***\naws_secret_access_key = ***\naws_session_token=***\n"
-        'AWS_SECRET_ACCESS_KEY=*** {"SecretAccessKey": "***"} AccountName=a;AccountKey=***;EndpointSuffix=core.windows.net\n'
+        'AWS_SECRET_ACCESS_KEY=*** {"SecretAccessKey": "***"} '
+        "AccountName=a;AccountKey=***;EndpointSuffix=core.windows.net\n"
         '{"client_secret": "***", "refresh_token": "***"} key=***\n'
         "the private key of the session, a secret access key: none"
     )

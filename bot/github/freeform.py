@@ -218,8 +218,10 @@ class FreeForm:
 
     def unproven(self, tried: list[Tried], report: Report) -> int:
         listed = "\n\n".join(
-            f"<details><summary>Test file {n}: {render.code_span(t.refused.splitlines()[0][:200])}</summary>\n\n"
-            f"{fence(t.code or '(no code)', 'python')}\n\n{fence(t.refused)}\n\n</details>"
+            render.details(
+                f"Test file {n}: {render.html_code((t.refused.splitlines() or [''])[0][:200])}",
+                f"{fence(t.code or '(no code)', 'python')}\n\n{fence(t.refused)}",
+            )
             for n, t in enumerate(tried, 1)
         )
         heading = f"### autofix: {self.request.where} — not reproduced"

@@ -20,6 +20,7 @@ or a model wrote, and an earlier step of the job may have written the checkout's
 
 from __future__ import annotations
 
+import codecs
 import os
 import stat
 import subprocess
@@ -39,6 +40,7 @@ UPLOAD_PACK, RECEIVE_PACK = "--upload-pack=git-upload-pack", "--receive-pack=git
 FORCED = {
     "core.fsmonitor": "false",
     "core.untrackedCache": "false",
+    "core.quotePath": "true",  # names come C-quoted, so one that isn't UTF-8 survives being read as text
     "core.askPass": "",
     "credential.helper": "",  # the empty value clears the list the config files gave
     "commit.gpgSign": "false",
@@ -197,6 +199,12 @@ class Git:
         lease = f"--force-with-lease=refs/heads/{branch}:{expected or ''}"
         self.run("push", "--porcelain", RECEIVE_PACK, lease, "origin", f"{commit}:refs/heads/{branch}", auth=True)
 
+    def untracked(self) -> list[str]:
+        """Every file of the work tree git doesn't track, ignored ones too, as the names the
+        file system has (a nested repository: its folder, with a trailing '/')."""
+        listed = self.run("ls-files", "--others", strip=False)
+        return [unquoted(line) for line in listed.split("\n") if line]
+
     def restore(self, paths: list[str]) -> None:
         """Put `paths` back as HEAD has them (removing those HEAD lacks)."""
         for path in paths:
@@ -251,3 +259,11 @@ class Git:
                 tree.run("read-tree", commit, env=index)
                 tree.run("checkout-index", "--all", env=index)
             yield tree
+
+
+def unquoted(name: str) -> str:
+    """A path as git prints it (C-quoted when it holds a quote, a control or a non-ASCII byte) as
+    the file system names it (os.fsdecode: bytes that aren't UTF-8 become surrogates)."""
+    if not name.startswith('"'):
+        return name
+    return os.fsdecode(codecs.escape_decode(name[1:-1].encode("ascii"))[0])

@@ -3,11 +3,14 @@
 Untrusted text (feedback, test and file names, model text, error messages) only appears inside
 code spans and fences long enough that it cannot close them, so it can't inject Markdown, HTML or
 @-mentions: GitHub renders neither inside code. In a table cell `|` is escaped too, because
-GitHub splits the row into cells before it finds the code spans.
+GitHub splits the row into cells before it finds the code spans. Where Markdown is not parsed at
+all — a line that starts with `<details>` is raw HTML up to the next blank line, `<summary>`
+included — a code span would be no code: there untrusted text goes through `html_code`.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Callable
 
@@ -31,6 +34,17 @@ def code_span(text: str) -> str:
     ticks = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
     pad = " " if text.startswith(("`", " ")) or text.endswith(("`", " ")) else ""  # GitHub strips one space each side
     return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def html_code(text: str) -> str:
+    """`text` as inline code inside raw HTML (a `<summary>`), escaped as HTML, on one line."""
+    return "<code>" + html.escape(re.sub(r"\s", " ", text)) + "</code>"
+
+
+def details(summary: str, inside: str) -> str:
+    """A fold: `summary` is raw HTML (untrusted text in it through `html_code`), `inside` is
+    Markdown, which a blank line after the summary lets GitHub parse."""
+    return f"<details><summary>{summary}</summary>\n\n{inside}\n\n</details>"
 
 
 def cell(markdown: str) -> str:
@@ -65,9 +79,7 @@ def feedback_sections(report: Report) -> str:
         feedback = attempt.feedback or "(no feedback)"
         if len(feedback) > room:
             feedback = f"[... {len(feedback) - room} characters cut ...]\n" + feedback[-room:]
-        sections.append(
-            f"<details><summary>Attempt {attempt.number}: feedback</summary>\n\n{fence(feedback)}\n\n</details>"
-        )
+        sections.append(details(f"Attempt {attempt.number}: feedback", fence(feedback)))
     return "\n\n".join(sections)
 
 

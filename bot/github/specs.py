@@ -9,7 +9,6 @@ from bot.github import render, tasks
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.write import write_target
-from bot.judge.validate import Validator
 
 
 def on_specs(step: Step, event: dict) -> int:
@@ -36,7 +35,7 @@ def regenerate(step: Step, relpath: str, outcome: TaskOutcome) -> int:
     name = tasks.spec_name(relpath)
     sandbox = step.sandbox()
     current = spec.target_path.read_text(encoding="utf-8") if spec.target_path.is_file() else None
-    if current is not None and Validator(spec, sandbox).check(current).passed:
+    if current is not None and step.validator(spec).check(current).passed:
         report = Report("", sandbox.describe(), spec.target, spec.max_attempts, passed=True, code=current)
         report.stop_reason = "the current code already passes its tests"
         step.flow.print(f"autofix: {relpath}: {spec.target} already passes its tests; nothing to do")

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.core.report import Report
 from bot.errors import ModelUnavailable, UserError
@@ -23,6 +24,9 @@ from bot.models.registry import Hints, open_model
 from bot.redact import Redactor
 from bot.sandbox.tiers import Sandbox, allowed_environ
 from bot.spec import Spec
+
+if TYPE_CHECKING:
+    from bot.judge.validate import Validator
 
 SETUP_TIMEOUT = 1800
 LOCATED = re.compile(r"^(?P<file>[^:\s][^:]*):(?P<line>\d+)(?::\d+)?: ")
@@ -59,6 +63,7 @@ class Step:
     open_model: OpenModel = open_model
     given_sandbox: Sandbox | None = None
     opened_sandbox: Sandbox | None = None
+    untracked: frozenset[str] | None = None  # the workspace's untracked files before autofix's setup ran
     cleanup: ExitStack = field(default_factory=ExitStack)  # undone when the step ends, however it ends
 
     @property
@@ -112,8 +117,24 @@ class Step:
             self.opened_sandbox = sandbox
         return self.opened_sandbox
 
+    def left_out(self) -> frozenset[str]:
+        """What no scratch copy of the workspace holds: every file git doesn't track that was
+        there before autofix's `setup` ran — what earlier steps of the job left, credential files
+        among them (google-github-actions/auth's gha-creds-*.json, a .git-credentials). Listed
+        once, before the setup; what the setup makes is the repository's and is copied."""
+        if self.untracked is None:
+            self.untracked = frozenset(path.rstrip("/") for path in self.git.untracked())
+        return self.untracked
+
+    def validator(self, spec: Spec) -> Validator:
+        """The judge of a spec's candidates, in a scratch copy without what `left_out` names."""
+        from bot.judge.validate import Validator
+
+        return Validator(spec, self.sandbox(), leave_out=self.left_out())
+
     def setup(self) -> None:
         """The repository's `setup` command: installs dependencies, the one step with network."""
+        self.left_out()  # before the setup makes anything
         command = self.config.repo.setup
         if not command:
             return

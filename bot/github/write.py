@@ -7,7 +7,6 @@ from bot.core.loop import solve
 from bot.core.report import Attempt, Report
 from bot.github import render
 from bot.github.step import Step, TaskOutcome
-from bot.judge.validate import Validator
 from bot.spec import Spec
 
 
@@ -26,7 +25,7 @@ def write_target(step: Step, spec: Spec, outcome: TaskOutcome, name: str) -> Rep
         step.flow.print(f"autofix: note: {text}")
 
     try:
-        solve(spec, model, Validator(spec, sandbox), report, on_attempt=show, on_note=note)
+        solve(spec, model, step.validator(spec), report, on_attempt=show, on_note=note)
     finally:
         heading = f"### autofix: {render.code_span(spec.target)} — {'passed' if report.passed else 'failed'}"
         step.finish(report, name, outcome, f"{heading}\n\n{render.log(report)}")

@@ -90,9 +90,12 @@ class Copies:
         *,
         target: str | None = None,
         follow: bool = False,
+        leave_out: frozenset[str] = frozenset(),
     ):
         self.original = original
-        self.make = partial(Scratch, original, sandbox, protected, exempt, target=target, follow=follow)
+        self.make = partial(
+            Scratch, original, sandbox, protected, exempt, target=target, follow=follow, leave_out=leave_out
+        )
         self.idle: list[Scratch] = []
         self.lock = threading.Lock()
 
@@ -120,7 +123,8 @@ class Copies:
 
 class Scratch:
     """One copy of `original`, for one judgement at a time (module docstring). `target`: the
-    file candidates write, whose tree is never shared."""
+    file candidates write, whose tree is never shared. `leave_out`: paths of the original no copy
+    ever holds (what other steps left in the Action's workspace), nor a tree shared with it."""
 
     def __init__(
         self,
@@ -131,8 +135,10 @@ class Scratch:
         *,
         target: str | None = None,
         follow: bool = False,
+        leave_out: frozenset[str] = frozenset(),
     ):
         self.original = original
+        self.leave_out = leave_out
         self.home = os.path.realpath(original)
         self.sandbox = sandbox
         self.protected, self.exempt = protected, exempt
@@ -222,7 +228,7 @@ class Scratch:
         """The copy afresh, of what the original holds now."""
         safefs.remove_tree(self.work)
         self.latest = 0
-        safefs.copy_tree(self.original, self.work, integrity.IGNORED_DIRS, None, self.divert)
+        safefs.copy_tree(self.original, self.work, integrity.IGNORED_DIRS, None, self.divert, self.leave_out)
         self.top = key_of(os.lstat(self.work))
         self.entries = {}
         self.remember(self.work, "")
@@ -237,7 +243,12 @@ class Scratch:
         if self.follow or rel in self.declined or not read_only_kind(folder_fd, entry.name):
             return None
         tree = f"{self.home}/{rel}"
-        why = "the target lies in it" if self.target and within(self.target, rel) else self.sandbox.cannot_share(tree)
+        if self.target and within(self.target, rel):
+            why = "the target lies in it"
+        elif self.out_below(rel):
+            why = "it holds files left out of the copy"
+        else:
+            why = self.sandbox.cannot_share(tree)
         if why:
             self.declined[rel] = why
             return None
@@ -246,6 +257,10 @@ class Scratch:
 
     def below(self, rel: str) -> Diverter:
         return lambda sub, folder_fd, entry: self.divert(integrity.joined(rel, sub), folder_fd, entry)
+
+    def out_below(self, rel: str) -> frozenset[str]:
+        """What `leave_out` names inside the folder at rel, from that folder."""
+        return frozenset(path[len(rel) + 1 :] for path in self.leave_out if within(path, rel) and path != rel)
 
     def remember(self, where: safefs.Where, rel: str) -> None:
         """The lstat of everything in the folder at `where` (rel in the copy), as it is now, once
@@ -380,7 +395,9 @@ class Scratch:
                     return False
                 if stat.S_ISDIR(info.st_mode):
                     where = (parent, name)
-                    safefs.copy_tree(where, (folder_fd, name), integrity.IGNORED_DIRS, None, self.below(rel))
+                    safefs.copy_tree(
+                        where, (folder_fd, name), integrity.IGNORED_DIRS, None, self.below(rel), self.out_below(rel)
+                    )
                     self.take_sources(where, rel)
                 else:
                     safefs.copy_entry(name, stat.S_IFMT(info.st_mode), parent, folder_fd)
@@ -488,10 +505,11 @@ class Scratch:
         if is_folder(self.sources.get(folder.rel, {}).get(name)):
             for below in [f for f in self.sources if within(f, rel)]:
                 del self.sources[below]
-        if entry is None or source is None:
+        if entry is None or source is None or rel in self.leave_out:
             return
         if is_folder(source):
-            safefs.copy_tree((folder.fd, name), (mirror_fd, name), integrity.IGNORED_DIRS)
+            out = self.out_below(rel)
+            safefs.copy_tree((folder.fd, name), (mirror_fd, name), integrity.IGNORED_DIRS, leave_out=out)
             self.take_sources((folder.fd, name), rel)
         else:
             safefs.copy_entry(name, safefs.kind_of(entry), folder.fd, mirror_fd)

@@ -92,7 +92,12 @@ Screen = Callable[[str, "str | None"], list]  # (code, the target's current text
 
 class Validator:
     def __init__(
-        self, spec: Spec, sandbox: Sandbox, limits: Limits | None = None, screen: Screen | None = guard.findings
+        self,
+        spec: Spec,
+        sandbox: Sandbox,
+        limits: Limits | None = None,
+        screen: Screen | None = guard.findings,
+        leave_out: frozenset[str] = frozenset(),  # paths of the work folder no scratch copy holds
     ):
         self.spec = spec
         self.sandbox = sandbox
@@ -111,7 +116,9 @@ class Validator:
         )
         self.target_check = target_check(spec, sandbox, self.limits)
         # One copy of the work folder for every check, put back after each (bot/judge/scratch.py).
-        self.copies = Copies(spec.workdir, sandbox, spec.protected, spec.exempt, target=spec.target)
+        self.copies = Copies(
+            spec.workdir, sandbox, spec.protected, spec.exempt, target=spec.target, leave_out=leave_out
+        )
         self.statements = checks.prepare(spec.tests.code) if spec.tests.code else []
         # The runner's import path: this interpreter's, never the original work folder's.
         self.runner_paths = [str(p) for p in python_paths(spec.workdir) if str(p) in sys.path]

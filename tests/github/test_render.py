@@ -99,3 +99,17 @@ def test_a_cut_inside_folded_feedback_closes_the_fence_and_the_fold():
 def test_a_body_within_the_limit_is_left_as_it_is():
     body = render.log(report(["order"]))
     assert render.capped(body) == body
+
+
+def test_untrusted_text_in_a_summary_is_escaped_html_on_one_line():
+    # A line that starts with <details> is raw HTML for GitHub: a code span there is no code.
+    hostile = "x <img src=x onerror=alert(1)></summary><a href=//e.x>`y`</a> & @team\nnext"
+    assert render.html_code(hostile) == (
+        "<code>x &lt;img src=x onerror=alert(1)&gt;&lt;/summary&gt;&lt;a href=//e.x&gt;`y`&lt;/a&gt; &amp; @team "
+        "next</code>"
+    )
+    assert render.details(f"Test file 1: {render.html_code(hostile)}", render.fence(hostile)) == (
+        "<details><summary>Test file 1: <code>x &lt;img src=x onerror=alert(1)&gt;&lt;/summary&gt;&lt;a href=//e.x&gt;"
+        "`y`&lt;/a&gt; &amp; @team next</code></summary>\n\n"
+        "```text\nx <img src=x onerror=alert(1)></summary><a href=//e.x>`y`</a> & @team\nnext\n```\n\n</details>"
+    )
