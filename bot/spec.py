@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import glob
+import os
 import re
 from collections.abc import Iterable
 from fnmatch import fnmatch, translate
@@ -15,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
-from bot import testfiles
+from bot import commandfiles, loadable, testfiles
 from bot.errors import UserError
 
 # Paths a candidate may never change, on top of the spec's own `protect` list. Patterns work
@@ -171,14 +173,28 @@ class Spec(Strict):
     # Set by `load`, not by the YAML.
     path: Path = Field(default=Path("."), exclude=True)
     workdir: Path = Field(default=Path("."), exclude=True)
+    key_lines: dict[tuple, int] = Field(default_factory=dict, exclude=True)  # the line of each key, for errors
+    # commandfiles.derive's answer, by the command and the folder it was derived for
+    _command_files: tuple[tuple[str, Path], commandfiles.CommandFiles] | None = PrivateAttr(default=None)
 
     @property
     def target_path(self) -> Path:
         return self.workdir / self.target
 
     @property
+    def command_protection(self) -> tuple[str, ...]:
+        """The patterns of what tests.command runs or reads as its configuration in the work
+        folder (bot/commandfiles.py): protected, and never a target."""
+        if not self.tests.command:
+            return ()
+        key = (self.tests.command, self.workdir)
+        if self._command_files is None or self._command_files[0] != key:
+            self._command_files = (key, commandfiles.derive(*key))
+        return as_patterns(self._command_files[1])
+
+    @property
     def protected(self) -> tuple[str, ...]:
-        return DEFAULT_PROTECT + tuple(self.tests.protect)
+        return DEFAULT_PROTECT + tuple(self.tests.protect) + self.command_protection
 
     @property
     def exempt(self) -> tuple[str, ...]:
@@ -223,6 +239,7 @@ def load(path: Path, workdir: Path | None = None) -> Spec:
     spec = validate(Spec, data, lines, path)
     spec.path = path
     spec.workdir = (workdir or path.parent).resolve()
+    spec.key_lines = lines
     check_target(spec)
     check_code(spec, lines.get(("tests", "code"), 1))
     check_kind(spec, lines)
@@ -356,10 +373,32 @@ def check_target(spec: Spec) -> None:
         raise UserError(f"{spec.path}: target: folder {spec.target_path.parent} does not exist")
     if not spec.target_path.parent.resolve().is_relative_to(spec.workdir):
         raise UserError(f"{spec.path}: target: its folder is a symlink that leads out of the work folder")
+    where = f"{spec.path}:{nearest_line(('target',), spec.key_lines)}" if spec.key_lines else str(spec.path)
+    if is_protected(spec.target, spec.command_protection):
+        raise UserError(
+            f"{where}: target: {spec.target} is protected: tests.command runs it or reads it as its configuration"
+        )
     if is_protected(spec.target, spec.protected):
-        raise UserError(f"{spec.path}: target: {spec.target} is a protected path")
+        raise UserError(f"{where}: target: {spec.target} is a protected path")
+    problem = loadable.refusal(normalised(spec.target) or "", lambda rel: os.path.lexists(spec.workdir / rel))
+    if problem:
+        raise UserError(
+            f"{where}: target: {spec.target} may not be added: {problem} (one the repository has may be edited)"
+        )
     if spec.mode == "edit" and not spec.target_path.is_file():
         raise UserError(f"{spec.path}: mode: edit changes an existing target, and {spec.target} does not exist")
+
+
+def as_patterns(files: commandfiles.CommandFiles) -> tuple[str, ...]:
+    """A command's files as protection patterns that match them alone: each path anchored at the
+    root, each name in any folder, `[`, `*` and `?` escaped."""
+    return tuple("/" + glob.escape(path) for path in files.paths) + tuple(glob.escape(n) for n in files.names)
+
+
+def protected_by_command(command: str | None, root: Path) -> tuple[str, ...]:
+    """The protection patterns of what `command` runs or reads in `root`, for the flows whose
+    protected paths are not a Spec's (red CI, free-form)."""
+    return as_patterns(commandfiles.derive(command, root)) if command else ()
 
 
 def is_git_path(relpath: str) -> bool:
@@ -390,13 +429,17 @@ def normalised(relpath: str) -> str | None:
 
 class PathPatterns:
     """Patterns compiled once, read as .gitignore reads them: one without a slash matches any
-    component of a path, one with a slash the path or any folder it lies in (fnmatch's `*`
-    crosses slashes). Patterns are normalised like paths."""
+    component of a path, one with a slash at its start or in its middle the path or any folder it
+    lies in (`/Makefile` is the root's alone; fnmatch's `*` crosses slashes). Patterns are
+    normalised like paths."""
 
     def __init__(self, patterns: tuple[str, ...]):
-        cleaned = ["/".join(part for part in pattern.split("/") if part not in ("", ".")) for pattern in patterns]
-        self.names = either(pattern for pattern in cleaned if "/" not in pattern)
-        self.paths = either(pattern for pattern in cleaned if "/" in pattern)
+        cleaned = [
+            (pattern.startswith("/"), "/".join(part for part in pattern.split("/") if part not in ("", ".")))
+            for pattern in patterns
+        ]
+        self.names = either(pattern for anchored, pattern in cleaned if not anchored and "/" not in pattern)
+        self.paths = either(pattern for anchored, pattern in cleaned if anchored or "/" in pattern)
 
     def match(self, name: str, path: str) -> bool:
         """Whether the entry `name` at the normalised `path` matches, its folders left aside (a

@@ -138,3 +138,55 @@ def test_test_strength_defaults_and_an_unquoted_off(tmp_path):
     assert error_of(write(tmp_path, GOOD + "min_strength: 1.5\n")).endswith(
         "task.yml:6: min_strength: Input should be less than or equal to 1"
     )
+
+
+MAKE_SPEC = "task: t\ntarget: {target}\ntests:\n  command: {command}\n"
+FROM_COMMAND = "is protected: tests.command runs it or reads it as its configuration"
+
+
+@pytest.mark.parametrize(
+    ("target", "command"),
+    [
+        ("Makefile", "make test"),
+        ("GNUmakefile", "make test"),  # make would read it before the Makefile
+        ("docs/Makefile", "make test"),  # a recursive make reads it there
+        ("ci/run.sh", "cd ci && ./run.sh"),
+        ("scripts/check.sh", "make check"),  # what the Makefile's recipe runs
+        ("noxfile.py", "A=1 python -m nox"),
+        ("runtests.py", "uv run python runtests.py"),
+    ],
+)
+def test_what_the_test_command_runs_is_never_a_target(tmp_path, target, command):
+    for folder in ("docs", "ci", "scripts"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "Makefile").write_text("check:\n\t./scripts/check.sh\n")
+    path = write(tmp_path, MAKE_SPEC.format(target=target, command=command))
+    assert error_of(path) == f"{path}:2: target: {target} {FROM_COMMAND}"
+
+
+def test_what_the_test_command_runs_is_protected_for_the_run(tmp_path):
+    (tmp_path / "Makefile").write_text("test:\n\tsh ci/test.sh\n")
+    spec = load(write(tmp_path, MAKE_SPEC.format(target="unique.py", command="make test")))
+    for path in ("Makefile", "GNUmakefile", "sub/makefile", "ci/test.sh", "tests/pytest.ini"):
+        assert is_protected(path, spec.protected), path
+    assert not is_protected("src/ci/test.sh", spec.protected)  # a path, not a name: only the one the recipe runs
+    assert not is_protected("unique.py", spec.protected)
+
+
+@pytest.mark.parametrize(
+    ("target", "problem"),
+    [
+        ("sitecustomize.py", "Python imports sitecustomize on its own at start-up"),
+        ("pytest.py", "it would be imported instead of pytest, which the test runner imports"),
+        ("json.py", "it would be imported instead of the standard module json, from a folder that may be on sys.path"),
+        ("boot.pth", "Python runs the import lines of a .pth file at start-up"),
+    ],
+)
+def test_a_target_may_not_add_what_python_loads_on_its_own(tmp_path, target, problem):
+    path = write(tmp_path, GOOD.replace("unique.py", target))
+    assert (
+        error_of(path)
+        == f"{path}:2: target: {target} may not be added: {problem} (one the repository has may be edited)"
+    )
+    (tmp_path / target).write_text("")  # the repository's own: editable
+    assert load(path).target == target

@@ -69,18 +69,23 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         if instructions:
             asked = f"Instructions from @{login}, who asked autofix:\n\n{instructions}"
             task = replace(task, body=f"{task.body}\n\n{asked}")
-        if not task.block.target:
+        block = task.block
+        if not block.target:
             flow.print(f"autofix: issue #{number} names no target: the free-form flow finds the code")
             command = None
-            if task.block.tests and author_may_write(step, issue, login, permission):
-                command = task.block.tests.get("command")
+            asked = " and ".join(key for key in ("tests", "files") if getattr(block, key))
+            if asked and not author_may_write(step, issue, login, permission, asked):
+                task = replace(task, block=block.model_copy(update={"files": None}))  # its tests aren't read below
+            elif block.tests:
+                command = block.tests.get("command")
                 if not isinstance(command, str) or not command.strip():
                     raise UserError(
                         f"issue #{number}, yaml block: tests.command: must be the command that runs the tests"
                     )
             return freeform.solve(step, task, outcome, mark, command)
-        may_set_tests = task.block.tests is None or author_may_write(step, issue, login, permission)
-        spec = tasks.from_issue(config, task, may_set_tests)
+        # asked even without tests: an outsider's block may name a source file only (tasks.from_issue)
+        writes = author_may_write(step, issue, login, permission, "tests" if block.tests else "")
+        spec = tasks.from_issue(config, task, writes)
         tests = spec.tests
         step.setup()
         report = write_target(step, spec, outcome, f"issue-{number}")
@@ -107,17 +112,20 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         raise
 
 
-def author_may_write(step: Step, issue: dict, labeler: str, labeler_permission: str) -> bool:
+def author_may_write(step: Step, issue: dict, labeler: str, labeler_permission: str, ignored: str) -> bool:
     """Whether the issue's author, who may be anyone, not only the labeler, may set the tests that
-    judge the code: write access, asked of the API. If not, the log says their tests were ignored."""
+    judge the code: write access, asked of the API. If not, the log says what of the yaml block,
+    `ignored` ("tests", "files", both or nothing), was ignored."""
     author = str((issue.get("user") or {}).get("login", ""))
     permission = labeler_permission if author.lower() == labeler.lower() else step.forge.permission(author)
     if permission in MAY_TRIGGER:
         return True
-    step.flow.print(
-        f"autofix: issue #{issue['number']}: the yaml block's tests were ignored: its author @{author} has "
-        f"{permission} permission on {step.config.repository}; the tests of {step.config.config_path} judge the code"
-    )
+    if ignored:
+        judged = f"; the tests of {step.config.config_path} judge the code" if "tests" in ignored else ""
+        step.flow.print(
+            f"autofix: issue #{issue['number']}: the yaml block's {ignored} were ignored: its author @{author} has "
+            f"{permission} permission on {step.config.repository}{judged}"
+        )
     return False
 
 

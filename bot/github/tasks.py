@@ -1,8 +1,9 @@
 """The action's tasks as specs: from a labeled issue, or from the repository's spec files.
 
 Precedence: the action's inputs, then the task's own keys (issue block or spec file), then
-`.github/autofix.yml`, then the spec's defaults. Two exceptions for issues, whose author may be
-anyone: the block's `tests` count only when its author may write to the repository, and its
+`.github/autofix.yml`, then the spec's defaults. Exceptions for issues, whose author may be
+anyone: the block's `tests` (and a free-form block's `files`) count only when its author may write
+to the repository, such an author's `target` must be a source file, and the block's
 `max_attempts` can only lower the repository's.
 """
 
@@ -12,7 +13,7 @@ import glob
 import re
 from dataclasses import dataclass
 from fnmatch import fnmatch
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, Literal
 
 from pydantic import Field
@@ -20,9 +21,12 @@ from pydantic import Field
 from bot import spec as specs
 from bot.errors import UserError
 from bot.github.config import Config
-from bot.spec import Spec, Strict
+from bot.spec import KIND_OF_SUFFIX, Spec, Strict
 
 DEFAULT_ATTEMPTS = 3
+# What an author without write access may name as the target: code, never a script, a makefile or
+# a configuration the test command may run or read through names no reading of it can follow.
+SOURCE_SUFFIXES = (".py", *KIND_OF_SUFFIX)
 FENCE = re.compile(r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`]*?)[ \t]*$")
 
 
@@ -31,7 +35,9 @@ class IssueBlock(Strict):
     tests: dict | None = None  # counts only from an author with write access
     max_attempts: int | None = Field(None, ge=1, le=50)  # can only lower the repository's
     mode: Literal["auto", "whole", "edit"] | None = None  # how the model answers: bot/spec.py
-    files: list[str] | None = None  # a free-form issue's hint: the files the bug is in
+    files: list[str] | None = (
+        None  # a free-form issue's hint, from an author with write access: the files the bug is in
+    )
 
 
 @dataclass(frozen=True)
@@ -133,7 +139,14 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
     if config.strength:
         data["strength"] = config.strength
     spec = specs.validate(Spec, data, issue.lines, where)
-    return placed(spec, config, where)
+    spec.key_lines = issue.lines
+    placed(spec, config, where)
+    if not tests_from_block and PurePosixPath(spec.target).suffix.lower() not in SOURCE_SUFFIXES:
+        raise UserError(
+            f"{where}:{specs.nearest_line(('target',), issue.lines)}: target: {spec.target} is not a source file "
+            f"({', '.join(SOURCE_SUFFIXES)}); an issue whose author may not write to the repository targets code only"
+        )
+    return spec
 
 
 def from_file(config: Config, relpath: str) -> Spec:

@@ -263,3 +263,50 @@ def test_edit_globs_free_pins_and_ci_files_but_never_the_tests_nor_git(tmp_path)
         Workspace(tmp_path, DEFAULT_PROTECT).refusal("requirements.txt")
         == "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
     )
+
+
+ADDED = "a file that may not be added: {} (one the repository has may be edited); fix the code under test instead"
+RUNNER = "it would be imported instead of {}, which the test runner imports"
+
+
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        ("sitecustomize.py", "Python imports sitecustomize on its own at start-up"),
+        ("lib/usercustomize.py", "Python imports usercustomize on its own at start-up"),
+        ("zz_boot.pth", "Python runs the import lines of a .pth file at start-up"),
+        ("conftest.py", "pytest loads every conftest.py on its own"),
+        ("__pycache__/calc.cpython-311.pyc", "Python runs compiled bytecode instead of the source"),
+        ("pytest.py", RUNNER.format("pytest")),
+        ("_pytest/__init__.py", RUNNER.format("_pytest")),
+        ("pluggy/__init__.py", RUNNER.format("pluggy")),
+        ("py.py", RUNNER.format("py")),
+        (
+            "hashlib.py",
+            "it would be imported instead of the standard module hashlib, from a folder that may be on sys.path",
+        ),
+    ],
+)
+def test_a_reply_may_not_add_what_python_or_pytest_load_on_their_own(tmp_path, path, problem):
+    """Even where nothing protects the path (a repository whose `protect` and `edit` free it), and
+    with a fix beside it: the whole reply is refused, nothing written."""
+    (tmp_path / "calc.py").write_text(CALC)
+    work = Workspace(tmp_path, ())
+    with pytest.raises(EditError) as caught:
+        work.apply(block("calc.py", "    return a - b\n", "    return a + b\n") + block(path, "", "import os\n"))
+    assert caught.value.problems == [f"block 2 ({path}): {ADDED.format(problem)}"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["calc.py"]
+    assert (tmp_path / "calc.py").read_text() == CALC
+
+
+def test_what_the_repository_has_of_them_stays_editable(tmp_path):
+    """pytest's own repository, a pytest plugin's: their packages and conftest.py are theirs."""
+    for relpath in ("src/_pytest/__init__.py", "conftest.py", "sitecustomize.py"):
+        (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / relpath).write_text("X = 1\n")
+    work = Workspace(tmp_path, ())
+    owned = ("src/_pytest/__init__.py", "conftest.py", "sitecustomize.py")
+    edits = "".join(block(p, "X = 1\n", "X = 2\n") for p in owned)
+    assert work.apply(edits + block("src/_pytest/helpers.py", "", "Y = 1\n")) == [
+        "conftest.py", "sitecustomize.py", "src/_pytest/__init__.py", "src/_pytest/helpers.py",
+    ]  # fmt: skip

@@ -123,3 +123,31 @@ def test_a_spec_files_sql_and_json_schema_tests_survive_the_repositorys_protect_
     query = from_file(repo, "q.yml")
     assert (query.tests.sql.ddl if query.tests.sql else None, query.tests.protect) == ("shop.sql", ["golden.json"])
     assert from_file(repo, "c.yml").tests.json_schema == "schema.json"
+
+
+def test_an_outsiders_block_targets_a_source_file_only(tmp_path):
+    (tmp_path / "bin").mkdir()
+    repo = config(tmp_path, tests={"command": "make test"})
+    body = "Fix it.\n\n```yaml\nmax_attempts: 1\ntarget: bin/release\n```\n"
+    assert spec(repo, body, tests_from_block=True).target == "bin/release"  # a writer's block: honoured
+    with pytest.raises(UserError) as caught:
+        spec(repo, body, tests_from_block=False)
+    assert str(caught.value) == (
+        "issue #7, yaml block:2: target: bin/release is not a source file (.py, .json, .yaml, .yml, .sql); an issue "
+        "whose author may not write to the repository targets code only"
+    )
+    assert spec(repo, body.replace("bin/release", "bin/release.py"), tests_from_block=False).target == "bin/release.py"
+
+
+@pytest.mark.parametrize("writer", [True, False])
+def test_no_block_targets_what_the_test_command_runs(tmp_path, writer):
+    (tmp_path / "Makefile").write_text("test:\n\tpython ci/runner.py\n")
+    (tmp_path / "ci").mkdir()
+    repo = config(tmp_path, tests={"command": "make test"})
+    for target in ("Makefile", "ci/runner.py"):
+        with pytest.raises(UserError) as caught:
+            spec(repo, f"```yaml\ntarget: {target}\n```\n", tests_from_block=writer)
+        assert str(caught.value) == (
+            f"issue #7, yaml block:1: target: {target} is protected: tests.command runs it or reads it as its "
+            "configuration"
+        )

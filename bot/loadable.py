@@ -1,0 +1,57 @@
+"""Files Python or pytest load without being asked, and names that take the place of a module the
+test run imports: a candidate may edit one the repository has, never add one.
+
+Added, each would run the candidate's code in the test process before any test, or instead of
+the runner: `site` imports `sitecustomize` and `usercustomize` and runs a `.pth` file's import
+lines at start-up; pytest loads every `conftest.py` it meets; Python runs a `.pyc` under
+`__pycache__` instead of its source; a `pytest.py` or a `pluggy/` in a folder on `sys.path` (the
+work folder is, for `python -m pytest`) is imported instead of the real one, and so is a `json.py`
+beside a test that pytest's rootdir insertion puts first. A file the repository already has is
+its own (pytest's repository has `src/_pytest/`; a plugin's has its `conftest.py`), so it stays
+editable; the rule is the same for a spec's target and for the paths an edit reply adds."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import PurePosixPath
+
+RUNNER = frozenset({"pytest", "_pytest", "pluggy", "py"})  # what pytest imports: shadowed from anywhere
+STARTUP = frozenset({"sitecustomize", "usercustomize"})  # what `site` imports in every Python
+# A standard module shadows only from a folder that may be on sys.path: one that isn't a package.
+STANDARD = frozenset(sys.stdlib_module_names) - {"__future__"}
+# What Python imports as a module, in any version the tests may run under: `x.py`, `x.pyc`,
+# `x.cpython-312-x86_64-linux-gnu.so`, `x.abi3.so`, Windows' `x.pyw` and `x.pyd`.
+MODULE_SUFFIXES = (".py", ".pyc", ".pyw", ".so", ".pyd")
+
+
+def module_of(name: str) -> str | None:
+    """The module a file of this name is, when Python would import it as one."""
+    stem, dot, _ = name.partition(".")
+    return stem if dot and name.endswith(MODULE_SUFFIXES) else None
+
+
+def refusal(relpath: str, exists: Callable[[str], bool]) -> str | None:
+    """Why adding the normalised `relpath` would make Python or pytest load it on their own; None
+    when it wouldn't, or when it is there already. `exists(path)`: whether the tree has that path
+    (without following a link). A folder is a module only through its `__init__`: one without is a
+    namespace portion, which never wins over a module found anywhere on sys.path."""
+    if exists(relpath):
+        return None
+    path = PurePosixPath(relpath)
+    if "__pycache__" in path.parts or path.name.endswith(".pyc"):
+        return "Python runs compiled bytecode instead of the source"
+    if path.name.endswith(".pth"):
+        return "Python runs the import lines of a .pth file at start-up"
+    if path.name == "conftest.py":
+        return "pytest loads every conftest.py on its own"
+    module, where = module_of(path.name), path.parent
+    if module == "__init__":  # the package its folder becomes
+        module, where = where.name, where.parent
+    if module in STARTUP:
+        return f"Python imports {module} on its own at start-up"
+    if module in RUNNER:
+        return f"it would be imported instead of {module}, which the test runner imports"
+    if module in STANDARD and not (where.parts and exists(f"{where}/__init__.py")):
+        return f"it would be imported instead of the standard module {module}, from a folder that may be on sys.path"
+    return None
