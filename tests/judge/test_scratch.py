@@ -14,6 +14,7 @@ run began, which narrows the comparison, and the comparison of every entry witho
 """
 
 import hashlib
+import json
 import os
 import re
 import subprocess
@@ -25,8 +26,9 @@ import pytest
 from test_sandbox import ROOT, private_tmp  # noqa: F401 - private_tmp: a fixture
 
 from bot.judge import gate
+from bot.judge.scratch import Scratch
 from bot.judge.validate import Validator, python_paths
-from bot.sandbox.tiers import open_sandbox
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 from bot.spec import Spec
 
 TIERS = ["bwrap", "landlock", pytest.param("process", marks=pytest.mark.skipif(not ROOT, reason="needs root"))]
@@ -304,3 +306,60 @@ def test_a_clock_set_back_during_a_run_has_every_entry_compared(private_tmp):
     assert called.read_text() == "called\n"  # not asked again
     scratch.clock_offset = lambda: 0
     assert fingerprint(checker) == clean
+
+
+READ_ONLY_ATTACKS = """
+import errno, json, os
+tried = {}
+for what, act in [
+    ('read a file only its owner could read', lambda: open('data/keep.txt').read()),
+    ('read in a folder only its owner could enter', lambda: open('moved/inner.txt').read()),
+    ('write the exempt folder', lambda: open('out/result.txt', 'w').write('x')),
+    ('plant a conftest.py', lambda: open('tests/conftest.py', 'w').write('x')),
+    ('shadow a module at the top', lambda: open('pytest.py', 'w').write('x')),
+    ('rewrite the candidate', lambda: open('unique.py', 'w').write('x')),
+    ('rewrite a test', lambda: open('tests/test_unique.py', 'a').write('x')),
+    ('make a __pycache__', lambda: os.mkdir('tests/__pycache__')),
+    ('rename a file', lambda: os.rename('data/renamed.txt', 'data/renamed-too.txt')),
+    ('remove a file', lambda: os.remove('data/gone.txt')),
+    ('chmod a folder', lambda: os.chmod('data', 0o777)),
+]:
+    try:
+        act()
+        tried[what] = 'allowed'
+    except OSError as exc:
+        tried[what] = errno.errorcode[exc.errno]
+print(json.dumps(tried))
+"""
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_run_told_what_it_may_write_finds_the_rest_of_the_copy_read_only(private_tmp, tier):
+    """The copy's insides are autofix's and readable by others; only the writable paths are lent."""
+    folder = work_folder(private_tmp / "work")
+    os.chmod(folder / "data" / "keep.txt", 0o600)
+    os.chmod(folder / "moved", 0o700)
+    sandbox = open_sandbox(tier, readable=python_paths(folder))
+    scratch = Scratch(folder, sandbox, ("tests",))
+    for _ in range(2):  # the second judgement finds the copy as the first did
+        with scratch.use() as work:
+            scratch.write("unique.py", RIGHT)
+            (work / "out").mkdir()  # the caller makes the exempt folder
+            outcome = sandbox.run(
+                [sys.executable, "-c", READ_ONLY_ATTACKS],
+                work,
+                allowed_environ(),
+                Limits(wall_seconds=20),
+                writable=[str(work / "out")],
+            )
+            assert outcome.returncode == 0, outcome.output
+            tried = json.loads(outcome.output)
+            allowed = {what for what, said in tried.items() if said == "allowed"}
+            assert allowed == {
+                "read a file only its owner could read",
+                "read in a folder only its owner could enter",
+                "write the exempt folder",
+            }, tried
+            assert scratch.restore() == []
+            assert not (work / "out").exists() and (work / "data" / "gone.txt").exists()
+            assert {os.lstat(path).st_uid for path in [work, *work.rglob("*")]} == {os.getuid()}

@@ -9,12 +9,15 @@ import os
 import socket
 import subprocess
 import sys
+import uuid
 from dataclasses import replace
 
 import pytest
+from test_sandbox import private_tmp  # noqa: F401 - a fixture
 
 from bot.judge.validate import python_paths
 from bot.sandbox import landlock
+from bot.sandbox.tiers import Limits, allowed_environ, open_sandbox
 
 PR_SET_NO_NEW_PRIVS = 38
 PTRACE_ATTACH, PTRACE_DETACH = 16, 17
@@ -96,7 +99,52 @@ def test_no_connection_reaches_a_listener_on_the_loopback(rules):
         assert in_child(seccomp_only(confined), connect) == "EAFNOSUPPORT"
         udp = lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("127.0.0.1", port))  # noqa: E731
         assert in_child(confined, udp) == "EAFNOSUPPORT"  # what Landlock leaves open, the filter closes
-        assert in_child(confined, lambda: socket.socket(socket.AF_UNIX).close()) == "allowed"
+
+
+@pytest.fixture
+def service(private_tmp):
+    """A root service's unix socket, mode 0666, where any uid may reach it (as in /tmp or /run)."""
+    path = private_tmp / "service.sock"
+    private_tmp.chmod(0o755)
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+        path.chmod(0o666)
+        listener.listen(8)
+        listener.settimeout(0)
+        yield str(path), listener
+
+
+def test_no_unix_socket_reaches_a_service_that_listens_by_path(rules, service):
+    """Landlock doesn't mediate connect() on a pathname socket: only the filter, which refuses
+    socket() itself for AF_UNIX, keeps the run from it."""
+    confined = rules[0]
+    path, _ = service
+
+    def connect(kind=socket.SOCK_STREAM) -> None:
+        with socket.socket(socket.AF_UNIX, kind) as client:
+            client.connect(path)
+
+    assert in_child(None, connect) == "allowed"
+    assert in_child(landlock_only(confined), connect) == "allowed"  # what Landlock leaves open
+    assert in_child(confined, connect) == "EPERM"
+    for kind in (socket.SOCK_DGRAM, socket.SOCK_SEQPACKET):
+        assert in_child(confined, lambda kind=kind: connect(kind)) == "EPERM"
+
+
+def test_a_socketpair_and_a_multiprocessing_pipe_still_work(rules):
+    confined = rules[0]
+
+    def pair() -> None:
+        import multiprocessing
+
+        left, right = socket.socketpair()
+        left.sendall(b"ping")
+        assert right.recv(4) == b"ping"
+        one, other = multiprocessing.Pipe()  # a socketpair beneath
+        one.send({"a": 1})
+        assert other.recv() == {"a": 1}
+
+    assert in_child(confined, pair) == "allowed"
 
 
 def test_autofix_cannot_be_signalled(rules):
@@ -162,3 +210,36 @@ def test_auto_takes_landlock_where_user_namespaces_are_refused_and_says_why():
     assert tier == "landlock", done.stderr
     assert declined.startswith("bwrap: No permissions to create new namespace")  # bwrap's own words
     assert described.startswith("landlock (ABI 7: files and TCP restricted; signals and abstract sockets scoped; ")
+
+
+CLIENT = """
+import errno, multiprocessing, socket, sys
+try:
+    with socket.socket(socket.AF_UNIX) as client:
+        client.connect(sys.argv[1])
+        print("connected")
+except OSError as exc:
+    print("refused:", errno.errorcode[exc.errno])
+left, right = socket.socketpair()
+left.sendall(b"ping")
+one, other = multiprocessing.Pipe()
+one.send(right.recv(4))
+print("pipes:", other.recv().decode())
+"""
+
+
+def test_a_landlock_run_cannot_reach_a_root_service_in_tmp_and_its_pipes_work(private_tmp):
+    path = f"/tmp/autofix-test-{uuid.uuid4().hex}.sock"
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(path)
+        try:
+            os.chmod(path, 0o666)
+            listener.listen(8)
+            work = private_tmp / "work"
+            work.mkdir()
+            sandbox = open_sandbox("landlock", readable=python_paths())
+            outcome = sandbox.run([sys.executable, "-c", CLIENT, path], work, allowed_environ(), Limits(wall_seconds=20))
+        finally:
+            os.unlink(path)
+    assert outcome.returncode == 0, outcome.output
+    assert outcome.output.splitlines() == ["refused: EPERM", "pipes: ping"]

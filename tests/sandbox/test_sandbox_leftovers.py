@@ -143,3 +143,40 @@ def test_a_uid_running_processes_autofix_did_not_start_is_passed_over(workdir):
     finally:
         foreign.kill()
         foreign.wait()
+
+
+LEAVE_IPC = """
+    import ctypes, json, os, sys, _posixshmem
+    token = sys.argv[1]
+    libc = ctypes.CDLL(None, use_errno=True)
+    IPC_PRIVATE, IPC_CREAT = 0, 0o1000
+    made = {
+        "shm": libc.shmget(IPC_PRIVATE, 64 * 2**20, IPC_CREAT | 0o600),
+        "sem": libc.semget(IPC_PRIVATE, 1, IPC_CREAT | 0o600),
+        "msg": libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600),
+    }
+    assert all(v >= 0 for v in made.values()), made
+    _posixshmem.shm_open(f"/{token}-shm", os.O_CREAT | os.O_RDWR, 0o600)
+    open(f"/dev/shm/{token}-file", "w").write("x")
+    print(json.dumps({"uid": os.getuid(), **made}), flush=True)
+    if os.fork() == 0:  # and a process that would stay
+        os.setsid()
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(60)", token])
+"""
+
+
+def test_landlock_tier_leaves_no_ipc_object_file_or_process_behind(workdir):
+    """Landlock shares the host's IPC namespace and /dev/shm as the process tier does: a 64 MiB
+    SysV segment, a semaphore set, a message queue, a POSIX shm and a file stayed otherwise."""
+    uid = 64982
+    sb = open_sandbox("landlock", python_readable(), uid=uid)
+    token = f"autofix-test-{uuid.uuid4().hex}"
+    out = sb.run(
+        [sys.executable, "-c", textwrap.dedent(LEAVE_IPC), token], workdir, allowed_environ(), Limits(wall_seconds=30)
+    )
+    assert out.returncode == 0, out.output
+    made = json.loads(out.output)
+    assert made["uid"] == uid, made
+    assert sysv_of(uid) == []
+    assert files_of(uid, SHARED_TMP) == []
+    assert procs_of(uid) == []
