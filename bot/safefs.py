@@ -389,3 +389,68 @@ def give_back(root: str | Path, uid: int, gid: int, mine: int) -> int:
             except OSError:
                 continue  # gone meanwhile, or not ours to change: the rest still goes back
     return changed
+
+
+def write_file(root: str | Path, relpath: str, data: bytes) -> None:
+    """Write `data` at `relpath` inside the folder `root`, which a hostile process may have
+    shaped: each folder on the way opened (or made) relative to the one before it with
+    O_NOFOLLOW, the file opened with O_NOFOLLOW | O_NONBLOCK and written only when it is a
+    regular file. A link, FIFO or file on the way is an OSError naming the part, and nothing is
+    written anywhere."""
+    *folders, name = relpath.split("/")
+    fd = open_folder(root)
+    try:
+        for depth, part in enumerate(folders, 1):
+            try:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                raise OSError(exc.errno, f"{'/'.join(folders[:depth])}: {why_not(part, fd, exc)}") from None
+            os.close(fd)
+            fd = inner
+        try:
+            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=fd)
+        except OSError as exc:
+            raise OSError(exc.errno, f"{relpath}: {why_not(name, fd, exc)}") from None
+        try:
+            if not stat.S_ISREG(os.fstat(out).st_mode):
+                raise OSError(errno.EINVAL, f"{relpath}: not a regular file")
+            os.ftruncate(out, 0)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(out, view) :]
+        finally:
+            os.close(out)
+    finally:
+        os.close(fd)
+
+
+def why_not(name: str, folder_fd: int, exc: OSError) -> str:
+    """Why `name` in the folder couldn't be opened, as a message: a link says where it points."""
+    try:
+        return f"a symbolic link (to {shown(os.readlink(name, dir_fd=folder_fd))})"
+    except OSError:
+        return exc.strerror or str(exc)
+
+
+def remove_file(root: str | Path, relpath: str) -> None:
+    """Remove the entry at `relpath` inside `root`, if there is one, reaching its folder without
+    following a link (a link on the way: nothing is removed)."""
+    *folders, name = relpath.split("/")
+    try:
+        fd = open_folder(root)
+    except OSError:
+        return
+    try:
+        for part in folders:
+            inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        os.unlink(name, dir_fd=fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

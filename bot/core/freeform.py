@@ -1,8 +1,10 @@
 """The free-form pipeline, wherever the task comes from (an issue, a comment, an eval task): with
 the suite's baseline measured, localize the code, reproduce the bug with a test that fails, then
 repair until the gate passes: the reproduction passes and no test that passed before fails,
-errors, is skipped or goes missing (bot/judge/gate.py). No reproduction, no repair, unless the
-caller allows an unproven fix, judged by the suite alone."""
+errors, is skipped or goes missing (bot/judge/gate.py), and then the fix proves it (bot/core/proof.py:
+the reproduction runs what the fix added, and fails some mutant of what it changed, else the fix is
+unproven). No reproduction, no repair, unless the caller allows an unproven fix, judged by the
+suite alone."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from bot.core.edits import FORMAT_HELP
 from bot.core.gated import EditTree, GateJudge
 from bot.core.localize import Located, localize
 from bot.core.loop import run
+from bot.core.proof import ProofJudge
 from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
 from bot.core.reproduce import Reproduction, Tried, reproduce
@@ -45,7 +48,7 @@ class Outcome:
     located: Located
     found: Reproduction | list[Tried]  # the accepted test, or every refused one
     judged: gate.Baseline | None = None  # what the repair was judged against; None: no repair
-    judge: GateJudge | None = None
+    judge: ProofJudge | None = None
 
     @property
     def reproduction(self) -> Reproduction | None:
@@ -68,7 +71,7 @@ def solve(
     say(f"localize: {', '.join(located.chosen) or 'no file'} (of {len(located.shown)} shown)")
     found = reproduce(
         model, suite, work.root, task.test_path, f"The issue:\n\n{task.text}\n\n{files(work, located.chosen)}",
-        REPRODUCE_TRIES, report,
+        REPRODUCE_TRIES, report, task.text,
     )  # fmt: skip
     outcome = Outcome(located, found)
     reproduction = outcome.reproduction
@@ -92,7 +95,8 @@ def solve(
             f"This test, {reproduction.path} (it can't be edited), reproduces the bug: it fails now and must pass."
             f"\n\n{fence(reproduction.code, 'python')}\n\nHow it fails now:\n\n{fence(reproduction.output)}"
         )
-    judge = outcome.judge = GateJudge(suite, outcome.judged, work)
+    tests, wanted = (reproduction.failing, reproduction.wanted) if reproduction else ([], [])
+    judge = outcome.judge = ProofJudge(GateJudge(suite, outcome.judged, work), tests, wanted, report, (task.test_path,))
     intro = f"Fix the bug this issue reports.\n\nThe issue:\n\n{task.text}\n\n{proof}"
     try:
         run(

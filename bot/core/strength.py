@@ -18,6 +18,10 @@ GATE_FEEDBACK = (
     "matters to the results the tests check, with no branch, constant or condition they can't see (less code often "
     "does that). The tests can't be changed."
 )
+VOID_FEEDBACK = (
+    "Your code passes the tests, but not once a line that does nothing is added to it: {why}. Code must not read "
+    "its own source, file or bytecode, nor behave differently when they change. Write it plainly."
+)
 
 
 class StrengthJudge:
@@ -38,6 +42,14 @@ class StrengthJudge:
         strength = self.strength_of(candidate)
         if not strength.too_weak:
             return verdict
+        if strength.void:
+            return Verdict(
+                passed=False,
+                failing=["(strength) void"],
+                feedback=VOID_FEEDBACK.format(why=strength.void),
+                seconds=verdict.seconds,
+                inprocess=verdict.inprocess,
+            )
         survivors = "\n".join(
             f"- {survivor}" + (f", the line becoming `{survivor.mutated_line}`" if survivor.mutated_line else "")
             for survivor in strength.survivors

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.core import freeform as pipeline
+from bot.core.proof import ProofJudge
 from bot.core.report import Attempt, Report
 from bot.core.reproduce import Tried
 from bot.core.workspace import Workspace
@@ -28,7 +29,7 @@ from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.tasks import DEFAULT_ATTEMPTS, Issue
 from bot.judge import gate
 from bot.models.prices import price_of
-from bot.spec import DEFAULT_PROTECT, Tests
+from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
 from bot.text import count, fence
 
 SUITE_TIMEOUT = 600.0
@@ -99,6 +100,7 @@ def prove_and_fix(step: Step, request: Request, head: str, outcome: TaskOutcome,
     sandbox = step.sandbox()
     with step.git.checkout(head, config.temp, f"autofix-{request.name}-") as tree:
         protected = DEFAULT_PROTECT + tuple(config.repo.tests.protect) + (config.config_path,)
+        protected += protected_by_command(command, tree.workdir)
         work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
         suite = gate.Suite(
             sandbox, command, protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
@@ -151,7 +153,7 @@ class FreeForm:
         heading = f"### autofix: {where} — {'fixed' if report.passed else 'not fixed'}"
         step.finish(report, request.name, self.outcome, f"{heading}\n\n{proof}\n\n{render.log(report)}")
         if report.passed:
-            self.propose(report, proof, done.reproduction is None)
+            self.propose(report, proof, done.reproduction is None or done.judge.unproven)
             return 0
         self.comment(
             f"autofix {'reproduced the bug' if done.reproduction else 'found no test that reproduces the bug'} and "
@@ -175,7 +177,7 @@ class FreeForm:
         if done.reproduction is None:
             before = "reproduction test: none (unproven: no test the model wrote failed on the current code)"
         elif verdict is not None and verdict.passed:
-            before = "reproduction test: failed before, passes after"
+            before = f"reproduction test: failed before, passes after{strength_of(done.judge)}"
         else:
             before = "reproduction test: failed before, still fails"
         if last is None or verdict is None:
@@ -247,6 +249,17 @@ class FreeForm:
 
     def judged(self) -> str:
         return render.judged_by(Tests(command=self.suite.command))
+
+
+def strength_of(judge: ProofJudge) -> str:
+    """What the fix's mutants say of the reproduction: no "passes after" stands without it."""
+    strength = judge.strength
+    if strength is None or strength.total == 0:
+        why = strength.headline() if strength is not None else "not measured"
+        return f" (the fix's mutants: {why})"
+    if judge.unproven:
+        return f", but fails none of {count(strength.total, 'mutant')} of the fix (unproven)"
+    return f", and fails {strength.killed} of {count(strength.total, 'mutant')} of the fix"
 
 
 def stages(report: Report) -> str:

@@ -10,21 +10,32 @@ any test, so it is skipped rather than counted against the tests.
 The mutator is our own, on `ast`, rather than a mutation-testing tool's: it mutates only the lines
 written, leaves the rest of the file byte for byte, and hands each mutant to autofix's own judge
 instead of running the tests its own way. A mutant belongs to the line where its change starts.
+
+Code that reads its own source or bytecode (a hash of `open(__file__)`, `inspect.getsource`, its
+`__code__`) could fail whenever it differs from itself, so that every mutant "breaks" and weak
+tests score 1.00. So among the mutants go null ones: a line that does nothing (`[] = ()`, a
+comment with a random token) in every body written, and one at a random statement, which change
+the file's bytes, every function's source, line table and bytecode, but not what the code
+computes. Tests that fail a null mutant are not judging behaviour: the score is void.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import random
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import CodeType
+from typing import TYPE_CHECKING
 
 from bot.judge.guard import changed_lines, is_main_guard
-from bot.judge.validate import Validator
 from bot.text import clip_line, count
+
+if TYPE_CHECKING:
+    from bot.judge.validate import Validator
 
 SHOWN_CHARS = 60  # of each side of a mutant's one-line change
 LINE_CHARS = 120  # of the mutated line shown to the model
@@ -40,6 +51,8 @@ SYMBOLS: dict[type[ast.cmpop], str] = {
 
 # Built-ins whose first two arguments can swap without a change: such a mutant only looks like a weak test.
 SYMMETRIC = {"max", "min"}
+NO_OP = "[] = ()"  # unpacks nothing into nothing: new bytecode (UNPACK_SEQUENCE 0), no effect
+CHOOSE = random.SystemRandom()  # where the null mutants go: nothing the candidate can predict
 
 
 Edit = tuple[int, int, str]  # start and end byte offsets in the source, and what replaces them
@@ -98,13 +111,18 @@ class Strength:
     survivors: list[Survivor] = field(default_factory=list)
     not_run: str = ""  # why some mutations were not judged
     min_strength: float | None = None  # with `strength: gate`: the score a candidate needs
+    void: str = ""  # why no score counts: a null mutant failed the tests (the score is None then)
 
     @property
     def too_weak(self) -> bool:
-        return self.min_strength is not None and self.score is not None and self.score < self.min_strength
+        if self.min_strength is None:
+            return False
+        return bool(self.void) or (self.score is not None and self.score < self.min_strength)
 
     def headline(self) -> str:
         """`tests killed 17 of 20 mutants (score 0.85)`, with why some weren't run and the gate."""
+        if self.void:
+            return f"void: {self.void}"
         if self.total == 0:
             nothing = "the lines written have nothing to mutate" if not self.mutations else self.not_run
             return f"no mutant judged: {nothing}"
@@ -125,41 +143,135 @@ def measure(
 ) -> Strength:
     """Judge up to `budget` mutants of the lines of `code` that differ from the validator's original
     target, side by side, starting none after `seconds`."""
+    return judged(
+        {target: (code, validator.original)},
+        lambda path, mutant: validator.check(mutant.code).passed,
+        budget,
+        seconds,
+        max(1, len(os.sched_getaffinity(0))),
+        clock,
+    )
+
+
+def judged(
+    files: dict[str, tuple[str, str | None]],
+    passes: Callable[[str, Mutant], bool],
+    budget: int,
+    seconds: float,
+    workers: int,
+    clock: Callable[[], float] = time.monotonic,
+) -> Strength:
+    """Up to `budget` mutants of the lines written in `files` (path: the code and its original,
+    None for a new file), and the null mutants, each judged by `passes` (True: the tests passed
+    it) on `workers` threads, starting none after `seconds`."""
     started = clock()
-    made = mutants(code, validator.original, budget)
-    chosen = made.mutants
     deadline = started + seconds
+    share = max(1, budget // max(1, len(files)))
+    made = {path: mutants(code, original, share) for path, (code, original) in files.items()}
+    chosen = [(path, mutant) for path, one in made.items() for mutant in one.mutants]
+    nulls = [(path, mutant) for path, (code, original) in files.items() for mutant in null_mutants(code, original)]
+    nulls = nulls if chosen else []  # no mutant: nothing for them to vouch for
+    queue = [*nulls, *chosen]
 
-    def passes(mutant: Mutant) -> bool | None:
-        if clock() >= deadline:
-            return None
-        return validator.check(mutant.code).passed
+    def outcome(pair: tuple[str, Mutant]) -> bool | None:
+        if pair[1].operator == "null":  # always judged: without them no score can be trusted
+            return passes(*pair)
+        return None if clock() >= deadline else passes(*pair)
 
-    workers = max(1, min(len(chosen), len(os.sched_getaffinity(0))))
-    with ThreadPoolExecutor(workers, thread_name_prefix="strength") as pool:
-        outcomes = list(pool.map(passes, chosen))
-    judged = [(mutant, passed) for mutant, passed in zip(chosen, outcomes, strict=True) if passed is not None]
+    with ThreadPoolExecutor(max(1, min(len(queue), workers)), thread_name_prefix="strength") as pool:
+        outcomes = list(pool.map(outcome, queue))
+    killed_nulls = [pair for pair, passed in zip(nulls, outcomes[: len(nulls)], strict=True) if passed is False]
+    judged = [(pair, passed) for pair, passed in zip(queue[len(nulls) :], outcomes[len(nulls) :], strict=True)]
+    judged = [(pair, passed) for pair, passed in judged if passed is not None]
     killed = sum(not passed for _, passed in judged)
+    mutations = sum(one.mutations for one in made.values())
+    tried = sum(one.tried for one in made.values())
     reasons = []
-    if made.tried < made.mutations:
-        reasons.append(
-            f"{made.mutations - made.tried} of {made.mutations} mutations not run (strength_budget {budget})"
-        )
+    if tried < mutations:
+        reasons.append(f"{mutations - tried} of {mutations} mutations not run (strength_budget {budget})")
     if len(judged) < len(chosen):
         reasons.append(f"{len(chosen) - len(judged)} not run (strength_seconds {seconds:g} spent)")
+    void = ""
+    if killed_nulls:
+        path, null = killed_nulls[0]
+        void = (
+            f"the tests failed a null mutant, {path}:{null.line} with `{null.mutated_line}` added, which changes "
+            "nothing the code computes: the code tells its variants from itself (it reads its own source or "
+            "bytecode), so no mutant's result counts"
+        )
     return Strength(
         killed=killed,
         total=len(judged),
-        mutations=made.mutations,
-        equivalent=made.equivalent,
-        score=round(killed / len(judged), 4) if judged else None,
+        mutations=mutations,
+        equivalent=sum(one.equivalent for one in made.values()),
+        score=None if void or not judged else round(killed / len(judged), 4),
         seconds=round(clock() - started, 3),
         survivors=[
-            Survivor(target, mutant.line, mutant.operator, mutant.change, mutant.mutated_line)
-            for mutant, passed in judged
+            Survivor(path, mutant.line, mutant.operator, mutant.change, mutant.mutated_line)
+            for (path, mutant), passed in judged
             if passed
         ],
         not_run="; ".join(reasons),
+        void=void,
+    )
+
+
+def null_mutants(code: str, original: str | None) -> list[Mutant]:
+    """Two variants of `code` that compute what it computes: a line that does nothing added at the
+    first statement written of every body (the module's, each function's, class's and block's), so
+    that whatever part of itself the code reads differs; and one such line at a random statement
+    written. Never before a docstring, a `from __future__` import or a decorated definition; each
+    compiled, to keep only those whose bytecode differs from the code's own."""
+    try:
+        tree = ast.parse(code)
+        own = fingerprint(compile(code, "<candidate>", "exec"))
+    except (SyntaxError, ValueError):
+        return []
+    written = None if original is None else changed_lines(original, code)
+    lines = code.split("\n")
+
+    def eligible(statement: ast.stmt, index: int) -> bool:
+        return (
+            (written is None or statement.lineno in written)
+            and not is_docstring(statement, index)
+            and not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__")
+            and not getattr(statement, "decorator_list", None)
+            and not lines[statement.lineno - 1][: statement.col_offset].strip()
+        )
+
+    places = [[(s.lineno, s.col_offset) for i, s in enumerate(body) if eligible(s, i)] for body in bodies(tree)]
+    firsts = sorted({found[0] for found in places if found})
+    anywhere = sorted({place for found in places for place in found})
+    made = []
+    for chosen in (firsts, [CHOOSE.choice(anywhere)] if anywhere else []):
+        mutated = list(lines)
+        for line, column in sorted(chosen, reverse=True):
+            mutated.insert(line - 1, " " * column + f"{NO_OP}  # autofix {CHOOSE.getrandbits(64):016x}")
+        variant = "\n".join(mutated)
+        try:
+            if not chosen or fingerprint(compile(variant, "<null>", "exec")) == own:
+                continue
+        except (SyntaxError, ValueError):
+            continue
+        made.append(Mutant(chosen[0][0], "null", f"'{NO_OP}' added", variant, NO_OP))
+    return made
+
+
+def bodies(tree: ast.Module) -> Iterator[list[ast.stmt]]:
+    """Every list of statements in the tree: the module's, each function's, class's and block's."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield body
+
+
+def is_docstring(statement: ast.stmt, index: int) -> bool:
+    return (
+        index == 0
+        and isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
     )
 
 

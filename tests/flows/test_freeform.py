@@ -80,7 +80,9 @@ RETURN = '    return sum(int(amount) * UNITS[unit] for amount, unit in re.findal
 WRONG_FIX = f"shop/durations.py\n<<<<<<< SEARCH\n{RETURN}=======\n    return 5400\n>>>>>>> REPLACE\n"
 UNDO_AND_FIX = f"shop/durations.py\n<<<<<<< SEARCH\n    return 5400\n=======\n{RETURN}>>>>>>> REPLACE\n\n" + FIX
 PROOF = (
-    "**Proof:** reproduction test: failed before, passes after; suite: 3 passed, 0 new failures; "
+    # The fix's six constants off by one: the test kills the hours' and minutes' four, not the seconds' two.
+    "**Proof:** reproduction test: failed before, passes after, and fails 4 of 6 mutants of the fix; "
+    "suite: 3 passed, 0 new failures; "
     "pre-existing failures: 1 (`tests.test_shop::test_legacy_format`)."
 )
 

@@ -1,11 +1,12 @@
 """Test strength: each mutation operator on a small function, equivalent and duplicate mutants left
 out, only the lines written mutated; then mutants judged by the real validator in the bwrap sandbox."""
 
+import hashlib
 import itertools
 
 import pytest
 
-from bot.judge.strength import measure, mutants
+from bot.judge.strength import fingerprint, measure, mutants, null_mutants
 from bot.judge.validate import Validator, python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
@@ -200,3 +201,59 @@ def test_no_mutant_starts_once_the_seconds_are_spent(tmp_path):
     )
     assert (strength.killed, strength.total, strength.mutations) == (2, 2, 3)
     assert strength.not_run == "1 not run (strength_seconds 2.5 spent)"
+
+
+def test_a_null_mutant_changes_the_bytes_the_source_and_the_bytecode_but_not_the_results():
+    nulls = null_mutants(LOOP, None)
+    assert [mutant.operator for mutant in nulls] == ["null", "null"]
+    everywhere = nulls[0].code.splitlines()
+    # The module's first statement, the function's, the loop's and the if's each get the no-op line.
+    assert [line.split("#")[0] for line in everywhere if "[] = ()" in line] == [
+        "[] = ()  ", "    [] = ()  ", "        [] = ()  ", "            [] = ()  ",
+    ]  # fmt: skip
+    assert len(nulls[1].code.splitlines()) == len(LOOP.splitlines()) + 1
+    own = fingerprint(compile(LOOP, "<c>", "exec"))
+    for null in nulls:
+        assert fingerprint(compile(null.code, "<c>", "exec")) != own
+        space: dict = {}
+        exec(null.code, space)
+        assert space["unique_items"]([3, 1, 3, 2, 1]) == [3, 1, 2]
+    assert null_mutants(LOOP, None)[0].code != nulls[0].code  # a random token each time: nothing to recognise
+
+
+def self_checking(kind: str) -> str:
+    """unique_items that raises when its own file, source or bytecode differs from what it was
+    written as: every mutant then fails any test that calls it, however weak."""
+    body = LOOP.replace("    seen = set()\n", "    _am_i_me()\n    seen = set()\n")
+    check = {
+        "file": 'open(__file__, "rb").read().split(b"\\n", 2)[2]',
+        "source": "inspect.getsource(unique_items).encode()",
+        "bytecode": "unique_items.__code__.co_code + repr(unique_items.__code__.co_consts).encode()",
+    }[kind]
+    # A KeyError when it differs: no comparison or branch a mutant could flip to let it through.
+    rest = f"{body}\n\ndef _am_i_me():\n    {{EXPECTED: None}}[hashlib.sha256({check}).hexdigest()]\n"
+    if kind == "file":
+        seen = rest.encode()
+    elif kind == "source":
+        seen = body.encode()
+    else:
+        space: dict = {}
+        exec(compile(rest, "<c>", "exec"), space)
+        code = space["unique_items"].__code__
+        seen = code.co_code + repr(code.co_consts).encode()
+    return f'import hashlib, inspect\nEXPECTED = "{hashlib.sha256(seen).hexdigest()}"\n{rest}'
+
+
+@pytest.mark.parametrize(("kind", "total"), [("file", 9), ("source", 3), ("bytecode", 3)])
+def test_code_that_reads_itself_gets_no_score_from_weak_tests(tmp_path, kind, total):
+    """Every real mutant "breaks" itself (it raises), so weak tests would kill them all: 1.00. The
+    null mutants are killed too, which gives it away: the score is void."""
+    code = self_checking(kind)
+    check = validator(tmp_path, WEAK)
+    assert check.check(code).passed  # the candidate itself passes the weak test
+    strength = measure(check, code, "unique.py", budget=20, seconds=120)
+    assert (strength.killed, strength.total) == (total, total)  # which scored 1.00 before the null mutants
+    assert strength.score is None and strength.void.startswith("the tests failed a null mutant, unique.py:")
+    assert strength.headline().startswith("void: the tests failed a null mutant")
+    strength.min_strength = 0.8
+    assert strength.too_weak  # the gate fails it

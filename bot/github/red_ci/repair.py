@@ -5,7 +5,8 @@ Started by a failed `workflow_run` of a pull request, or by `workflow_dispatch` 
 The pull request's head is checked out in a folder of its own, without `.git`; the suite runs
 there twice (the baseline: what fails both times is the target, what flips is flaky); the model
 answers with search/replace edits; each candidate is judged by the whole suite in a clean copy
-(bot/judge/gate.py).
+(bot/judge/gate.py). A passing fix's changed lines are then mutated and judged by the tests it had
+to make pass (bot/core/proof.py): when none of them fails a mutant, the fix is proposed as unproven.
 
 Trust: the test command, `setup`, the protected paths and `edit` come from the workspace — the
 default branch actions/checkout gave the job — never from the pull request, whose code only ever
@@ -19,6 +20,7 @@ import re
 from bot.core.edits import FORMAT_HELP
 from bot.core.gated import EditTree, GateJudge
 from bot.core.loop import run
+from bot.core.proof import ProofJudge
 from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
 from bot.core.workspace import Workspace
@@ -31,7 +33,7 @@ from bot.github.red_ci import evidence
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.judge import gate
 from bot.models.prices import price_of
-from bot.spec import DEFAULT_PROTECT
+from bot.spec import DEFAULT_PROTECT, protected_by_command
 from bot.text import count
 
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
@@ -105,7 +107,8 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
         step.setup()
         sandbox = step.sandbox()
         with step.git.checkout(head, config.temp, f"autofix-pr-{number}-") as tree:
-            work = Workspace(tree.workdir, protected_paths(step), tuple(config.repo.edit))
+            protected = protected_paths(step) + protected_by_command(command, tree.workdir)  # the head's Makefile
+            work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
             return Repair(step, pull, run, fork, mark, outcome, tree).run(command, work, diff, sandbox)
     except (UserError, ModelUnavailable) as exc:
 
@@ -128,6 +131,7 @@ class Repair:
         self.step, self.pull, self.run_info, self.fork, self.mark, self.outcome = step, pull, run, fork, mark, outcome
         self.tree = tree  # git on the folder holding the pull request's head, which the model edits
         self.verdict: gate.Judgement | None = None  # the last judged candidate's
+        self.judge: ProofJudge | None = None
 
     def run(self, command: str, work: Workspace, diff: str | None, sandbox) -> int:
         step, config, number = self.step, self.step.config, self.pull.number
@@ -165,7 +169,7 @@ class Repair:
         )
         report.price = price_of(model.name, config.repo.price)
         report.spec, report.task = config.config_path, f"pull request #{number}: {' '.join(self.pull.title.split())}"
-        judge = GateJudge(suite, baseline, work)
+        judge = self.judge = ProofJudge(GateJudge(suite, baseline, work), baseline.target, [], report)
         budget = Budget(attempts, config.max_tokens)
         try:
             pull = self.pull
@@ -244,7 +248,15 @@ class Repair:
     def proof(self, baseline: gate.Baseline) -> str:
         verdict = self.verdict
         after = (len(verdict.still_failing), len(verdict.newly_broken)) if verdict else None
-        return render.baseline_proof(baseline.total, len(baseline.target), after, baseline.flaky, baseline.pre_existing)
+        proof = render.baseline_proof(baseline.total, len(baseline.target), after, baseline.flaky, baseline.pre_existing)
+        strength = self.judge.strength if self.judge is not None else None
+        if strength is None or not self.unproven:  # the log's test strength gives the figures
+            return proof
+        return f"{proof} **Unproven:** the failing tests fail none of {count(strength.total, 'mutant')} of the fix."
+
+    @property
+    def unproven(self) -> bool:
+        return self.judge is not None and self.judge.unproven
 
     def of_run(self) -> str:
         return f" of [run {self.run_info.id}]({self.run_info.url})" if self.run_info else ""
@@ -288,6 +300,7 @@ class Repair:
             ),
             message=f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n",
             what="fix",
+            draft=self.unproven,
         )
         publish(step, self.tree, work.changed, proposal, self.outcome)
         opened = self.outcome.pull
@@ -300,9 +313,7 @@ def post(step: Step, number: int, body: str, outcome: TaskOutcome) -> None:
     """The one autofix comment on the pull request (edited in place on re-runs), also kept as a
     file; with `publish: false` only the file, for a later job with write permission to post."""
     body = step.for_github(body)
-    path = step.config.out / f"autofix-pr-{number}.md"
-    path.write_text(body + "\n", encoding="utf-8")
-    outcome.comment_path = path
+    path = outcome.comment_path = step.write_out(f"autofix-pr-{number}.md", body + "\n")
     if not step.config.publish:
         step.flow.print(f"autofix: publish is false: the comment for #{number} is in {path}")
         return

@@ -1,0 +1,176 @@
+"""What a fix must show besides passing the gate (free-form and red CI), judged once per pass:
+
+- a reproduction that failed on a name the issue asked for (`from calc import add_fixed`) must
+  fail again once that name's body only raises NotImplementedError: else the test never runs
+  the new code, and defining the name alone "fixed" it;
+- the lines the fix changed are mutated (bot/judge/strength.py) and each mutant judged by the
+  tests the fix had to make pass: when none of them fails any mutant, the fix is unproven (the
+  proof line says so); when a null mutant fails, the fix tells its own variants apart (it reads
+  its own source or bytecode) and is refused.
+
+Each variant is written into the work tree (fd-relative, bot/safefs.py), judged by the suite's
+run of those tests alone, and the fix written back."""
+
+from __future__ import annotations
+
+import ast
+import time
+from collections.abc import Callable
+
+from bot import safefs
+from bot.core.gated import GateJudge
+from bot.core.protocol import Candidate
+from bot.core.report import Report
+from bot.core.reproduce import Wanted
+from bot.judge import gate
+from bot.judge.strength import Strength, judged
+from bot.judge.validate import Verdict
+
+BUDGET = 12  # mutants of a fix judged at most: each is a run of its tests
+SECONDS = 300.0  # no mutant starts after this
+STUB = "raise NotImplementedError"
+VOID_FEEDBACK = (
+    "Your change passes the tests, but not once a line that does nothing is added to it: {why}. Code must not "
+    "read its own source, file or bytecode, nor behave differently when they change."
+)
+UNUSED_FEEDBACK = (
+    "The reproduction test still passes when {names} only raise NotImplementedError: it never runs the code you "
+    "added, so defining the name is not what it checks. Make the code it does run behave as the issue asks."
+)
+
+
+class ProofJudge:
+    """Wraps the gate's judge; `tests`: those the fix had to make pass."""
+
+    def __init__(
+        self,
+        inner: GateJudge,
+        tests: list[str],
+        wanted: list[Wanted],
+        report: Report,
+        skip: tuple[str, ...] = (),
+        budget: int = BUDGET,
+        seconds: float = SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.inner, self.tests, self.wanted, self.report = inner, tests, wanted, report
+        self.skip = skip  # paths never mutated (the reproduction test)
+        self.budget, self.seconds, self.clock = budget, seconds, clock
+        self.strength: Strength | None = None  # of the last candidate the gate passed
+        self.measured: tuple[Candidate, Verdict | None] | None = None  # the loop judges a pass twice
+
+    @property
+    def verdict(self) -> gate.Judgement | None:
+        return self.inner.verdict
+
+    @property
+    def run(self) -> gate.SuiteRun | None:
+        return self.inner.run
+
+    @property
+    def unproven(self) -> bool:
+        """The fix passed, but no mutant of it fails its tests."""
+        strength = self.strength
+        return strength is not None and strength.total > 0 and strength.killed == 0
+
+    def preflight(self) -> list[str]:
+        return self.inner.preflight()
+
+    def check(self, candidate: Candidate) -> Verdict:
+        verdict = self.inner.check(candidate)
+        if not verdict.passed:
+            return verdict
+        if self.measured is None or self.measured[0] is not candidate:
+            self.measured = candidate, self.refusal()
+        return self.measured[1] or verdict
+
+    def refusal(self) -> Verdict | None:
+        """Why the passing fix proves nothing, or None."""
+        work = self.inner.work
+        files = {
+            path: (text, original)
+            for path, original in sorted(work.originals.items())
+            if path.endswith(".py") and path not in self.skip
+            for text in [work.read(path)]
+            if text is not None
+        }
+        if not self.tests:  # no test the fix had to make pass (an unproven fix): nothing to judge mutants by
+            return None
+        if self.wanted:
+            stubbed = stubs(files, self.wanted)
+            if isinstance(stubbed, str):
+                return Verdict(False, ["(proof) the new names"], stubbed)
+            if self.passes(stubbed):
+                names = ", ".join(f"`{wanted.name}`" for wanted in self.wanted)
+                return Verdict(False, ["(proof) the new names"], UNUSED_FEEDBACK.format(names=names))
+        strength = self.strength = self.report.strength = judged(
+            files,
+            lambda path, mutant: self.passes({path: mutant.code}),
+            self.budget,
+            self.seconds,
+            1,  # the variants take turns in the one work tree
+            self.clock,
+        )
+        if strength.void:
+            return Verdict(False, ["(strength) void"], VOID_FEEDBACK.format(why=strength.void))
+        return None
+
+    def passes(self, variant: dict[str, str]) -> bool:
+        """Whether the tests still pass with the files of `variant` written over the fix's."""
+        work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
+        current = {path: work.read(path) or "" for path in variant}
+        try:
+            for path, code in variant.items():
+                safefs.write_file(work.root, path, code.encode("utf-8"))
+            only = set(self.tests)
+            return gate.judge(baseline, suite.run(work.root, only=only), only).passed
+        finally:
+            for path, code in current.items():
+                safefs.write_file(work.root, path, code.encode("utf-8"))
+
+
+def stubs(files: dict[str, tuple[str, str | None]], wanted: list[Wanted]) -> dict[str, str] | str:
+    """The changed files with each wanted name's body replaced by `raise NotImplementedError` (a
+    class or an assignment: by a function that raises it), or why a name can't be found."""
+    stubbed: dict[str, str] = {}
+    for name in sorted({one.name for one in wanted}):
+        found = False
+        for path, (text, _) in files.items():
+            code = stubbed.get(path, text)
+            replaced = stub(code, name)
+            if replaced is not None:
+                stubbed[path], found = replaced, True
+        if not found:
+            return (
+                f"The reproduction test fails on the current code because `{name}` doesn't exist; the fix must "
+                f"define it with a `def`, `class` or assignment at the top of a file it changes, and none does."
+            )
+    return stubbed
+
+
+def stub(code: str, name: str) -> str | None:
+    """`code` with the top-level definition of `name` doing nothing but raise; None: there is none."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return None
+    lines = code.splitlines(keepends=True)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            first, last = node.body[0], node.body[-1]
+            head = "".join(lines[: first.lineno - 1]) + lines[first.lineno - 1][: first.col_offset]
+            tail = "".join(lines[last.end_lineno or last.lineno :])
+            return f"{head}{STUB}\n{tail}"
+        if (isinstance(node, ast.ClassDef) and node.name == name) or (
+            isinstance(node, (ast.Assign, ast.AnnAssign))
+            and any(isinstance(target, ast.Name) and target.id == name for target in targets_of(node))
+        ):
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            head = "".join(lines[: start - 1])
+            tail = "".join(lines[node.end_lineno or node.lineno :])
+            return f"{head}def {name}(*args, **kwargs):\n    {STUB}\n{tail}"
+    return None
+
+
+def targets_of(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return node.targets if isinstance(node, ast.Assign) else [node.target]
