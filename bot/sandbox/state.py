@@ -259,7 +259,9 @@ def _chown_tree(top: int, new_owner: Callable[[os.stat_result], tuple[int, int] 
             errors.append(e)
 
 
-def _chown_path(path: str, new_owner: Callable[[os.stat_result], tuple[int, int] | None], errors: list[OSError]) -> None:
+def _chown_path(
+    path: str, new_owner: Callable[[os.stat_result], tuple[int, int] | None], errors: list[OSError]
+) -> None:
     """chown the entry at ``path`` (a real path: no link on the way) to ``new_owner(lstat)``, and
     if it is a folder what it holds (_chown_tree); a file with several links is left alone."""
     try:

@@ -238,7 +238,9 @@ def test_a_landlock_run_cannot_reach_a_root_service_in_tmp_and_its_pipes_work(pr
             work = private_tmp / "work"
             work.mkdir()
             sandbox = open_sandbox("landlock", readable=python_paths())
-            outcome = sandbox.run([sys.executable, "-c", CLIENT, path], work, allowed_environ(), Limits(wall_seconds=20))
+            outcome = sandbox.run(
+                [sys.executable, "-c", CLIENT, path], work, allowed_environ(), Limits(wall_seconds=20)
+            )
         finally:
             os.unlink(path)
     assert outcome.returncode == 0, outcome.output
