@@ -307,7 +307,10 @@ class _Base:
         ``writable``: None, the workdir is the run's to change. A sequence of real paths inside
         it (files or folders; those that don't exist are left out, since the run can't make
         them): the run may change those alone (and its TMPDIR, HOME and /dev/shm), the rest of
-        the workdir, its top included, is read-only to it (`_lend_only`)."""
+        the workdir, its top included, is read-only to it (`_lend_only`): bwrap binds it
+        read-only, Landlock grants it reading, and in a kept workdir ownership keeps it so on
+        every tier (Kept). The process tier refuses it in a workdir that isn't kept; the `none`
+        tier, and the process tier when autofix isn't root, keep nothing read-only."""
         argv = [os.fspath(a) for a in argv]
         if not argv:
             raise ValueError("empty argv")
