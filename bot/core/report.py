@@ -130,10 +130,14 @@ class Report:
         data["cost_usd"] = None if self.cost is None else round(self.cost, 6)
         return data
 
+    def text(self, redact=lambda text: text) -> str:
+        """The report as its JSON file holds it, secrets masked."""
+        return redact(json.dumps(printable(self.to_dict()), indent=2, ensure_ascii=False)) + "\n"
+
     def write(self, path: Path, redact=lambda text: text) -> None:
         """Atomically, so a crash never leaves half a report."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_atomically(path, redact(json.dumps(printable(self.to_dict()), indent=2, ensure_ascii=False)) + "\n")
+        write_atomically(path, self.text(redact))
 
 
 def printable(value):

@@ -99,10 +99,18 @@ class Workspace:
             raise EditError(problems)
         for path, new_text in current.items():
             self.originals.setdefault(path, self.read(path))
-            target = self.root / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(new_text or "", encoding="utf-8")
+            self.write(path, new_text or "")
         return sorted(current)
+
+    def write(self, path: str, text: str) -> None:
+        """`text` as the file at `path`, reached folder by folder without following a link: the
+        tree is a pull request's, and autofix writes it as root. `refusal` has looked already;
+        this holds when what stands there changed since (EditError, naming the link)."""
+        try:
+            safefs.write_file(self.root, path, text.encode("utf-8"))
+        except OSError as exc:
+            why = f"{path}: not written: {exc.strerror}; autofix writes regular files only, never through a link"
+            raise EditError([why]) from None
 
     def refusal(self, path: str) -> str | None:
         relative = PurePosixPath(path)

@@ -132,17 +132,6 @@ class Config:
         for name in ("draft", "plan", "publish", "allow-unproven"):
             self.boolean(name)
 
-    @property
-    def out(self) -> Path:
-        """Where reports and comment files go, made on first use: in the workspace, which the next
-        steps of the job see at the same relative path (RUNNER_TEMP inside a container action is a
-        path the runner doesn't have). Its own .gitignore keeps it out of `git status`."""
-        folder = self.workspace / OUT
-        if not folder.is_dir():
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / ".gitignore").write_text("*\n", encoding="utf-8")
-        return folder
-
     def shown(self, path: Path) -> str:
         """`path` as the job's next steps name it: relative to the workspace when inside it."""
         return str(path.relative_to(self.workspace)) if path.is_relative_to(self.workspace) else str(path)

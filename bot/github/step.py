@@ -12,10 +12,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot import safefs
 from bot.core.report import Report
 from bot.errors import ModelUnavailable, UserError
 from bot.github import render
-from bot.github.config import Config, RepoConfig
+from bot.github.config import OUT, Config, RepoConfig
 from bot.github.forge import Forge, PullResult
 from bot.github.git import Git
 from bot.github.workflow import Workflow, append_summary
@@ -169,9 +170,22 @@ class Step:
         append_summary(self.config.summary, summary, self.redact)
 
     def write_report(self, report: Report, name: str, outcome: TaskOutcome) -> None:
-        path = self.config.out / f"autofix-{name}.json"
-        report.write(path, self.redact)
-        outcome.report_path = path
+        outcome.report_path = self.write_out(f"autofix-{name}.json", report.text(self.redact))
+
+    def write_out(self, name: str, text: str) -> Path:
+        """`text` as the file `name` among the reports and comment files: in the workspace, which
+        the job's next steps see at the same relative path (RUNNER_TEMP inside a container action
+        is a path the runner doesn't have). Every folder on the way is opened without following a
+        link: what an earlier step left in the workspace can't make autofix, as root, write elsewhere."""
+        workspace = self.config.workspace
+        try:
+            safefs.write_file(workspace, f"{OUT}/.gitignore", b"*\n")  # keeps the folder out of `git status`
+            safefs.write_file(workspace, f"{OUT}/{name}", text.encode("utf-8"))
+        except OSError as exc:
+            raise UserError(
+                f"{OUT}/{name}: not written: {exc.strerror}; autofix writes its reports only where no link stands"
+            ) from None
+        return workspace / OUT / name
 
     def tell_error(self, exc: UserError | ModelUnavailable, doing: str, post: Callable[[str], object]) -> None:
         """The error a task stopped with, posted where the task came from (`post` takes the

@@ -243,6 +243,7 @@ class Scratch:
         if self.follow or rel in self.declined or not read_only_kind(folder_fd, entry.name):
             return None
         tree = f"{self.home}/{rel}"
+        why: str | None
         if self.target and within(self.target, rel):
             why = "the target lies in it"
         elif self.out_below(rel):

@@ -42,7 +42,7 @@ def test_left_out_paths_are_in_no_copy_and_no_shared_tree(private_tmp, tier):
     for path, text in {
         "config/settings.txt": "tracked\n",
         ".venv/pyvenv.cfg": f"home = {os.path.dirname(sys.executable)}\n",
-        **{path: '{"private_key": "planted"}\n' for path in LEFT},
+        **dict.fromkeys(LEFT, '{"private_key": "planted"}\n'),
     }.items():
         (folder / path).parent.mkdir(parents=True, exist_ok=True)
         (folder / path).write_text(text)
