@@ -4,6 +4,9 @@ layers themselves are import-linter's contract in pyproject.toml, run by `make l
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import grimp
 
 
@@ -30,3 +33,39 @@ def test_a_cycle_is_found_when_there_is_one():
     assert cycles(graph) == []
     graph.add_import(importer="bot.leaf", imported="bot.flow")  # e.g. evaluate importing cli.warn
     assert ("bot.flow", "bot.library", "bot.leaf", "bot.flow") in cycles(graph)
+
+
+SANDBOXED = Path(__file__).parent.parent / "bot" / "judge" / "sandboxed"
+# What the sandboxed sources may import: the standard library's, the test runners', and PyYAML
+# (the checks runner parses a YAML target with autofix's own copy, on autofix's own path).
+INSIDE = {"builtins", "ctypes", "importlib", "json", "marshal", "os", "select", "sqlite3", "sys", "time"}
+INSIDE |= {"traceback", "types", "unittest", "yaml", "pytest", "site", "sitecustomize"}
+
+
+def imported_by(path: Path) -> set[str]:
+    """The modules a file imports, by their full names ('.' for a relative import)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            found.add("." if node.level else node.module or "")
+    return found
+
+
+def test_what_runs_in_the_sandbox_imports_nothing_of_autofix():
+    # bot/judge/sandboxed/ is the trust boundary's inside: its files run in the candidate's
+    # sandbox, handed over as source or code, never imported by autofix.
+    files = sorted(SANDBOXED.glob("*.py"))
+    assert [f.name for f in files] == [
+        "checks_runner.py",
+        "pytest_plugin.py",
+        "seal.py",
+        "sql_runner.py",
+        "unittest_hook.py",
+    ]
+    for path in files:
+        assert {name.split(".")[0] for name in imported_by(path)} <= INSIDE, path.name
+    # and nothing outside imports them: autofix hands them over, it never runs them itself
+    outside = [p for p in SANDBOXED.parent.parent.rglob("*.py") if SANDBOXED not in p.parents]
+    assert [p for p in outside if any("sandboxed" in name for name in imported_by(p))] == []

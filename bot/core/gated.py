@@ -85,7 +85,7 @@ class GateJudge:
             return None
         self.verdict = verdict
         self.last_failing = set(verdict.names) & only or only
-        return Verdict(False, verdict.names, gate.feedback(verdict, run))
+        return Verdict(False, verdict.names, gate.feedback(verdict, run), forged=verdict.forged)
 
     def check(self, candidate: Candidate) -> Verdict:
         refused = screened(self.work)
@@ -98,5 +98,8 @@ class GateJudge:
         self.verdict = gate.judge(self.baseline, run)
         self.last_failing = set(self.verdict.names) & set(run.results)
         return Verdict(
-            self.verdict.passed, self.verdict.names, "" if self.verdict.passed else gate.feedback(self.verdict, run)
+            self.verdict.passed,
+            self.verdict.names,
+            "" if self.verdict.passed else gate.feedback(self.verdict, run),
+            forged=self.verdict.forged,
         )

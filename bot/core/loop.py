@@ -23,6 +23,7 @@ from bot.core.report import Attempt, Report
 from bot.core.strength import StrengthJudge
 from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
+from bot.judge.canaries import FORGED
 from bot.judge.validate import Validator, Verdict, current_text
 from bot.models.base import Model
 from bot.models.prices import price_of
@@ -56,7 +57,7 @@ def run(
                 kind, verdict = why.kind, Verdict(False, [f"({why.kind})"], why.feedback)
             else:
                 verdict = confirmed(judge, candidate)
-                kind = Kind.PASSED if verdict.passed else Kind.FAILED
+                kind = Kind.PASSED if verdict.passed else Kind.FORGED if verdict.forged else Kind.FAILED
             judged = clock()
             attempt = Attempt(
                 number=number,
@@ -81,6 +82,9 @@ def run(
             if verdict.passed:
                 report.passed, report.code = True, answer.keep(candidate)
                 report.stop_reason = f"passed on attempt {number}"
+                return report
+            if verdict.forged:  # a candidate that forges its verdict gets no more attempts, and no proposal
+                report.stop_reason = f"stopped: {FORGED} on attempt {number}"
                 return report
             spent = budget.spent(report, clock() - started)
             if spent:

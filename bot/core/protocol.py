@@ -21,6 +21,7 @@ class Kind(StrEnum):
     FAILED = "failed"  # judged, and the tests failed
     NO_CODE = "no code"  # the reply held no code to judge
     REFUSED = "edits refused"  # the reply's edits could not be applied; nothing changed
+    FORGED = "forged"  # judged, and the run's report was tampered with (bot/judge/canaries.py)
 
 
 @dataclass

@@ -84,6 +84,7 @@ class CheckResults:
     details: list[str] = field(default_factory=list)  # tracebacks, for the feedback's tail
     total: int = 0
     inprocess: list[str] = field(default_factory=list)  # checks judged in the candidate's process
+    forged: list[str] = field(default_factory=list)  # planted checks that came back passed
 
 
 def signal_name(number: int) -> str:
@@ -112,9 +113,13 @@ def decode(value):
     raise ValueError(f"unknown kind {kind!r}")
 
 
-def judge(output: str, nonce: str, statements: list[dict], returncode: int | None = 0) -> CheckResults:
-    """Read the runner's result line and compare every assertion's plain values here."""
-    results = CheckResults(total=sum(s["kind"] != "exec" for s in statements))
+def judge(
+    output: str, nonce: str, statements: list[dict], returncode: int | None = 0, planted: int = 0
+) -> CheckResults:
+    """Read the runner's result line and compare every assertion's plain values here. The last
+    `planted` statements are canaries (bot/judge/canaries.py), which must fail: one that passed
+    is in `forged`, and none counts among the checks."""
+    results = CheckResults(total=sum(s["kind"] != "exec" for s in statements[: len(statements) - planted]))
     payload = None
     for line in output.splitlines():
         if line.startswith(nonce):
@@ -141,7 +146,14 @@ def judge(output: str, nonce: str, statements: list[dict], returncode: int | Non
         results.failures.append("the checks' report does not match the checks that were run")
         results.names.append("(all checks)")
         return results
-    for statement, record in zip(statements, records, strict=True):
+    for index, (statement, record) in enumerate(zip(statements, records, strict=True)):
+        if index >= len(statements) - planted:
+            try:
+                if fits(statement, record) and judge_record(record) is None:
+                    results.forged.append(f"a check that fails by construction passed (line {statement['line']})")
+            except (ValueError, KeyError, TypeError, IndexError, MemoryError, RecursionError):
+                pass
+            continue
         name = statement.get("name") or f"line {statement['line']}"
         if record.get("inprocess"):
             results.inprocess.append(name)

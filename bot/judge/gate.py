@@ -10,10 +10,13 @@ errors, is skipped or is missing.
 
 from __future__ import annotations
 
+import secrets
 import shlex
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from bot.errors import UserError
+from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
 from bot.judge.verdict import run_tests
@@ -31,6 +34,7 @@ class SuiteRun:
     tampered: list[tuple[str, str]] = field(default_factory=list)
     machinery: list[str] = field(default_factory=list)  # what changed in the test runner's own code
     sealed: bool = False  # the runner's hook reported the finished suite (pytest, unittest)
+    forged: list[str] = field(default_factory=list)  # how the canaries came back wrong (bot/judge/canaries.py)
 
     def ids(self, *outcomes: str) -> set[str]:
         return {r.test_id for r in self.results.values() if r.outcome in outcomes}
@@ -57,6 +61,7 @@ class Suite:
         # own paths never collects a reproduction test autofix added elsewhere).
         self.also: tuple[str, ...] = ()
         self.copies: Copies | None = None  # of the folder the last run judged
+        self.known: set[str] = set()  # the suite's test ids, once a run reported them: the canaries' words
 
     def run(self, folder: Path, only: set[str] | None = None) -> SuiteRun:
         """The whole suite, or with `only` just those tests (pytest; any other runner runs whole)."""
@@ -65,8 +70,20 @@ class Suite:
         with self.copies.use() as scratch:
             work = scratch.work
             also = " ".join(shlex.quote(path) for path in self.also)
-            run = run_tests(self.sandbox, self.command, work, self.limits, extra_options=also, only=only)
+            modules = sorted({test.split("::")[0] for test in only or () if "::" in test})
+            run = run_tests(
+                self.sandbox,
+                self.command,
+                work,
+                self.limits,
+                extra_options=also,
+                only=only,
+                known=self.known,
+                hint=secrets.choice(modules) if modules else "",
+            )
             tampered = scratch.restore()
+        if run.cases and not self.known:
+            self.known = {case.test_id for case in run.cases}
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
             problems = run.unittest.failing() if run.unittest else []
@@ -83,7 +100,15 @@ class Suite:
         results = {case.test_id: case for case in cases}
         sealed = run.cases is not None or run.unittest is not None
         return SuiteRun(
-            results, outcome.returncode, outcome.output, outcome.killed, str(work), tampered, run.tampered, sealed
+            results,
+            outcome.returncode,
+            outcome.output,
+            outcome.killed,
+            str(work),
+            tampered,
+            run.tampered,
+            sealed,
+            run.forged,
         )
 
 
@@ -100,6 +125,11 @@ class Baseline:
         """The suite at the head, then again over only the tests that failed (all of it when the
         runner can't select, or the first run died): failing twice is the target, once is flaky."""
         first = suite.run(folder)
+        if first.forged:
+            raise UserError(
+                f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or conftest "
+                "of the suite changes what pytest reports, so autofix can't trust its verdict"
+            )
         if not first.failing and not first.killed:
             return cls(first, [], [], first.ids("passed"))
         again = None if first.killed or not first.sealed else first.failing
@@ -137,6 +167,8 @@ class Judgement:
     newly_broken: list[tuple[str, str]] = field(default_factory=list)  # passed at baseline, why
     other: list[tuple[str, str]] = field(default_factory=list)  # the run itself
 
+    forged: bool = False  # the run's report was tampered with: the flow proposes nothing more
+
     @property
     def passed(self) -> bool:
         return not (self.still_failing or self.newly_broken or self.other)
@@ -150,6 +182,9 @@ def judge(baseline: Baseline, run: SuiteRun, only: set[str] | None = None) -> Ju
     """The candidate's run against the baseline; with `only` (a quick run of those tests), the
     tests outside it count neither way."""
     verdict = Judgement()
+    if run.forged:
+        verdict.forged = True
+        verdict.other.append(("(pytest)", f"{FORGED}: {'; '.join(run.forged)}"))
     if run.killed:
         verdict.other.append(("(suite)", run.killed))
     for change in run.machinery:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Literal
 
 from bot.errors import UserError
-from bot.judge import checks, guard, integrity
+from bot.judge import checks, guard, hooks, integrity
+from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import per_test, summary_line
 from bot.judge.integrity import Case
@@ -24,10 +25,10 @@ from bot.judge.sql import QueryCheck
 from bot.judge.targets import Checked, TargetCheck
 from bot.judge.verdict import (
     DETERMINISTIC,
-    PLUGIN_FOLDER,
     UnittestCounts,
     memfd_of,
     refuse_broken_command,
+    refuse_forging_suite,
     refuse_hidden_plugin,
     refuse_shadows,
     run_tests,
@@ -36,7 +37,7 @@ from bot.sandbox.tiers import Limits, Sandbox, SandboxWarning, allowed_environ, 
 from bot.spec import Spec
 from bot.text import FEEDBACK_CHARS, MESSAGE_CHARS, clip_head, clip_tail
 
-RUNNER_SOURCE = (Path(__file__).parent / "checks_runner.py").read_text(encoding="utf-8")
+RUNNER_SOURCE = (Path(__file__).parent / "sandboxed" / "checks_runner.py").read_text(encoding="utf-8")
 # How the runner's processes start: from its compiled code, read from the descriptor argv[2] and
 # closed before the runner runs (compiled once per autofix process: runner_code).
 RUNNER_BOOT = (
@@ -59,6 +60,7 @@ class Verdict:
     feedback: str = ""  # what the model is told
     seconds: float = 0.0
     inprocess: list[str] = field(default_factory=list)  # checks judged inside the candidate's process
+    forged: bool = False  # a canary came back wrong: the run's report was tampered with
 
 
 @dataclass
@@ -71,6 +73,11 @@ class Findings:
     inprocess: list[str] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)  # failing tests of a pytest run, told one by one
     root: str = ""  # the scratch folder their tracebacks name
+    forged: bool = False
+
+    def add_forged(self, runner: str, why: list[str]) -> None:
+        self.forged = True
+        self.add(runner, f"{FORGED}: {'; '.join(why)}")
 
     def add_cases(self, failing: list[Case], output: str, root: str) -> None:
         """A pytest run's failing tests: the model gets each one's traceback, not the output's tail."""
@@ -166,6 +173,7 @@ class Validator:
             feedback=compose_feedback(found.messages, found.details, found, self.spec.target),
             seconds=time.monotonic() - started,
             inprocess=found.inprocess,
+            forged=found.forged,
         )
 
     def run_checks(self, work: Path, found: Findings) -> None:
@@ -176,7 +184,8 @@ class Validator:
         nonce = f"@@autofix-{secrets.token_hex(16)}@@"
         target, kind = str(work / self.spec.target), self.spec.target_kind
         code = runner_code()
-        payload = marshal.dumps((nonce, target, kind, self.statements, self.runner_paths, RUNNER_BOOT, code))
+        statements = [*self.statements, planted_check(self.statements)]
+        payload = marshal.dumps((nonce, target, kind, statements, self.runner_paths, RUNNER_BOOT, code))
         fd, code_fd = memfd_of("autofix-checks", payload), memfd_of("autofix-runner", code)
         try:
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_BOOT, "check", str(code_fd), str(fd)]
@@ -188,7 +197,10 @@ class Validator:
         if outcome.killed:
             found.add("checks", outcome.killed, outcome.output)
             return
-        results = checks.judge(outcome.output, nonce, self.statements, outcome.returncode)
+        results = checks.judge(outcome.output, nonce, statements, outcome.returncode, planted=1)
+        if results.forged:
+            found.add_forged("(checks)", results.forged)
+            return
         found.inprocess += results.inprocess
         found.names += results.names
         found.messages += results.failures
@@ -201,7 +213,12 @@ class Validator:
         assert command is not None  # check() runs the command only when the spec has one
         if isinstance(baseline, integrity.OriginalSuite) and self.last_failing and self.rejected_quickly(work, found):
             return
-        run = run_tests(self.sandbox, command, work, self.limits, self.spec.target)
+        run = run_tests(self.sandbox, command, work, self.limits, self.spec.target, **self.canary_places(baseline))
+        if run.forged:  # its outcomes can't be believed: say how it was forged, and nothing of them
+            found.add_forged("(pytest)", run.forged)
+            for change in run.tampered:
+                found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
+            return
         if run.cases is not None:
             self.last_failing = {case.test_id for case in run.cases if case.outcome in ("failed", "error")}
         outcome = run.outcome
@@ -254,7 +271,20 @@ class Validator:
         the run says nothing), the whole suite decides."""
         command = self.spec.tests.command
         assert command is not None
-        quick = run_tests(self.sandbox, command, work, self.limits, self.spec.target, only=self.last_failing)
+        quick = run_tests(
+            self.sandbox,
+            command,
+            work,
+            self.limits,
+            self.spec.target,
+            only=self.last_failing,
+            **self.canary_places(self.baseline()),
+        )
+        if quick.forged:
+            found.add_forged("(pytest)", quick.forged)
+            for change in quick.tampered:
+                found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
+            return True
         if quick.outcome.killed or quick.cases is None:
             return False
         refuse_shadows(quick, self.spec.workdir, work, self.spec.target)
@@ -268,6 +298,13 @@ class Validator:
         found.add_cases(failing, quick.outcome.output, str(work))
         self.last_failing = {case.test_id for case in failing} or self.last_failing
         return True
+
+    def canary_places(self, baseline: object) -> dict:
+        """Where this run's canaries go: among the module of a test that failed last, named from
+        the suite's own test ids."""
+        known = baseline.ids if isinstance(baseline, integrity.OriginalSuite) else ()
+        modules = sorted({test.split("::")[0] for test in self.last_failing if "::" in test})
+        return {"known": known, "hint": secrets.choice(modules) if modules else ""}
 
     def baseline(self) -> integrity.OriginalSuite | UnittestCounts | None:
         """The original suite, measured once per task: its tests (pytest), its counts (unittest),
@@ -288,6 +325,7 @@ class Validator:
                 )
                 refuse_hidden_plugin(run, command)
                 refuse_broken_command(run, command, f"{self.spec.path}: tests.command")
+                refuse_forging_suite(run, command, f"{self.spec.path}: tests.command")
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)
             if run.maxfail:
                 self.notes.append(
@@ -344,7 +382,7 @@ def python_paths(original: Path | None = None) -> list[Path]:
     source would let the tests import the original instead of the candidate), except the
     interpreter's own environment when that lives there."""
     environment = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent.parent}
-    paths = {Path(entry) for entry in sys.path if entry and Path(entry).is_dir()} | {PLUGIN_FOLDER}
+    paths = {Path(entry) for entry in sys.path if entry and Path(entry).is_dir()} | {hooks.home()}
     if original is not None:
         home = os.path.realpath(original)
         paths = {

@@ -1,11 +1,13 @@
 """One run of a test command in the sandbox, and what autofix can believe about it.
 
-pytest reports through autofix's plugin (judge_site/autofix_verdict.py), `python -m unittest`
-through its sitecustomize.py, on a memfd that autofix keeps open: the hook takes the run's nonce
-from it before any test code is imported, and writes one nonce-marked line when the suite has
-run, with every test's outcome (unittest: the counts) and what it found changed in the runner's
-machinery. The line is read here, bounded; without it the run did not finish, whatever its exit
-code says. Other commands are judged by their exit code alone.
+pytest reports through autofix's plugin, `python -m unittest` through its sitecustomize hook
+(bot/judge/sandboxed/, generated for the run by hooks.py), on a memfd that autofix keeps open:
+the hook takes the run's nonce and canaries from it before any test code is imported, and writes
+one nonce-marked line when the suite has run, with every test's outcome (unittest: the counts)
+and what it found changed in the runner's machinery. The line is read here, bounded; without it
+the run did not finish, whatever its exit code says; with a canary reported wrongly it was forged
+(canaries.py). A plain pytest command is started without a shell (launch.py). Other commands
+are judged by their exit code alone.
 """
 
 from __future__ import annotations
@@ -13,17 +15,18 @@ from __future__ import annotations
 import ast
 import os
 import secrets
-from collections.abc import Iterable, Iterator
+import shlex
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.errors import UserError
+from bot.judge import canaries, hooks, launch
 from bot.judge.integrity import Case
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, kept_workdir, within
 from bot.text import clip_line
 
-PLUGIN_FOLDER = Path(__file__).parent / "judge_site"
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
 RECORD_BYTES = 64 * 2**20  # of the plugin's line, at most; a longer one is no verdict
 
@@ -38,6 +41,8 @@ class TestRun:
     exitstatus: int | None = None  # pytest's own
     unittest: UnittestCounts | None = None  # `python -m unittest`'s result, when that ran
     maxfail: int = 0  # what the command's -x / --maxfail asked for; autofix's plugin lifts it
+    forged: list[str] = field(default_factory=list)  # how the canaries came back wrong, when they did
+    plugin: str = ""  # the module name the plugin had in this run
 
 
 @dataclass
@@ -74,40 +79,52 @@ def run_tests(
     target: str = "",
     extra_options: str = "",
     only: Iterable[str] | None = None,
+    known: Iterable[str] = (),
+    hint: str = "",
+    writable: Sequence[str] | None = None,
 ) -> TestRun:
     """The test command in the sandbox; with pytest, its verdict through autofix's plugin, and
-    with `only`, just those tests (ids as the verdict names them; a module's id selects it whole)."""
+    with `only`, just those tests (ids as the verdict names them; a module's id selects it whole).
+    `known`: the suite's test ids, whose words the canaries' names take; `hint`: the test module
+    to plant them in. `writable`: what the run may write in `work` (Sandbox.run)."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
-    with channel(nonce) as fd, selection(only) as only_fd:
-        # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it.
-        options = f"-p autofix_verdict -p no:cacheprovider {extra_options}".strip()
-        env = allowed_environ(
-            {
-                **DETERMINISTIC,
-                "PYTEST_ADDOPTS": options,
-                "PYTHONPATH": str(PLUGIN_FOLDER),
-                "AUTOFIX_VERDICT_FD": str(fd),
-                "AUTOFIX_WORKDIR": str(work),
-                "AUTOFIX_TARGET": target,
-                **({"AUTOFIX_ONLY_FD": str(only_fd)} if only_fd is not None else {}),
-            }
-        )
+    drawn = canaries.draw(known, hint)
+    payload = "\n".join([nonce, *(canary.line() for canary in drawn)]) + "\n"
+    with channel(payload) as fd, selection(only) as only_fd, hooks.generated(fd, only_fd, work, target) as hook:
+        options = ["-p", hook.plugin, "-p", "no:cacheprovider", *shlex.split(extra_options)]
+        env = allowed_environ({**DETERMINISTIC, "PYTHONPATH": str(hook.folder)})
         fds = (fd,) if only_fd is None else (fd, only_fd)
-        outcome = sandbox.run(["/bin/sh", "-c", command], work, env, limits, pass_fds=fds)
+        started = launch.direct(command, env)
+        if started is not None:
+            argv = [*started.argv, *options, *started.rest]
+            env.update(started.env)
+        else:  # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it
+            argv = ["/bin/sh", "-c", command]
+            env["PYTEST_ADDOPTS"] = launch.joined(options)
+        lent = {} if writable is None else {"writable": writable}
+        outcome = sandbox.run(argv, work, env, limits, pass_fds=fds, **lent)
         record = read_record(fd, nonce)
+    outcome.output = canaries.scrub(outcome.output, drawn)
     if record is None:
-        return TestRun(outcome, None)
+        return TestRun(outcome, None, plugin=hook.plugin)
     try:
         paths = [str(p) for p in record.get("paths", [])]
         if "unittest" in record:
             counts = {key: int(value) for key, value in record["unittest"].items()}
-            return TestRun(outcome, None, [str(t) for t in record["tampered"]], unittest=UnittestCounts(**counts))
+            return TestRun(
+                outcome,
+                None,
+                [str(t) for t in record["tampered"]],
+                unittest=UnittestCounts(**counts),
+                plugin=hook.plugin,
+            )
         if "cases" not in record:  # pytest started, and ended before its session did
-            return TestRun(outcome, None, paths=paths)
+            return TestRun(outcome, None, paths=paths, plugin=hook.plugin)
         cases = [
             Case(str(name), str(result), str(message), str(details))
             for name, result, message, details in record["cases"]
         ]
+        cases, forged = canaries.sift(cases, drawn)
         return TestRun(
             outcome,
             cases,
@@ -116,9 +133,11 @@ def run_tests(
             [(str(m), str(f)) for m, f in record["loaded"]],
             int(record["exitstatus"]),
             maxfail=int(record.get("maxfail", 0)),
+            forged=forged,
+            plugin=hook.plugin,
         )
     except (KeyError, TypeError, ValueError, AttributeError):
-        return TestRun(outcome, None)
+        return TestRun(outcome, None, plugin=hook.plugin)
 
 
 def memfd_of(name: str, data: bytes) -> int:
@@ -143,8 +162,8 @@ def selection(only: Iterable[str] | None) -> Iterator[int | None]:
 
 
 @contextmanager
-def channel(nonce: str) -> Iterator[int]:
-    fd = memfd_of("autofix-verdict", nonce.encode() + b"\n")
+def channel(payload: str) -> Iterator[int]:
+    fd = memfd_of("autofix-verdict", payload.encode())
     try:
         yield fd
     finally:
@@ -209,9 +228,20 @@ def quote(output: str, wanted: str = "") -> str:
     return repr(clip_line(chosen, 300))
 
 
+def refuse_forging_suite(run: TestRun, command: str, where: str) -> None:
+    """Stop (exit 2) when the suite itself, on the current code, reports autofix's canaries
+    wrongly: its own hooks rewrite outcomes, and no verdict of it could be trusted."""
+    if run.forged:
+        raise UserError(
+            f"{where}: `{command}`: on the current code, {canaries.FORGED} ({run.forged[0]}): a plugin or conftest "
+            "of the suite changes what pytest reports, so autofix can't trust its verdict; remove that hook from "
+            "the test run (`-p no:NAME`)"
+        )
+
+
 def refuse_hidden_plugin(run: TestRun, command: str) -> None:
     """pytest that can't load autofix's plugin has no verdict autofix could trust: say how to fix it."""
-    if 'Error importing plugin "autofix_verdict"' in run.outcome.output:
+    if f'Error importing plugin "{run.plugin}"' in run.outcome.output:
         raise UserError(
             f"tests.command `{command}` sets PYTHONPATH without autofix's entry, so pytest can't load the plugin "
             f"that reports its verdict; extend it instead of replacing it: `PYTHONPATH=src:$PYTHONPATH ...`"

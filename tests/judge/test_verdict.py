@@ -3,14 +3,15 @@ source try to forge, skip or redirect the judgement, on both sandbox tiers. Each
 the reason its guard gives (the static guard would refuse most of them earlier: see
 test_adversarial.py for the whole path)."""
 
+import os
 import subprocess
 import sys
 
 import pytest
 
 from bot.errors import UserError
+from bot.judge import hooks
 from bot.judge.validate import Validator, python_paths
-from bot.judge.verdict import PLUGIN_FOLDER
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
 
@@ -155,7 +156,8 @@ def test_pytest_passes_and_fails_on_the_candidate(tmp_path, tier):
 def test_replacing_runtest_fails(tmp_path, tier):
     forger = "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n" + WRONG
     verdict = suite(tmp_path, tier).check(forger)
-    assert verdict.failing == ["(pytest)"]
+    assert verdict.failing == ["(pytest)", "(pytest)"]  # the canaries, and the machinery check
+    assert verdict.forged
     assert (
         "(pytest): pytest's _pytest.python.Function.runtest was replaced during the run; "
         "the tests' machinery may not change" in verdict.feedback
@@ -175,7 +177,8 @@ def test_a_hookwrapper_registered_through_gc_fails(tmp_path, tier):
         "        found.pluginmanager.register(Passing())\n        break\n" + WRONG
     )
     verdict = suite(tmp_path, tier).check(forger)
-    assert verdict.failing == ["(pytest)"]
+    assert verdict.forged  # the canaries came back passed, and the hook's origin shows
+    assert verdict.failing == ["(pytest)", "(pytest)"]
     assert (
         "(pytest): the hook pytest_runtest_makereport was implemented by unique.py during the run" in verdict.feedback
     )
@@ -194,7 +197,8 @@ def test_a_test_function_swapped_for_the_candidates_fails(tmp_path, tier):
         "    return list(dict.fromkeys(items))\n"
     )
     verdict = suite(tmp_path, tier).check(forger)
-    assert verdict.failing == ["(pytest)", "(pytest)"]
+    assert verdict.forged
+    assert verdict.failing.count("(pytest)") == len(verdict.failing) >= 3
     assert "tests/test_unique.py::test_empty: runs a function from unique.py instead of its own" in verdict.feedback
 
 
@@ -315,16 +319,81 @@ def test_the_original_folder_is_never_shown_to_the_sandbox(tmp_path):
 
 def test_the_plugin_is_inert_outside_autofix(tmp_path):
     (tmp_path / "test_x.py").write_text("def test_x():\n    pass\n")
-    environ = {"PYTHONPATH": str(PLUGIN_FOLDER), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "autofix_verdict", "-p", "no:cacheprovider", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        env=environ,
-        cwd=tmp_path,
-    )
+    empty = os.memfd_create("not-a-verdict")
+    try:
+        with hooks.generated(empty, None, tmp_path, "") as hook:
+            environ = {"PYTHONPATH": str(hook.folder), "PATH": "/usr/bin:/bin"}
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", "-q", "-p", hook.plugin, "-p", "no:cacheprovider", str(tmp_path)],
+                capture_output=True,
+                text=True,
+                env=environ,
+                cwd=tmp_path,
+                pass_fds=(empty,),
+            )
+    finally:
+        os.close(empty)
     assert done.returncode == 0
     assert "1 passed" in done.stdout
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_the_plugin_patched_through_its_module_is_caught_by_the_canaries(tmp_path, tier):
+    # The candidate has read the plugin: it finds the module whatever its name and makes its
+    # recorder note every outcome as passed. No machinery of pytest's changed; the canaries did.
+    forger = (
+        "import sys\n"
+        "for module in list(sys.modules.values()):\n"
+        "    recorder = getattr(module, 'Recorder', None)\n"
+        "    if recorder is not None and hasattr(recorder, 'note'):\n"
+        "        real = recorder.note\n"
+        "        recorder.note = lambda self, report, outcome, real=real: real(self, report, 'passed')\n" + WRONG
+    )
+    verdict = suite(tmp_path, tier).check(forger)
+    assert verdict.forged
+    assert verdict.failing == ["(pytest)"]
+    assert verdict.feedback.startswith(
+        "Failing checks:\n- (pytest): the test run's report was tampered with: a canary that fails by construction "
+        "was reported passed: test_"
+    )
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_files_named_as_autofix_hooks_were_shadow_nothing(tmp_path, tier):
+    # The names the plugin and its helpers had before: files of the work folder's root, first on
+    # the tests' sys.path, that would have stood in for them and reported every test passed.
+    checker = suite(tmp_path, tier)
+    (tmp_path / "autofix_seal.py").write_text("raise SystemExit('shadowed')\n")
+    (tmp_path / "autofix_verdict.py").write_text("raise SystemExit('shadowed')\n")
+    (tmp_path / "sitecustomize.py").write_text("raise SystemExit('shadowed')\n")
+    assert checker.check(RIGHT).passed
+    assert checker.check(WRONG).failing == ["tests.test_unique::test_order"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_plain_pytest_command_hands_the_verdict_to_pytest_alone(tmp_path, tier):
+    # No variable names the plugin or a descriptor, and a process the tests start inherits no
+    # descriptor beyond its standard three.
+    checker = suite(tmp_path, tier)
+    (tmp_path / "tests" / "test_env.py").write_text(
+        "import os, subprocess, sys\n\n\ndef test_nothing_of_the_verdict_is_inherited():\n"
+        "    assert [k for k in os.environ if 'AUTOFIX' in k or k == 'PYTEST_ADDOPTS'] == []\n"
+        "    child = [sys.executable, '-c', 'import os; print(sorted(os.listdir(\"/proc/self/fd\")))']\n"
+        "    assert subprocess.run(child, capture_output=True, text=True).stdout == \"['0', '1', '2', '3']\\n\"\n"
+    )
+    assert checker.check(RIGHT).passed
+
+
+@pytest.mark.parametrize("tier", ["bwrap"])
+def test_a_suite_whose_own_conftest_rewrites_outcomes_cannot_judge(tmp_path, tier):
+    (tmp_path / "unique.py").write_text(WRONG)  # the current code, which the preflight runs the suite on
+    checker = suite(tmp_path, tier)
+    (tmp_path / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.hookimpl(wrapper=True)\ndef pytest_runtest_makereport(item, call):\n"
+        "    report = yield\n    report.outcome = 'passed'\n    return report\n"
+    )
+    with pytest.raises(UserError, match="on the current code, the test run's report was tampered with"):
+        checker.check(RIGHT)
 
 
 def test_a_check_judged_in_the_candidates_process_is_said_so(tmp_path, capsys):
@@ -350,3 +419,30 @@ def test_a_check_judged_in_the_candidates_process_is_said_so(tmp_path, capsys):
         "tokens  (2 checks judged in the candidate's process)"
     )  # a lambda and a built-in can't cross
     assert json.loads((tmp_path / "r.json").read_text())["attempts"][0]["inprocess_checks"] == ["lambda", "builtin"]
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_records_forged_in_the_candidates_process_are_caught_by_the_planted_check(tmp_path, tier):
+    # A lambda can't cross to the checker, so the check that passes one runs in the candidate's
+    # process, whose runner the candidate replaced: every comparison there comes back equal.
+    forger = (
+        "import sys\n"
+        "main = sys.modules['__main__']\n"
+        "def forged(statement, namespace):\n"
+        "    if statement.get('kind') == 'compare':\n"
+        "        return {'line': statement['line'], 'kind': 'compare', 'op': statement['op'],\n"
+        "                'left': ['int', '1'], 'right': ['int', '1']}\n"
+        "    return real(statement, namespace)\n"
+        "real = getattr(main, 'run_statement', None)\n"
+        "if real is not None:\n"
+        "    main.run_statement = forged\n"
+        "def apply(f, x):\n    return f(x)\n"
+    )
+    checks = "assert apply(lambda x: x + 1, 2) == 4, 'lambda'\n"
+    verdict = validator(tmp_path, tier, {"code": checks}, target="apply.py").check(forger)
+    assert verdict.forged
+    assert verdict.failing == ["(checks)"]
+    assert verdict.feedback == (
+        "Failing checks:\n- (checks): the test run's report was tampered with: "
+        "a check that fails by construction passed (line 1)"
+    )

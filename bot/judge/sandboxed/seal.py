@@ -1,30 +1,36 @@
-"""What autofix's test-runner hooks share (the pytest plugin, and sitecustomize for unittest):
-the run's nonce, taken before any test code is imported, a snapshot of the runner's machinery,
+"""What autofix's test-runner hooks share (the pytest plugin, and the unittest hook): the run's
+nonce and canaries, taken before any test code is imported, a snapshot of the runner's machinery,
 and the one nonce-marked line that carries the verdict back to autofix.
 
-The nonce sits in the file descriptor named by AUTOFIX_VERDICT_FD (a memfd autofix made): the
-first hook to load reads it and empties the file, so no later code can read it there. A forged
-line needs it; a run that ends before the hook writes its line has no verdict and fails.
-Written for every Python the test runners support (no annotations, no newer syntax).
+autofix does not import this file: bot/judge/hooks.py writes it, with the run's own header
+(`RUN`: the descriptor numbers, the work folder, the target), into each generated hook, so no
+hook imports a module by a name the work folder could shadow. Every name it uses is bound when
+the hook loads (os, sys and pytest are loaded by then); nothing is imported later.
+
+The nonce sits in the memfd numbered RUN["fd"]: the first hook to load reads it and empties the
+file, so no later code can read it there. A forged line needs it; a run that ends before the hook
+writes its line has no verdict and fails. Written for every Python the test runners support (no
+annotations, no newer syntax).
 """
 
 import os
 import sys
 
-FD_VARIABLE = "AUTOFIX_VERDICT_FD"
-
 
 def take_nonce():
-    fd = int(os.environ.pop(FD_VARIABLE, "-1") or "-1")
-    if fd < 0:
-        return None, None
+    """The run's nonce and its canaries (lines of tab-separated fields), or (None, None, [])."""
+    fd = RUN["fd"]
     try:
-        nonce = os.pread(fd, 200, 0).decode("ascii").strip()
+        data = os.pread(fd, 1 << 16, 0).decode("ascii")
         os.ftruncate(fd, 0)
         os.set_inheritable(fd, False)  # the tests' own subprocesses don't get it
-    except (OSError, UnicodeDecodeError):
-        return None, None
-    return fd, nonce if nonce.startswith("@@autofix-verdict-") else None
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None, None, []
+    lines = data.split("\n")
+    nonce = lines[0].strip()
+    if not nonce.startswith("@@autofix-verdict-"):
+        return None, None, []
+    return fd, nonce, [line.split("\t") for line in lines[1:] if line]
 
 
 def identities(modules):
@@ -53,7 +59,7 @@ def lookup(key):
     return value
 
 
-WORKDIR = os.path.realpath(os.environ.get("AUTOFIX_WORKDIR", os.getcwd()))
+WORKDIR = os.path.realpath(RUN["workdir"] or os.getcwd())
 
 
 def inside_workdir(path):

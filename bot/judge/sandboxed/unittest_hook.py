@@ -1,6 +1,8 @@
 """autofix's hook for `python -m unittest`: the run's result, sealed like pytest's.
 
-Python imports this at start-up because autofix puts its folder first on PYTHONPATH. In a
+autofix writes it for each run, after seal.py and the run's header (bot/judge/hooks.py), as
+`sitecustomize.py` in the run's root-owned hook folder, which it puts first on PYTHONPATH: Python
+imports it at start-up, before the work folder is on sys.path. In a
 process started as `python -m unittest ...` under autofix, it takes the run's nonce before the
 tests are imported, notes unittest's machinery, and when the TestProgram has run the suite it
 writes the counts (and what changed in that machinery) as one nonce-marked line. A run that
@@ -27,9 +29,7 @@ def started_as_unittest():
 
 
 def seal_unittest():
-    from autofix_seal import identities, replaced, take_nonce, write_line
-
-    fd, nonce = take_nonce()
+    fd, nonce, _ = take_nonce()
     if not nonce:
         return
     import unittest.main  # noqa: F401 - the module; the package's `main` attribute is the class
@@ -37,9 +37,10 @@ def seal_unittest():
     program = sys.modules["unittest.main"].TestProgram
     run_suite = program.runTests
 
-    def run_tests(self, *args, **kwargs):
+    # Default arguments: the candidate may rebind this module's globals, never these.
+    def run_tests(self, *args, _run=run_suite, _write=write_line, _replaced=replaced, **kwargs):
         try:
-            return run_suite(self, *args, **kwargs)
+            return _run(self, *args, **kwargs)
         finally:
             result = getattr(self, "result", None)
             if result is not None:
@@ -50,7 +51,7 @@ def seal_unittest():
                     "skipped": len(result.skipped),
                     "unexpected_successes": len(result.unexpectedSuccesses),
                 }
-                write_line(fd, nonce, {"unittest": counts, "tampered": replaced(original, "unittest")})
+                _write(fd, nonce, {"unittest": counts, "tampered": _replaced(original, "unittest")})
 
     program.runTests = run_tests
     original = identities(MACHINERY)

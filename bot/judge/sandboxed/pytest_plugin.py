@@ -1,30 +1,36 @@
-"""autofix's pytest plugin: records every test's outcome for the verdict, and refuses a session
-whose test machinery changed while it ran.
+"""autofix's pytest plugin: records every test's outcome for the verdict, plants the run's
+canaries, and refuses a session whose test machinery changed while it ran.
 
-pytest loads it with `-p autofix_verdict` (through PYTEST_ADDOPTS, from a folder on PYTHONPATH that
-holds only autofix's hooks) while it parses its options: after its own modules and installed plugins,
-before any conftest, test module or candidate code is imported. At that moment it takes the
-run's nonce from the file descriptor named by AUTOFIX_VERDICT_FD (autofix wrote it there) and
-empties that file, and it notes the identity of the functions and classes that run tests and
-make reports. At the end of the session it checks they are what they were, that every hook
+autofix never ships this file as it is: for each run bot/judge/hooks.py writes it, after seal.py
+and a header with the run's descriptors, as one module under a name drawn at random for that run,
+in a root-owned folder the run can only read. pytest loads it with `-p <that name>` while it
+parses its options: after its own modules and installed plugins, before any conftest, test module
+or candidate code is imported. So no file of the work folder can stand in for it or for anything
+it imports (it imports nothing: os, sys and pytest are loaded already), and no candidate can
+import it by a name known in advance. At load it takes the run's nonce and canaries from the memfd
+RUN["fd"] and empties that file, and it notes the identity of the functions and classes that run
+tests and make reports.
+
+After collection it plants the canaries: tests with names autofix drew, placed among the suite's
+own in its test modules, some failing and some passing by construction. autofix knows which must
+fail: a run whose line reports one of them otherwise, or leaves one out, was forged (bot/judge/
+canaries.py). At the end of the session it checks the machinery is what it was, that every hook
 implementation comes from outside the work folder or from one of its conftest.py files (which
 autofix protects), and that each test item still runs its own test function; then it writes one
 line, the nonce and a Python literal, to that descriptor. A run that ends before this line
-(os._exit, a kill, a crash) has no verdict and fails; a forged line needs the nonce, which was
-in no file, argument or environment variable the candidate could read.
+(os._exit, a kill, a crash) has no verdict and fails; a forged line needs the nonce, which was in
+no file, argument or environment variable the candidate could read.
 
-Code running inside this process could still search memory for the nonce; autofix's static
-guard refuses the means (gc, frames, sys.modules), and the sandbox contains the rest.
-Written for every Python that pytest supports (no annotations, no newer syntax).
+Code running inside this process could still search memory for the nonce or the canaries;
+autofix's static guard refuses the means (gc, frames, sys.modules), and the sandbox contains the
+rest. Written for every Python that pytest supports (no annotations, no newer syntax).
 """
 
 import os
 import sys
 
 import pytest
-from autofix_seal import WORKDIR, identities, inside_workdir, replaced, source_file, take_nonce, test_like, write_line
 
-TARGET_VARIABLE = "AUTOFIX_TARGET"
 DETAIL_CHARS = 4000  # bot.text.DETAIL_CHARS: this file runs in the sandbox without autofix on its path
 # The modules whose functions and classes run tests, make reports and call hooks.
 MACHINERY = (
@@ -50,26 +56,27 @@ MACHINERY = (
 )
 
 
-ONLY_VARIABLE = "AUTOFIX_ONLY_FD"  # a descriptor holding the test ids to run, one a line: a quick first run
+# Bound now: a candidate imported later may replace the built-ins, never these names.
+_compile, _exec, _Function, _Module = compile, exec, pytest.Function, pytest.Module
 
 
 def read_only():
     """The test ids this session runs, when autofix asked for some: the ones that failed last,
     so a candidate that still fails them is told in seconds. A quick run only ever rejects:
     a pass is decided by the whole suite."""
-    fd = os.environ.get(ONLY_VARIABLE)
-    if not fd:
+    fd = RUN["only_fd"]
+    if fd < 0:
         return None
     try:
-        data = os.pread(int(fd), 64 << 20, 0)
-    except (OSError, ValueError):
+        data = os.pread(fd, 64 << 20, 0)
+    except OSError:
         return None
     return set(data.decode("utf-8", "replace").split("\n")) - {""}
 
 
-FD, NONCE = take_nonce()
+FD, NONCE, CANARIES = take_nonce()
 ORIGINAL = identities(MACHINERY) if NONCE else {}
-TARGET = os.environ.get(TARGET_VARIABLE, "")
+TARGET = RUN["target"]
 ONLY = read_only()
 
 
@@ -94,11 +101,15 @@ def message_of(report):
     return first if isinstance(first, str) else first[0]
 
 
+PLANTED = set()  # the canaries' node ids, once planted
+
+
 class Recorder:
     def __init__(self, maxfail=0):
         self.cases = {}  # test id -> [outcome, message, details]
         self.items = []
         self.maxfail = maxfail  # what -x / --maxfail asked for, before the plugin lifted it
+        self.session = None
 
     def note(self, report, outcome):
         case = self.cases.setdefault(test_id(report.nodeid), ["passed", "", ""])
@@ -109,8 +120,15 @@ class Recorder:
             case[1] = message_of(report)[:1000]
             case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
 
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_report_teststatus(self, report, config):
+        if report.nodeid in PLANTED:
+            return "", "", ""  # the terminal neither shows nor counts a canary
+
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report):
+        if report.nodeid in PLANTED and report.failed and self.session is not None:
+            self.session.testsfailed -= 1  # a canary's failure is no failure of the suite's
         if report.when == "call":
             if report.failed:
                 self.note(report, "failed")
@@ -134,19 +152,24 @@ class Recorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
-        if ONLY is None:
-            return
-        keep, drop = [], []
-        for item in items:
-            name = test_id(item.nodeid)
-            (keep if name in ONLY or name.split("::")[0] in ONLY else drop).append(item)
-        if drop:
-            config.hook.pytest_deselected(items=drop)
-            items[:] = keep
+        if ONLY is not None:
+            keep, drop = [], []
+            for item in items:
+                name = test_id(item.nodeid)
+                (keep if name in ONLY or name.split("::")[0] in ONLY else drop).append(item)
+            if drop:
+                config.hook.pytest_deselected(items=drop)
+                items[:] = keep
+        self.session = session
+        PLANTED.update(canary.nodeid for canary in plant(items, CANARIES))
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session):
         self.items = list(session.items)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session):
+        session.testscollected -= len(PLANTED)  # the terminal's progress counts the suite's own
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session, exitstatus):
@@ -160,6 +183,42 @@ class Recorder:
             "maxfail": self.maxfail,
         }
         write_line(FD, NONCE, result)
+
+
+def plantable(module_id):
+    """A test module by its id's shape (`tests.test_x`, `pkg.x_test`, `tests.sub.helpers`):
+    bot/judge/canaries.py asks the same of the ids it reads back."""
+    parts = module_id.split(".")
+    return parts[-1].startswith("test_") or parts[-1].endswith("_test") or "tests" in parts[:-1]
+
+
+def plant(items, canaries):
+    """Each canary (name, left, right, module hint, module pick, place pick) becomes a test of one
+    of the suite's test modules that no mark skips, placed after one of that module's own tests:
+    its body asserts left == right, and its code names the module's file, as the module's own
+    tests do. The planted items come back."""
+    modules, members = [], {}
+    for index, item in enumerate(items):
+        module = item.getparent(_Module)
+        if module is None or type(module) is not _Module or not plantable(test_id(module.nodeid)):
+            continue
+        if module not in members:
+            modules.append(module)
+            members[module] = []
+        members[module].append(index)
+    modules = [m for m in modules if not any(mark.name in ("skip", "skipif", "xfail") for mark in m.iter_markers())]
+    placed = []
+    for name, left, right, hint, module_pick, place_pick in canaries if modules else ():
+        hinted = [m for m in modules if test_id(m.nodeid) == hint]
+        module = hinted[0] if hinted else modules[int(module_pick) % len(modules)]
+        source = "def " + name + "():\n    assert " + left + " == " + right + "\n"
+        namespace = {}
+        _exec(_compile(source, str(module.path), "exec"), namespace)
+        canary = _Function.from_parent(module, name=name, callobj=namespace[name])
+        placed.append((members[module][int(place_pick) % len(members[module])], canary))
+    for after, canary in sorted(placed, key=lambda pair: -pair[0]):
+        items.insert(after + 1, canary)
+    return [canary for _, canary in placed]
 
 
 def tampering(config, items):
@@ -200,8 +259,7 @@ def import_paths():
 
 
 def pth_entries():
-    import site
-
+    site = sys.modules.get("site")  # never imported here: the work folder could shadow it
     found = []
     for folder in getattr(site, "getsitepackages", lambda: [])():
         try:
@@ -239,12 +297,18 @@ def loaded_as(target):
     return sorted(found)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config):
     if NONCE:
         # A candidate is judged by the whole suite: -x or --maxfail in the command would stop the
         # run at the first failures and hide the others from the judgement and the feedback.
         maxfail = getattr(config.option, "maxfail", 0) or 0
         config.option.maxfail = 0
+        # And in this process: pytest-xdist's workers would run the tests where neither the
+        # verdict's descriptor nor the canaries are (xdist decides in its own, later, configure).
+        if getattr(config.option, "dist", "no") != "no":
+            config.option.dist = "no"
+            config.option.numprocesses = None
         config.pluginmanager.register(Recorder(maxfail), "autofix-verdict-recorder")
 
 

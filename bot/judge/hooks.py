@@ -1,0 +1,72 @@
+"""The test runners' hooks as each run gets them: generated from bot/judge/sandboxed/ into a
+folder of the run's own, root-owned and read-only to it, the pytest plugin under a module name
+drawn for that run.
+
+No name a candidate could know in advance reaches the verdict: a file the candidate adds can't
+stand in for the plugin (its name is drawn after the candidate is written) or for anything the
+plugin imports (it imports nothing: seal.py is written into it, and os, sys and pytest are loaded
+by then); code can't import it by a fixed name. The run's descriptors and paths are written into
+the hooks' header, so nothing of the verdict travels in an environment variable that a child
+shell, `make` or the tests' own subprocesses would inherit.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import os
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+SANDBOXED = Path(__file__).parent / "sandboxed"
+SEAL, PLUGIN, UNITTEST = (
+    (SANDBOXED / name).read_text(encoding="utf-8") for name in ("seal.py", "pytest_plugin.py", "unittest_hook.py")
+)
+
+
+@dataclass(frozen=True)
+class Hooks:
+    folder: Path  # first on the tests' PYTHONPATH: sitecustomize.py (unittest) and the plugin
+    plugin: str  # the plugin's module name, for `-p`
+
+
+@functools.cache
+def home() -> Path:
+    """The folder every run's hooks folder lies in, made once per autofix process: root's (or
+    autofix's own uid's), 0755, so a sandboxed run reads it and writes nothing there. The sandbox
+    shows it read-only (validate.python_paths)."""
+    path = Path(tempfile.mkdtemp(prefix="autofix-hooks-"))
+    path.chmod(0o755)
+    atexit.register(shutil.rmtree, path, True)
+    return path
+
+
+@contextmanager
+def generated(fd: int, only_fd: int | None, workdir: Path, target: str) -> Iterator[Hooks]:
+    """This run's hooks, removed when it is over."""
+    folder = home() / secrets.token_hex(8)
+    folder.mkdir()
+    folder.chmod(0o755)
+    try:
+        name = "m" + secrets.token_hex(8)
+        header = "RUN = " + repr(
+            {"fd": fd, "only_fd": -1 if only_fd is None else only_fd, "workdir": str(workdir), "target": target}
+        )
+        write(folder / f"{name}.py", header, SEAL, PLUGIN)
+        write(folder / "sitecustomize.py", header, SEAL, UNITTEST)
+        yield Hooks(folder, name)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def write(path: Path, header: str, *sources: str) -> None:
+    """One module: the header, then the sources (each stays readable, docstring and all)."""
+    text = "\n\n".join([header, *sources])
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
