@@ -14,6 +14,9 @@ creates a new file. A reply is applied all or nothing: one refused block (a prot
 SEARCH that doesn't match) leaves every file as it was, and the refusal goes back to the model.
 Nothing is ever matched approximately: a near miss that got applied could change code nobody
 asked to change.
+
+A reply is read under bot/judge/bounded.py's bounds, and in linear time: at most MAX_BLOCKS
+blocks are applied, at most MAX_PROBLEMS problems told, each SEARCH found by str.find.
 """
 
 from __future__ import annotations
@@ -22,11 +25,15 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from bot.judge import bounded
 from bot.text import REPLY_CHARS, clip_tail, fence
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 FENCE = re.compile(r"^\s*(```|~~~)")
 PATH_DECORATION = "`*#: \t"  # what models wrap a path line in: `x.py`, **x.py**, # x.py, x.py:
+MAX_BLOCKS = 100  # each is matched against a whole file: a reply of 100,000 would be as many scans
+MAX_PROBLEMS = 20  # told one by one; the rest counted
+MAX_PLACES = 10  # a SEARCH's matches counted: past one it is refused anyway
 
 FORMAT_HELP = f"""\
 Answer with one or more edit blocks. Each block is: a line holding the file's path relative to \
@@ -44,7 +51,7 @@ Line numbers shown in this message are not part of the files. Use several blocks
 places or files. If any block cannot be applied, none is, and you are told why."""
 
 
-class EditError(Exception):
+class EditError(bounded.Unreadable):
     """The reply could not be applied; `problems` says why, one line each."""
 
     def __init__(self, problems: list[str]):
@@ -70,6 +77,19 @@ class Block:
 
 
 def parse(reply: str) -> list[Block]:
+    try:
+        return bounded.read(lambda: blocks_in(reply))
+    except EditError:
+        raise
+    except bounded.Unreadable as exc:
+        raise EditError([f"the reply could not be read: {exc.reason}"]) from None
+
+
+def blocks_in(reply: str) -> list[Block]:
+    try:
+        bounded.checked(reply, "the reply")
+    except bounded.Unreadable as exc:
+        raise EditError([exc.reason]) from None
     lines = reply.replace("\r\n", "\n").split("\n")
     blocks: list[Block] = []
     problems: list[str] = []
@@ -94,8 +114,12 @@ def parse(reply: str) -> list[Block]:
         else:
             blocks.append(Block(path, joined(lines[i + 1 : divider]), joined(lines[divider + 1 : end])))
         i = start = end + 1
+    if len(problems) > MAX_PROBLEMS:
+        problems = [*problems[:MAX_PROBLEMS], f"and {len(problems) - MAX_PROBLEMS:,} more problems"]
     if problems:
         raise EditError(problems)
+    if len(blocks) > MAX_BLOCKS:
+        raise EditError([f"the reply has {len(blocks):,} edit blocks; at most {MAX_BLOCKS} are applied at once"])
     if not blocks:
         raise EditError([f"no edit blocks found: the reply has no {SEARCH!r} ... {REPLACE!r} block"])
     return blocks
@@ -136,12 +160,7 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
     if text is None:
         return "", "no such file (an empty SEARCH creates one)"
     body = text if text.endswith("\n") or not text else text + "\n"
-    # A lookahead, so that overlapping occurrences count too: "x\nx\n" is in "x\nx\nx\n" twice.
-    found = [
-        m.start()
-        for m in re.finditer(f"(?={re.escape(block.search)})", body)
-        if m.start() == 0 or body[m.start() - 1] == "\n"
-    ]
+    found = line_starts(body, block.search, MAX_PLACES)
     if not found:
         return (
             text,
@@ -149,10 +168,24 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
             "(compare them with its current content, whitespace included)",
         )
     if len(found) > 1:
-        return text, f"the SEARCH lines match {len(found)} places; add surrounding lines so they match one"
+        places = f"{len(found)}" if len(found) < MAX_PLACES else f"{MAX_PLACES} or more"
+        return text, f"the SEARCH lines match {places} places; add surrounding lines so they match one"
     at = found[0]
     new = body[:at] + block.replace + body[at + len(block.search) :]
     return (new if text.endswith("\n") or not new.endswith("\n") else new[:-1]), None
+
+
+def line_starts(body: str, search: str, limit: int) -> list[int]:
+    """Where `search` starts a line of `body`, overlapping occurrences too ("x\nx\n" is in
+    "x\nx\nx\n" twice), the first `limit` of them. str.find runs in linear time; a regex
+    lookahead tried at every offset took the file's length times the SEARCH's."""
+    found: list[int] = []
+    needle, haystack = "\n" + search, "\n" + body  # a line start is just after a newline
+    at = haystack.find(needle)
+    while at >= 0 and len(found) < limit:
+        found.append(at)
+        at = haystack.find(needle, at + 1)
+    return found
 
 
 def file_diff(path: str, before: str | None, after: str | None) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import itertools
 import marshal
 import os
 import sys
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING, TypeGuard
 
 from bot import safefs, testfiles
 from bot.errors import UserError
+from bot.judge import bounded
 from bot.judge.targets import Checked
 from bot.judge.verdict import memfd_of
 from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
@@ -42,16 +44,24 @@ MORE_ROWS = 20  # rows kept past the expected count: enough to show what a query
 SHOWN_ROWS = 5  # of each kind of difference, in a message
 RETURNED_ROWS = 10  # of what the query returned, in the details
 IMPLICIT_COLUMNS = {"sqlite": {"rowid", "oid", "_rowid_"}}  # a table has them undeclared (let pass anywhere)
+# What a query may be to be parsed and resolved in autofix's own process: a report's query is a
+# few hundred parts; a reply of thousands of select items is refused before sqlglot's scopes walk it.
+MAX_QUERY_CHARS = 100_000
+MAX_NODES = 10_000  # the parsed query's parts: names, values, operators, clauses
+# sqlglot's scopes walk from each column up to its query (so do long chains of `a + b + ...` or
+# of ORs, which nest one level per operator): the depth bounds that walk.
+MAX_DEPTH = 200
+MAX_PROBLEMS = 20  # unknown names told; the rest are counted
 
 Row = tuple[testfiles.Value, ...]
 Problem = tuple[str, str, str]  # (name, message, detail)
 
 
 class QueryCheck:
-    def __init__(self, spec: Spec, sandbox: Sandbox, limits: Limits):
+    def __init__(self, spec: Spec, sandbox: Sandbox, limits: Limits, deadline: float = bounded.DEADLINE_SECONDS):
         sql = spec.tests.sql
         assert sql is not None  # validate.target_check makes one only for a spec with tests.sql
-        self.spec, self.sql, self.sandbox = spec, sql, sandbox
+        self.spec, self.sql, self.sandbox, self.deadline = spec, sql, sandbox, deadline
         self.limits = replace(limits, wall_seconds=limits.wall_seconds + GRACE_SECONDS)
         self.where = f"{spec.path}: tests.sql"
         self.ddl = testfiles.read(sql.ddl, spec.workdir, f"{self.where}.schema")
@@ -91,10 +101,14 @@ class QueryCheck:
         return self._tables
 
     def check(self, text: str, work: Path) -> Checked:
-        statement, problems = self.statement(text)
-        if statement is None:
-            return Checked(problems, parsed=False)
-        problems = self.unresolved(statement, text)
+        try:
+            bounded.checked(text, "the query", MAX_QUERY_CHARS)
+            statement, problems = bounded.read(lambda: self.statement(text), self.deadline)
+            if statement is None:
+                return Checked(problems, parsed=False)
+            problems = bounded.read(lambda: self.unresolved(statement, text), self.deadline)
+        except bounded.Unreadable as exc:
+            return Checked([(self.spec.target, f"invalid SQL: {exc.reason}", "")], parsed=False)
         if problems or not self.runs:
             return Checked(problems)
         result = self.run(text, work)
@@ -127,6 +141,13 @@ class QueryCheck:
         if len(parsed) != 1:
             return None, [(target, f"{len(parsed)} statements: the file must hold a single read-only query", "")]
         statement = parsed[0]
+        nodes, depth = shape(statement, MAX_NODES, MAX_DEPTH)
+        if nodes > MAX_NODES:
+            return None, [
+                (target, f"the query has more than {MAX_NODES:,} parts; at most {MAX_NODES:,} are resolved", "")
+            ]
+        if depth > MAX_DEPTH:
+            return None, [(target, f"the query nests more than {MAX_DEPTH} levels deep (an operator is a level)", "")]
         writes = statement if not isinstance(statement, exp.Query) else statement.find(exp.DML, exp.DDL, exp.Command)
         if writes is not None:
             verb = (writes.sql(dialect=self.sql.dialect).split(maxsplit=1) or ["?"])[0].upper()
@@ -139,11 +160,15 @@ class QueryCheck:
         """Each table and column the query names that the schema lacks, with the closest name it has."""
         from sqlglot.errors import SqlglotError
 
+        resolver = Resolver(self.tables(), IMPLICIT_COLUMNS.get(self.sql.dialect, set()))
         try:
-            found = list(Resolver(self.tables(), IMPLICIT_COLUMNS.get(self.sql.dialect, set())).problems(statement))
+            found = list(itertools.islice(resolver.problems(statement), MAX_PROBLEMS + 1))
         except SqlglotError:
             return []  # a shape sqlglot's scopes can't follow: SQLite will say what's wrong, if anything
-        return [(f"{self.spec.target}:{position(text, node)}", message, "") for node, message in found]
+        told = [(f"{self.spec.target}:{position(text, node)}", message, "") for node, message in found[:MAX_PROBLEMS]]
+        if len(found) > MAX_PROBLEMS:
+            told.append((self.spec.target, f"more than {MAX_PROBLEMS} unknown names: the first are told", ""))
+        return told
 
     def run(self, query: str | None, work: Path) -> dict:
         """The runner's result for `query` (None: the database's tables), run in the sandbox in
@@ -180,6 +205,10 @@ class Resolver:
 
     def __init__(self, tables: dict[str, set[str]], implicit: set[str]):
         self.tables, self.implicit = tables, implicit
+        # Per scope, computed once (a query of n select items has n columns in one scope: asking
+        # again for each made resolving quadratic): what it sees, and its select items' aliases.
+        self._visible: dict[int, tuple[Scope, dict[str, tuple[str, set[str] | None]]]] = {}
+        self._aliases: dict[int, tuple[Scope, dict[str, list[set[int]]]]] = {}
 
     def problems(self, statement: exp.Expr) -> Iterator[tuple[exp.Expr, str]]:
         from sqlglot import exp
@@ -212,18 +241,14 @@ class Resolver:
         return unknown_column(label, column.name, columns)
 
     def unqualified(self, scope: Scope, column: exp.Column) -> str | None:
-        from sqlglot import exp
 
         name = column.name.casefold()
         sources = list(self.visible(scope).values())
         if name in self.implicit or any(columns is None or name in columns for _, columns in sources):
             return None
         # A name the select gives an expression (`count(*) AS n ... HAVING n > 1`), used outside it.
-        selects = scope.expression.selects if isinstance(scope.expression, exp.Query) else []
-        for select in selects:
-            outside = all(inner is not column for inner in select.find_all(exp.Column))
-            if isinstance(select, exp.Alias) and select.alias.casefold() == name and outside:
-                return None
+        if any(id(column) not in inside for inside in self.aliases(scope).get(name, ())):
+            return None
         if len(sources) == 1:
             label, columns = sources[0]
             return unknown_column(label, column.name, columns or set())
@@ -232,16 +257,32 @@ class Resolver:
         hint = f"; did you mean {owner[match[0]]}.{match[0]}?" if match else ""
         return f"unknown column {column.name} in {', '.join(label for label, _ in sources)}" + hint
 
-    def visible(self, scope: Scope | None) -> dict[str, tuple[str, set[str] | None]]:
+    def visible(self, scope: Scope) -> dict[str, tuple[str, set[str] | None]]:
         """alias -> (its label, its columns or None when they can't be known), the innermost
         scope's first."""
-        found: dict[str, tuple[str, set[str] | None]] = {}
-        while scope is not None:
+        if id(scope) not in self._visible:
+            found: dict[str, tuple[str, set[str] | None]] = {}
             for alias, (_, source) in scope.selected_sources.items():
                 label = source.name if named_table(source) else alias
                 found.setdefault(alias.casefold(), (label, self.columns_of(source)))
-            scope = scope.parent
-        return found
+            for alias, seen in (self.visible(scope.parent) if scope.parent is not None else {}).items():
+                found.setdefault(alias, seen)
+            self._visible[id(scope)] = (scope, found)  # the scope kept, so that its id stays its own
+        return self._visible[id(scope)][1]
+
+    def aliases(self, scope: Scope) -> dict[str, list[set[int]]]:
+        """alias -> for each select item the scope names so, the ids of the columns inside it."""
+        from sqlglot import exp
+
+        if id(scope) not in self._aliases:
+            found: dict[str, list[set[int]]] = {}
+            selects = scope.expression.selects if isinstance(scope.expression, exp.Query) else []
+            for select in selects:
+                if isinstance(select, exp.Alias):
+                    inside = {id(inner) for inner in select.find_all(exp.Column)}
+                    found.setdefault(select.alias.casefold(), []).append(inside)
+            self._aliases[id(scope)] = (scope, found)
+        return self._aliases[id(scope)][1]
 
     def columns_of(self, source: exp.Expr | Scope) -> set[str] | None:
         """A source's columns; None when they can't be known (a function's rows, a star, a table
@@ -261,6 +302,16 @@ class Resolver:
             return {column.name.casefold() for column in alias.columns}
         names = node.named_selects if isinstance(node, exp.Query) else []
         return None if "*" in names or not names else {name.casefold() for name in names}
+
+
+def shape(statement: exp.Expr, max_nodes: int, max_depth: int) -> tuple[int, int]:
+    """How many nodes the parsed query has and how deep it nests; the walk stopped past either."""
+    count, deepest, pending = 0, 0, [(statement, 1)]
+    while pending and count <= max_nodes and deepest <= max_depth:
+        node, depth = pending.pop()
+        count, deepest = count + 1, max(deepest, depth)
+        pending += [(child, depth + 1) for child in node.iter_expressions()]
+    return count, deepest
 
 
 def named_table(source: object) -> TypeGuard[exp.Table]:
