@@ -10,7 +10,7 @@ from fnmatch import fnmatch
 from pathlib import Path, PurePosixPath
 from typing import Literal
 
-from bot import safefs
+from bot import loadable, safefs
 from bot.core.edits import EditError, file_diff, parse, substitute
 from bot.spec import is_git_path, is_protected
 
@@ -124,6 +124,12 @@ class Workspace:
             return "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
         if self.allowed and not any(fnmatch(path, pattern) for pattern in self.allowed):
             return f"not among the paths the repository lets autofix edit ({', '.join(self.allowed)})"
+        added = loadable.refusal(path, lambda rel: self.look(rel).kind != "missing")
+        if added:
+            return (
+                f"a file that may not be added: {added} (one the repository has may be edited); "
+                "fix the code under test instead"
+            )
         kind = self.look(path).kind
         if kind == "link":
             return "the path goes through a symbolic link; edit the file it points to"
