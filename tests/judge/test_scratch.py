@@ -152,11 +152,12 @@ def test_the_whole_suite_sees_no_file_an_earlier_run_left(private_tmp, tier):
     folder = work_folder(private_tmp / "work")
     (folder / "tests" / "test_leftovers.py").write_text(
         "import os\n\n\ndef test_nothing_left_behind():\n"
-        "    assert not os.path.exists('left.txt') and not os.path.exists('data/nested/deep/left.txt')\n"
-        "    open('left.txt', 'w').write('left')\n    open('data/nested/deep/left.txt', 'w').write('left')\n"
+        "    assert not os.path.exists('data/left.txt') and not os.path.exists('data/nested/deep/left.txt')\n"
+        "    open('data/left.txt', 'w').write('left')\n    open('data/nested/deep/left.txt', 'w').write('left')\n"
     )
-    spec = Spec.model_validate(
-        {"task": "t", "target": "unique.py", "tests": {"command": f"{sys.executable} -m pytest -q tests"}}
+    command = f"{sys.executable} -m pytest -q tests"
+    spec = Spec.model_validate(  # the tree is read-only to the suite but for its exempt folder
+        {"task": "t", "target": "unique.py", "tests": {"command": command, "exempt": ["data"]}}
     )
     spec.workdir = folder
     checker = Validator(spec, open_sandbox(tier, readable=python_paths(folder)))
