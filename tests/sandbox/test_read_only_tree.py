@@ -51,6 +51,7 @@ ATTACKS = """
     attempt("a folder removed", lambda: os.rmdir("tests/empty"))
     attempt("a mode changed", lambda: os.chmod("mod.py", 0o666))
     attempt("the top's mode changed", lambda: os.chmod(".", 0o777))
+    attempt("through a link in the exempt folder", lambda: write("out/link", mode="a"))
     attempt("the exempt folder", lambda: write("out/result.txt"))
     attempt("a folder in the exempt folder", lambda: os.makedirs("out/deeper/still"))
     attempt("the exempt file", lambda: write("tests/record.json", "{}"))
@@ -76,6 +77,7 @@ def work_folder(top: Path) -> Path:
         (work / rel).write_text(text)
     (work / "tests" / "empty").mkdir()
     (work / "out").mkdir()  # made by the caller: an exempt folder that must exist
+    (work / "out" / "link").symlink_to("../mod.py")  # the repository's own link, out of the folder
     return work
 
 
@@ -128,7 +130,7 @@ def test_a_run_writes_only_where_it_was_told_it_may(private_tmp, tier, keep):
     assert {name for name, what in tried.items() if what == "allowed"} == WRITABLE | chmod, tried
     assert tree(work) == {**before, "tests/record.json": "{}"}  # the exempt file alone changed
     assert (work / "out" / "result.txt").read_text() == "PLANTED = 1\n"
-    assert sorted(p.name for p in (work / "out").iterdir()) == ["deeper", "result.txt"]
+    assert sorted(p.name for p in (work / "out").iterdir()) == ["deeper", "link", "result.txt"]
 
 
 @requires_root
@@ -171,3 +173,21 @@ def test_a_writable_path_that_doesnt_exist_is_left_out_and_the_run_cant_make_it(
     )
     assert outcome.returncode != 0 and "Permission denied" in outcome.output, outcome.output
     assert not (work / "missing").exists()
+
+
+@requires_root
+def test_a_file_with_another_name_is_never_lent(private_tmp):
+    """Lending it would lend the other name too: a log the tests may write, linked to a module."""
+    work = work_folder(private_tmp)
+    os.link(work / "mod.py", work / "tests" / "log.txt")
+    sandbox = get_sandbox("process")
+    with kept(sandbox, work, True):
+        outcome = sandbox.run(
+            [sys.executable, "-c", "open('tests/log.txt', 'w').write('VALUE = 2')"],
+            work,
+            allowed_environ(),
+            Limits(wall_seconds=20),
+            writable=[str(work / "tests" / "log.txt")],
+        )
+    assert outcome.returncode == 1 and "PermissionError" in outcome.output, outcome.output
+    assert (work / "mod.py").read_text() == "VALUE = 1\n"
