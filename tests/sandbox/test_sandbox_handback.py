@@ -115,7 +115,7 @@ USES = {
     for tier in ("bwrap", "landlock", "process")
     for test in ("crash", "mount", *(f"shape {shape}" for shape in SHAPES))
 }
-USES |= {"process launder", "process root link", "process journal"}
+USES |= {"process launder", "process root link", "process journal", "process lent crash"}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -276,4 +276,45 @@ def test_recovery_goes_on_past_a_journal_it_cannot_use(workdir, tmp_path):
     with pytest.warns(RuntimeWarning, match="unreadable journal"):
         out = sb.run(["/bin/true"], workdir, allowed_environ(), Limits())
     assert out.returncode == 0, out.output
+    assert not journal(sb).exists()
+
+
+CRASHING_LENDER = """
+import sys
+from pathlib import Path
+from bot.sandbox.tiers import Kept, Limits, allowed_environ, keep_workdir, open_sandbox
+uid, workdir, code, *readable = sys.argv[1:]
+sb = open_sandbox("process", readable, uid=int(uid))
+with sb.lease(None) as slot:  # as a judge keeps its scratch copy
+    keep_workdir(Path(workdir), Kept(slot))
+    sb.run([sys.executable, "-c", code], Path(workdir), allowed_environ(), Limits(), writable=[workdir + "/out"])
+"""
+
+
+def test_a_crashed_read_only_run_is_undone_by_the_next(private_tmp):
+    """Its journal names what was lent: the top's group and mode and the lent folder come back."""
+    sb = dedicated("process", "lent crash")
+    work = private_tmp / "work"
+    (work / "out").mkdir(parents=True)
+    (work / "mod.py").write_text("VALUE = 1\n")
+    hang = "import time\nopen('out/made', 'w').write('x')\nopen('out/started', 'w').write('yes')\ntime.sleep(60)\n"
+    autofix = subprocess.Popen(
+        [sys.executable, "-c", CRASHING_LENDER, str(sb.uid), str(work), hang, *python_readable()],
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    try:
+        assert wait_until(lambda: (work / "out" / "started").exists() or autofix.poll() is not None, 60)
+        assert autofix.poll() is None
+        assert (work.stat().st_uid, work.stat().st_gid, work.stat().st_mode & 0o777) == (0, sb.uid, 0o750)
+    finally:
+        autofix.kill()  # autofix dies mid-run
+        autofix.wait()
+    assert journal(sb).exists() and sorted(not_ours(work)) == sorted(
+        os.fsencode(p) for p in (work, work / "out", work / "out" / "made", work / "out" / "started")
+    )
+    fresh = private_tmp / "fresh"
+    fresh.mkdir()
+    out = sb.run(["/bin/sh", "-c", "echo ok"], fresh, allowed_environ(), Limits())
+    assert out.returncode == 0 and out.output == "ok\n", out.output
+    assert not_ours(work) == [] and work.stat().st_mode & 0o777 == 0o755
     assert not journal(sb).exists()
