@@ -26,7 +26,7 @@ class NoCode(bounded.Unreadable):
 
 
 def extract_code(reply: str, required_name: str | None = None) -> str:
-    code = read(lambda: python_code(reply, required_name))
+    code = read(reply, lambda: python_code(reply, required_name))
     try:
         ast.parse(code)
     except TOO_DEEP:
@@ -36,8 +36,12 @@ def extract_code(reply: str, required_name: str | None = None) -> str:
     return code
 
 
-def read(extract: Callable[[], str]) -> str:
+def read(reply: str, extract: Callable[[], str]) -> str:
     """`extract()` of a reply that can be read at all, within the bounds."""
+    try:
+        bounded.checked(reply, "the reply")
+    except bounded.Unreadable as exc:
+        raise NoCode(exc.reason) from None
     try:
         return bounded.read(extract)
     except NoCode:
@@ -47,7 +51,6 @@ def read(extract: Callable[[], str]) -> str:
 
 
 def python_code(reply: str, required_name: str | None) -> str:
-    bounded.checked(reply, "the reply")
     blocks = [body for tag, body in FENCE.findall(reply) if tag.lower() in PYTHON_TAGS]
     if not blocks:
         blocks = [unfenced(reply)]
@@ -68,11 +71,10 @@ def extract_block(reply: str, kind: str) -> str:
     """The document or query in a reply: its last fenced block tagged `kind` (json, yaml, sql) or
     untagged. The last, as a model that refines its answer puts the final version last; and only
     a fenced one, as prose around it would parse as YAML."""
-    return read(lambda: block_of(reply, kind))
+    return read(reply, lambda: block_of(reply, kind))
 
 
 def block_of(reply: str, kind: str) -> str:
-    bounded.checked(reply, "the reply")
     tags = {"", kind, *ALSO_TAGGED.get(kind, ())}
     blocks = [body for tag, body in FENCE.findall(reply) if tag.lower() in tags and body.strip()]
     if not blocks:

@@ -4,7 +4,7 @@ extraction, edit blocks, a JSON or YAML document, a SQL query) reads it through 
 is checked first, the parse has a deadline, and whatever it raises becomes `Unreadable`, one line
 naming what was wrong: a failed attempt, never a traceback.
 
-The deadline is a backstop for what a library does that the size bounds didn't foresee (a
+The deadline (of CPU time) is a backstop for what a library does that the size bounds didn't foresee (a
 validator's quadratic keyword, say): the bounds on size and shape are what keep a usable reply
 far below it, so they, not the clock, decide every reply but a pathological one."""
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
@@ -21,7 +22,8 @@ from bot.errors import UserError
 T = TypeVar("T")
 
 MAX_CHARS = 1_000_000  # a reply, a document, a query: more than any file a model writes whole
-DEADLINE_SECONDS = 10.0  # a reply of MAX_CHARS reads in well under a second, YAML's excepted
+DEADLINE_SECONDS = 10.0  # of CPU: a reply of MAX_CHARS reads in well under a second, YAML's excepted
+POLL_SECONDS = 0.05  # how often the deadline's watcher looks at the reading thread's CPU time
 SHOWN_CHARS = 200  # of an exception's message, in a reason
 
 
@@ -65,7 +67,7 @@ def read(parse: Callable[[], T], deadline: float = DEADLINE_SECONDS) -> T:
     except (Unreadable, UserError):
         raise
     except Overrun:
-        raise Unreadable(f"stopped after {deadline:g} s") from None
+        raise Unreadable(f"stopped after {deadline:g} s of CPU") from None
     except RecursionError:
         raise Unreadable("nested too deeply") from None
     except Exception as exc:  # noqa: BLE001 - any failure of a parser on hostile text is the reply's, not autofix's
@@ -82,30 +84,33 @@ def described(exc: BaseException) -> str:
 
 @contextmanager
 def bounded_by(seconds: float) -> Iterator[None]:
-    """Overrun is raised into this thread if the block is still running after `seconds`. It is
-    delivered between two bytecodes, so a long C call (a regex, json's decoder) ends first: what
-    reaches one is bounded by size instead."""
+    """Overrun is raised into this thread once the block has used `seconds` of its CPU time (not
+    the clock's: a loaded machine slows a reading, it doesn't make it longer). It is delivered
+    between two bytecodes, so a long C call (a regex, json's decoder) ends first: what reaches one
+    is bounded by size instead."""
     thread = threading.get_ident()
-    lock = threading.Lock()
-    state = {"done": False, "fired": False}
+    clock = time.pthread_getcpuclockid(thread)
+    used = time.clock_gettime(clock) + seconds
+    done, lock = threading.Event(), threading.Lock()
+    fired = []
 
-    def fire() -> None:
-        with lock:
-            if not state["done"]:
-                state["fired"] = True
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(Overrun))
+    def watch() -> None:
+        while not done.wait(POLL_SECONDS):
+            if time.clock_gettime(clock) >= used:
+                with lock:
+                    if not done.is_set():
+                        fired.append(True)
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(Overrun))
+                return
 
-    timer = threading.Timer(seconds, fire)
-    timer.daemon = True
-    timer.start()
+    threading.Thread(target=watch, name="autofix-deadline", daemon=True).start()
     try:
         yield
     finally:
         with lock:
-            state["done"] = True
-            if state["fired"]:  # not delivered yet: it must never land in the code after the block
+            done.set()
+            if fired:  # not delivered yet: it must never land in the code after the block
                 ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), None)
-        timer.cancel()
 
 
 def line_of(text: str, index: int) -> int:

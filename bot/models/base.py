@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
+
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str holds a pair as one code point: any left is lone
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,11 @@ class Masked:
         self.name, self.banner = model.name, model.banner
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
-        return self.model.complete([{**message, "content": self.redact(message["content"])} for message in messages])
+        reply = self.model.complete([{**message, "content": self.redact(message["content"])} for message in messages])
+        # An API's JSON can carry a lone surrogate (`"\\ud800"`): no file, prompt or log line can
+        # be written with one, and the reply goes into all three. U+FFFD stands in for it.
+        text = LONE_SURROGATE.sub("\ufffd", reply.text)
+        return reply if text == reply.text else replace(reply, text=text)
 
 
 @dataclass(frozen=True)

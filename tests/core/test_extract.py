@@ -55,3 +55,51 @@ def test_a_reply_without_a_fenced_document_has_none():
         extract_block("a: 1\nb: 2\n", "yaml")  # prose would parse as YAML too: only a fence counts
     with pytest.raises(NoCode):
         extract_block("```python\nprint(1)\n```", "json")
+
+
+@pytest.mark.parametrize(
+    ("reply", "reason"),
+    [
+        pytest.param(
+            "```python\ndef f():\n    return 1\0\n```",
+            "the reply holds a NUL character (line 3), which no source text holds",
+        ),
+        pytest.param(
+            "```python\nx = '\ud800'\n```",
+            "the reply holds a lone surrogate (line 2), which is not a Unicode character",
+        ),
+        pytest.param(
+            "x = 1\n" * 166_667,
+            "the reply is 1,000,002 characters long; at most 1,000,000 are read",
+            id="past the size",
+        ),
+        pytest.param(
+            "```python\ndef unique_items(items):\n    return " + "-" * 100_000 + "1\n```",
+            "the code nests too deeply for Python to parse it",
+            id="MemoryError from Python's parser",
+        ),
+        pytest.param(
+            "```python\ndef unique_items(items):\n    return " + "f" + "()" * 50_000 + "\n```",
+            "the code nests too deeply for Python to parse it",
+            id="RecursionError from Python's parser",
+        ),
+    ],
+)
+def test_a_reply_no_file_or_parser_could_hold_is_no_code_with_the_reason(reply, reason):
+    with pytest.raises(NoCode) as caught:
+        extract_code(reply, "unique_items")
+    assert str(caught.value) == reason
+    with pytest.raises(NoCode) as caught:
+        extract_block(reply, "json")
+    if "nests too deeply" not in reason:  # a document's parser is the judge's, not Python's
+        assert str(caught.value) == reason
+
+
+def test_bare_code_followed_by_what_never_parses_is_cut_a_bounded_number_of_times():
+    """Cut one line at a time, 30,000 lines were parsed 30,000 times (minutes, past the deadline).
+    Cut where Python stopped: an unclosed bracket is cut in one go; a continuation Python only
+    notices at the end gives up after MAX_CUTS parses."""
+    assert extract_code("import os\nx = [\n" + "    1,\n" * 30_000) == "import os\n"
+    with pytest.raises(NoCode) as caught:
+        extract_code("import os\nx = 1 + \\\n" + "    1 + \\\n" * 30_000)
+    assert str(caught.value) == "the reply contained no code"

@@ -87,3 +87,91 @@ def test_a_reference_the_schema_cant_resolve_is_the_specs_mistake(tmp_path):
         f"{tmp_path}/task.yml: tests.json_schema: schema.json: cannot resolve "
         "Unresolvable: https://example.com/elsewhere.json"
     )
+
+
+@pytest.mark.parametrize(
+    ("target", "text", "reason"),
+    [
+        pytest.param(
+            "doc.yaml",
+            "when: 2024-13-45\n",
+            "doc.yaml:1:7: invalid YAML: '2024-13-45' is not a valid timestamp: month must be in 1..12",
+            id="a date YAML's timestamp constructor refuses",
+        ),
+        pytest.param(
+            "doc.yaml",
+            f"n: {'1' * 5000}\n",
+            "doc.yaml:1:4: invalid YAML: '1111111111111111111111111111111111111111'... (5,000 characters) is not "
+            "a valid int: Exceeds the limit (4300 digits) for integer string conversion: value has 5000 digits",
+            id="a YAML int past Python's digits",
+        ),
+        pytest.param(
+            "doc.json",
+            '{"n": ' + "1" * 5000 + "}",
+            "doc.json: invalid JSON: Exceeds the limit (4300 digits) for integer string conversion: "
+            "value has 5000 digits",
+            id="a JSON int past Python's digits",
+        ),
+        pytest.param(
+            "doc.yaml", "[" * 1500 + "]" * 1500, "doc.yaml: invalid YAML: nested too deeply", id="YAML past the stack"
+        ),
+        pytest.param(
+            "doc.json",
+            "[" * 100_000 + "]" * 100_000,
+            "doc.json: invalid JSON: nested too deeply",
+            id="JSON past the stack",
+        ),
+        pytest.param(
+            "doc.json",
+            "[" * 500 + "]" * 500,
+            "doc.json: the document nests more than 100 levels deep",
+            id="JSON the parser reads and the validator's recursion would not",
+        ),
+        pytest.param(
+            "doc.yaml",
+            "a: &a [*a]\n",
+            "doc.yaml: the document nests more than 100 levels deep",
+            id="YAML holding itself",
+        ),
+        pytest.param(
+            "doc.yaml",
+            "a: 1\nb: \0\n",
+            "doc.yaml: invalid YAML: the document holds a NUL character (line 2), which no source text holds",
+            id="a NUL",
+        ),
+        pytest.param(
+            "doc.json",
+            '{"a":\n"\ud800"}',
+            "doc.json: invalid JSON: the document holds a lone surrogate (line 2), which is not a Unicode character",
+            id="a lone surrogate",
+        ),
+        pytest.param(
+            "doc.json",
+            " " * 1_000_000 + "1",
+            "doc.json: invalid JSON: the document is 1,000,001 characters long; at most 1,000,000 are read",
+            id="past the size",
+        ),
+    ],
+)
+def test_a_document_no_parser_could_read_is_a_failed_attempt_with_its_reason(tmp_path, target, text, reason):
+    check = document_check(tmp_path, {"type": ["object", "array"]}, target=target)
+    checked = check.check(text, Path())
+    assert [f"{name}: {message}" for name, message, _ in checked.problems] == [reason]
+    assert checked.parsed is False
+
+
+def test_a_validation_the_schema_makes_quadratic_is_stopped_at_the_deadline(tmp_path):
+    """uniqueItems over objects compares every pair: 10,000 of them take minutes."""
+    (tmp_path / "schema.json").write_text(json.dumps({"type": "array", "uniqueItems": True}))
+    (tmp_path / "task.yml").write_text("task: t\ntarget: doc.json\ntests:\n  json_schema: schema.json\n")
+    check = DocumentCheck(specs.load(tmp_path / "task.yml"), deadline=2)
+    checked = check.check(json.dumps([{"a": n} for n in range(10_000)]), Path())
+    assert checked.problems == [("doc.json", "validating it against its schema: stopped after 2 s of CPU", "")]
+
+
+def test_past_a_hundred_violations_the_rest_are_counted_not_told(tmp_path):
+    check = document_check(tmp_path, {"type": "array", "items": {"type": "string"}})
+    told_now = told(check, json.dumps(list(range(150))))
+    assert told_now[:2] == ["$[0]: 0 is not of type 'string'", "$[1]: 1 is not of type 'string'"]
+    assert told_now[100:] == ["doc.json: more than 100 violations: the first are told"]
+    assert len(told_now) == 101

@@ -162,3 +162,55 @@ def test_values_compare_as_sqlite_returns_them():
     expected = [(1, 15.5, True, None)]
     assert compared(expected, result((1.0, 15.500000000001, 1, None), columns=("a", "b", "c", "d")), False) == []
     assert compared(expected, result((1, 15.6, 1, None), columns=("a", "b", "c", "d")), False) != []
+
+
+def aliased_items(count: int) -> str:
+    return "SELECT " + ", ".join(f"c{n} AS a{n}" for n in range(count)) + " FROM users"
+
+
+@pytest.mark.parametrize(
+    ("query", "reason"),
+    [
+        pytest.param(
+            aliased_items(3000),
+            "q.sql: the query has more than 10,000 parts; at most 10,000 are resolved",
+            id="thousands of select items",
+        ),
+        pytest.param(
+            "SELECT " + " + ".join(f"x{n}" for n in range(300)) + " FROM users",
+            "q.sql: the query nests more than 200 levels deep (an operator is a level)",
+            id="a chain each of whose columns sqlglot's scopes walk up",
+        ),
+        pytest.param(
+            "SELECT id FROM " + "(SELECT id FROM " * 3000 + "users" + ")" * 3000,
+            "q.sql: invalid SQL: nested too deeply",
+            id="past the parser's stack",
+        ),
+        pytest.param(
+            "SELECT 1 " + " " * 100_000,
+            "q.sql: invalid SQL: the query is 100,009 characters long; at most 100,000 are read",
+            id="past the size",
+        ),
+        pytest.param(
+            "SELECT 1\nFROM users\0",
+            "q.sql: invalid SQL: the query holds a NUL character (line 2), which no source text holds",
+            id="a NUL",
+        ),
+    ],
+)
+def test_a_query_past_what_is_resolved_in_autofixs_process_is_a_failed_attempt(check, tmp_path, query, reason):
+    checked = check.check(query, tmp_path)
+    assert [f"{name}: {message}" for name, message, _ in checked.problems] == [reason]
+    assert checked.parsed is False
+
+
+def test_resolving_takes_time_linear_in_the_query(check, tmp_path):
+    """2,400 select items under the bounds: with a walk of every select item per column it took
+    57 s of CPU, past the 10 s deadline; resolved scope by scope it takes a fraction of one."""
+    told = [f"{name}: {message}" for name, message, _ in check.check(aliased_items(2400), tmp_path).problems]
+    assert told[:2] == [
+        "q.sql:1:8: unknown column users.c0; users has id, name",
+        "q.sql:1:18: unknown column users.c1; users has id, name",
+    ]
+    assert told[20:] == ["q.sql: more than 20 unknown names: the first are told"]
+    assert len(told) == 21
