@@ -19,7 +19,7 @@ from bot.errors import UserError
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
-from bot.judge.verdict import run_tests
+from bot.judge.verdict import refuse_tree_writes, run_tests, writable_in
 from bot.sandbox.tiers import Limits, Sandbox
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
 
@@ -63,8 +63,10 @@ class Suite:
         self.copies: Copies | None = None  # of the folder the last run judged
         self.known: set[str] = set()  # the suite's test ids, once a run reported them: the canaries' words
 
-    def run(self, folder: Path, only: set[str] | None = None) -> SuiteRun:
-        """The whole suite, or with `only` just those tests (pytest; any other runner runs whole)."""
+    def run(self, folder: Path, only: set[str] | None = None, baseline: bool = False) -> SuiteRun:
+        """The whole suite, or with `only` just those tests (pytest; any other runner runs whole).
+        `baseline`: the run that measures the code as it is, where a suite that writes into the
+        tree it judges is a configuration error (UserError)."""
         if self.copies is None or self.copies.original != folder:
             self.copies = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
         with self.copies.use() as scratch:
@@ -80,8 +82,11 @@ class Suite:
                 only=only,
                 known=self.known,
                 hint=secrets.choice(modules) if modules else "",
+                writable=writable_in(work, self.exempt),
             )
             tampered = scratch.restore()
+            if baseline:
+                refuse_tree_writes(run, work, f"tests.command `{self.command}`")
         if run.cases and not self.known:
             self.known = {case.test_id for case in run.cases}
         outcome, cases = run.outcome, run.cases
@@ -124,7 +129,7 @@ class Baseline:
     def measure(cls, suite: Suite, folder: Path) -> Baseline:
         """The suite at the head, then again over only the tests that failed (all of it when the
         runner can't select, or the first run died): failing twice is the target, once is flaky."""
-        first = suite.run(folder)
+        first = suite.run(folder, baseline=True)
         if first.forged:
             raise UserError(
                 f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or conftest "

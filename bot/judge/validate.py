@@ -31,7 +31,9 @@ from bot.judge.verdict import (
     refuse_forging_suite,
     refuse_hidden_plugin,
     refuse_shadows,
+    refuse_tree_writes,
     run_tests,
+    writable_in,
 )
 from bot.sandbox.tiers import Limits, Sandbox, SandboxWarning, allowed_environ, open_sandbox, within
 from bot.spec import Spec
@@ -213,7 +215,15 @@ class Validator:
         assert command is not None  # check() runs the command only when the spec has one
         if isinstance(baseline, integrity.OriginalSuite) and self.last_failing and self.rejected_quickly(work, found):
             return
-        run = run_tests(self.sandbox, command, work, self.limits, self.spec.target, **self.canary_places(baseline))
+        run = run_tests(
+            self.sandbox,
+            command,
+            work,
+            self.limits,
+            self.spec.target,
+            writable=writable_in(work, self.spec.exempt),
+            **self.canary_places(baseline),
+        )
         if run.forged:  # its outcomes can't be believed: say how it was forged, and nothing of them
             found.add_forged("(pytest)", run.forged)
             for change in run.tampered:
@@ -278,6 +288,7 @@ class Validator:
             self.limits,
             self.spec.target,
             only=self.last_failing,
+            writable=writable_in(work, self.spec.exempt),
             **self.canary_places(self.baseline()),
         )
         if quick.forged:
@@ -322,8 +333,10 @@ class Validator:
                     self.limits,
                     self.spec.target,
                     "--continue-on-collection-errors",
+                    writable=writable_in(work, self.spec.exempt),
                 )
                 refuse_hidden_plugin(run, command)
+                refuse_tree_writes(run, work, f"{self.spec.path}: tests.command")
                 refuse_broken_command(run, command, f"{self.spec.path}: tests.command")
                 refuse_forging_suite(run, command, f"{self.spec.path}: tests.command")
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import secrets
 import shlex
 from collections.abc import Iterable, Iterator, Sequence
@@ -101,8 +102,7 @@ def run_tests(
         else:  # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it
             argv = ["/bin/sh", "-c", command]
             env["PYTEST_ADDOPTS"] = launch.joined(options)
-        lent = {} if writable is None else {"writable": writable}
-        outcome = sandbox.run(argv, work, env, limits, pass_fds=fds, **lent)
+        outcome = sandbox.run(argv, work, env, limits, pass_fds=fds, writable=writable)
         record = read_record(fd, nonce)
     outcome.output = canaries.scrub(outcome.output, drawn)
     if record is None:
@@ -138,6 +138,50 @@ def run_tests(
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None, plugin=hook.plugin)
+
+
+GLOB = re.compile(r"[*?\[]")
+# What a write into the read-only tree raises, with the path it named.
+DENIED = re.compile(r"\[Errno (?:13|30)\] (?:Permission denied|Read-only file system): '([^'\n]+)'")
+
+
+def writable_in(work: Path, exempt: Iterable[str]) -> list[str]:
+    """What a run may write in its scratch copy `work`: the `tests.exempt` paths, each a folder
+    made now when it isn't there (the copy puts back what the run leaves). A pattern with a
+    wildcard names no path before the run, so it lends nothing: the run's TMPDIR and HOME are
+    its own anyway."""
+    root = os.path.realpath(work)
+    lent = []
+    for pattern in exempt:
+        relative = pattern.strip("/")
+        if not relative or GLOB.search(relative) or ".." in relative.split("/"):
+            continue
+        path = os.path.join(root, relative)
+        if not os.path.lexists(path):
+            try:
+                os.makedirs(path)
+            except OSError:
+                continue  # a file where a folder would go: the run gets nothing there
+        if os.path.realpath(path) == path:
+            lent.append(path)
+    return lent
+
+
+def refuse_tree_writes(run: TestRun, work: Path, where: str) -> None:
+    """Stop (exit 2) when the suite, on the current code, writes into the tree it judges, which
+    the run may only read: name the path and say how to let it."""
+    root = os.path.realpath(work)
+    texts = [run.outcome.output, *(case.details for case in run.cases or ())]
+    for text in texts:
+        for path in DENIED.findall(text):
+            real = os.path.normpath(os.path.join(root, path))
+            if within(real, root) and real != root:
+                relative = os.path.relpath(real, root)
+                raise UserError(
+                    f"{where}: the tests write {relative}, and the tree under test is read-only to them: add "
+                    f"`{relative}` to tests.exempt if it is a folder (autofix makes it before each run, and the run "
+                    "may write in it), else have the tests write under $TMPDIR or into such a folder"
+                )
 
 
 def memfd_of(name: str, data: bytes) -> int:

@@ -2,6 +2,9 @@
 
 import sys
 
+import pytest
+
+from bot.errors import UserError
 from bot.judge import gate
 from bot.judge.validate import python_paths
 from bot.sandbox.tiers import open_sandbox
@@ -50,22 +53,22 @@ def test_writes_its_example_database():
 """
 
 
-def test_a_suite_that_writes_its_cache_under_tests_is_judged_on_its_tests(tmp_path):
+def test_a_suite_that_writes_into_the_tree_is_told_to_exempt_the_path_then_judged_on_its_tests(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_cache.py").write_text(HYPOTHESIS_LIKE)
     (tmp_path / "state.py").write_text("def value():\n    return 1\n")
-    pytest_suite = gate.Suite(
-        open_sandbox("bwrap", readable=python_paths()),
-        f"{sys.executable} -m pytest -q tests",
-        DEFAULT_PROTECT,
-        timeout=30,
-    )
+    sandbox = open_sandbox("bwrap", readable=python_paths())
+    command = f"{sys.executable} -m pytest -q tests"
+    with pytest.raises(UserError, match=r"the tests write tests/\.hypothesis, and the tree under test is read-only"):
+        gate.Baseline.measure(gate.Suite(sandbox, command, DEFAULT_PROTECT, timeout=30), tmp_path)
+    pytest_suite = gate.Suite(sandbox, command, DEFAULT_PROTECT, timeout=30, exempt=("tests/.hypothesis",))
     baseline = gate.Baseline.measure(pytest_suite, tmp_path)
     assert baseline.target == ["tests.test_cache::test_writes_its_example_database"]
     (tmp_path / "state.py").write_text("def value():\n    return 2\n")
     run = pytest_suite.run(tmp_path)
     assert run.tampered == []
     assert gate.judge(baseline, run).passed
+    assert not (tmp_path / "tests" / ".hypothesis").exists()  # written in the copy, and gone with it
 
 
 PYTEST_SUITE = {

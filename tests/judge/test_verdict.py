@@ -205,9 +205,9 @@ def test_a_test_function_swapped_for_the_candidates_fails(tmp_path, tier):
 @pytest.mark.parametrize("tier", TIERS)
 def test_a_forged_junit_report_and_early_exit_fail(tmp_path, tier):
     forger = (
-        "import os, re\n"
+        "import os, re, tempfile\n"
         "options = os.environ.get('PYTEST_ADDOPTS', '')\n"
-        "path = (re.findall(r'--junitxml=(\\S+)', options) or ['report.xml'])[0]\n"
+        "path = (re.findall(r'--junitxml=(\\S+)', options) or [tempfile.gettempdir() + '/report.xml'])[0]\n"
         'open(path, \'w\').write(\'<testsuite><testcase classname="tests.test_unique" name="test_order"/>'
         '<testcase classname="tests.test_unique" name="test_empty"/></testsuite>\')\n'
         "fd = int(os.environ.get('AUTOFIX_VERDICT_FD', '-1'))\n"
@@ -231,11 +231,16 @@ def test_a_module_level_skip_fails(tmp_path, tier):
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_a_conftest_written_at_run_time_fails(tmp_path, tier):
+    # The tree is read-only to the run: a conftest written during collection (that would turn
+    # failures into passes and delete itself before the comparison) can't be written at all.
     plugin = "import pytest\n@pytest.hookimpl(tryfirst=True)\ndef pytest_runtest_call(item):\n    return True\n"
-    writer = f"open('conftest.py', 'w').write({plugin!r})\n" + WRONG
-    verdict = suite(tmp_path, tier).check(writer)
-    assert "conftest.py" in verdict.failing
-    assert "conftest.py: created during the run; protected paths may not change" in verdict.feedback
+    checker = suite(tmp_path, tier)
+    (tmp_path / "tests" / "sub").mkdir()
+    writer = f"open('tests/sub/conftest.py', 'w').write({plugin!r})\n" + WRONG
+    verdict = checker.check(writer)
+    assert verdict.failing == ["tests.test_unique"]
+    assert "PermissionError" in verdict.feedback or "Read-only file system" in verdict.feedback
+    assert not (tmp_path / "tests" / "sub" / "conftest.py").exists()
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -261,15 +266,28 @@ def test_unittest_exiting_at_import_fails(tmp_path, tier):
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_a_cache_the_suite_writes_under_tests_is_not_tampering(tmp_path, tier):
-    checker = suite(tmp_path, tier)
+def test_a_cache_the_suite_writes_in_an_exempt_folder_is_not_tampering(tmp_path, tier):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_unique.py").write_text(TEST_FILE)
+    command = f"{sys.executable} -m pytest -q tests"
+    checker = validator(tmp_path, tier, {"command": command, "exempt": ["tests/.hypothesis"]})
     (tmp_path / "tests" / "test_cache.py").write_text(
-        "import os\n\n\ndef test_cache():\n"
+        "import os, tempfile\n\n\ndef test_cache():\n"
         "    os.makedirs('tests/.hypothesis/examples', exist_ok=True)\n"
         "    open('tests/.hypothesis/examples/x', 'w').write('saved')\n"
-        "    open('tests/.coverage.host.1', 'w').write('data')\n"
+        "    open(os.path.join(tempfile.gettempdir(), '.coverage.host.1'), 'w').write('data')\n"
     )
     assert checker.check(RIGHT).passed
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_suite_that_writes_elsewhere_in_the_tree_is_told_where_and_how(tmp_path, tier):
+    checker = suite(tmp_path, tier)
+    (tmp_path / "tests" / "test_cache.py").write_text(
+        "def test_cache():\n    open('tests/results.txt', 'w').write('saved')\n"
+    )
+    with pytest.raises(UserError, match=r"the tests write tests/results\.txt, and the tree under test is read-only"):
+        checker.check(RIGHT)
 
 
 @pytest.mark.parametrize("tier", TIERS)
