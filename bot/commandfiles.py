@@ -18,6 +18,7 @@ earlier one would take the run over."""
 
 from __future__ import annotations
 
+import configparser
 import os
 import posixpath
 import re
@@ -51,6 +52,7 @@ MAKE_VARIABLE = re.compile(r"^\s*(?:override\s+|export\s+)?([A-Za-z_][A-Za-z0-9_
 MAKE_REFERENCE = re.compile(r"\$[({]([A-Za-z_][A-Za-z0-9_]*)[)}]")
 INCLUDE = re.compile(r"^\s*[-s]?include\s+(.*)$")
 JUST_IMPORT = re.compile(r"""^\s*(?:import|mod\s+\S+)\??\s+['"]([^'"]+)['"]""")
+TOX_FACTOR = re.compile(r"^[\w\-,!.{}]+:\s+")  # `py311,py312: pytest`, `!lint: ...`
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 DEPTH = 4  # files read within files: make, its recipe's script, the script's make, ...
 READ_CAP = 256 << 10  # bytes of one file read for what it runs: a pull request may have shaped it
@@ -192,7 +194,7 @@ class Reader:
         elif name == "nox":
             self.nox(args, cwd)
         elif name == "tox":
-            self.tox(args, cwd)
+            self.tox(args, cwd, depth)
         elif name in ("pytest", "py.test"):
             self.pytest(args, cwd)
         elif name == "coverage" and args[:1] == ["run"]:
@@ -282,12 +284,16 @@ class Reader:
         )
         self.add(cwd, given[0] if given else "noxfile.py")
 
-    def tox(self, args: list[str], cwd: str | None) -> None:
-        for index, arg in enumerate(args):
-            if given := option_value(arg, at(args, index + 1), "-c", ("--conf",)):
-                self.add(cwd, given[0])
-                return
-        self.all(cwd, TOX_CONFIG)
+    def tox(self, args: list[str], cwd: str | None, depth: int) -> None:
+        given = next(
+            (v for i, a in enumerate(args) if (v := option_value(a, at(args, i + 1), "-c", ("--conf",)))), None
+        )
+        if given is None:
+            self.all(cwd, TOX_CONFIG)
+        for rel in [self.add(cwd, given[0] if given else "tox.ini")]:  # the ini's `commands`, run from its folder
+            text = self.text(rel) if rel and rel.endswith(".ini") and depth < DEPTH else None
+            for line in tox_commands(text or ""):
+                self.command(line, posixpath.dirname(rel or ""), depth + 1)
 
     def pytest(self, args: list[str], cwd: str | None) -> None:
         folders = {cwd}
@@ -327,7 +333,7 @@ class Reader:
             if arg == "-m" or (arg.startswith("-m") and len(arg) > 2 and not arg.startswith("--")):
                 module = arg[2:] or at(args, index + 1) or ""
                 rest = args[index + (1 if arg[2:] else 2) :]
-                self.module(module, rest, cwd)
+                self.module(module, rest, cwd, depth)
                 return
             if arg in PYTHON_VALUES:
                 index += 2
@@ -338,13 +344,13 @@ class Reader:
             self.add(cwd, arg)  # the script: its imports are its own business, like a test's
             return
 
-    def module(self, module: str, args: list[str], cwd: str | None) -> None:
+    def module(self, module: str, args: list[str], cwd: str | None, depth: int) -> None:
         if module == "pytest":
             self.pytest(args, cwd)
         elif module == "nox":
             self.nox(args, cwd)
         elif module == "tox":
-            self.tox(args, cwd)
+            self.tox(args, cwd, depth)
         elif module == "pip":
             self.pip(args, cwd)
         elif module and module not in ("unittest", "coverage") and "$" not in module:
@@ -413,6 +419,22 @@ def read_nofollow(root: Path, rel: str) -> tuple[bytes | None, str | None]:
             os.close(fd)
     finally:
         os.close(folder)
+
+
+def tox_commands(text: str) -> list[str]:
+    """The command lines of every environment of a tox.ini, their factor conditions (`py311:`)
+    and `-` (ignore the exit code) taken off."""
+    parser = configparser.ConfigParser(interpolation=None, strict=False)
+    try:
+        parser.read_string(text)
+    except configparser.Error:  # tox refuses it too
+        return []
+    lines = []
+    for section in parser.sections():
+        if section.startswith("testenv"):
+            for line in parser[section].get("commands", "").splitlines():
+                lines.append(TOX_FACTOR.sub("", line.strip()).lstrip("- "))
+    return [line for line in lines if line]
 
 
 def upward(folder: str | None) -> list[str]:

@@ -154,3 +154,31 @@ def test_a_command_of_several_lines_is_read_line_by_line(tmp_path):
     assert files(tmp_path, "pytest -k 'a or b' -o addopts= \\\n  tests").paths == tuple(
         sorted(pytest_config("", "tests"))
     )
+
+
+def test_tox_reads_what_its_environments_run(tmp_path):
+    tree(
+        tmp_path,
+        {
+            "tox.ini": "[tox]\nenv_list = py311\n[testenv]\ncommands =\n"
+            "    py311,py312: python tools/run.py {posargs}\n    - sh ci/after.sh\n"
+            "[testenv:lint]\ncommands = make lint\n",
+        },
+    )
+    found = files(tmp_path, "tox -e py311")
+    assert found == CommandFiles(
+        (
+            "GNUmakefile",
+            "Makefile",
+            "ci/after.sh",
+            "makefile",
+            "pyproject.toml",
+            "setup.cfg",
+            "tools/run.py",
+            "tox.ini",
+            "tox.toml",
+        ),
+        MAKEFILES,
+    )
+    (tmp_path / "tox.ini").write_text("[testenv\ncommands = sh x.sh\n")  # tox refuses it: nothing more is read
+    assert files(tmp_path, "tox").paths == ("pyproject.toml", "setup.cfg", "tox.ini", "tox.toml")
