@@ -412,7 +412,9 @@ def write_file(root: str | Path, relpath: str, data: bytes) -> None:
             os.close(fd)
             fd = inner
         try:
-            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=fd)
+            out = os.open(
+                name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=fd
+            )
         except OSError as exc:
             raise OSError(exc.errno, f"{relpath}: {why_not(name, fd, exc)}") from None
         try:

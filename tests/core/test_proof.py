@@ -8,7 +8,10 @@ STUBBED = "def add_fixed(*args, **kwargs):\n    raise NotImplementedError\n"
 
 def test_a_function_s_body_only_raises():
     code = 'import x\n\n\n@x.cache\ndef add_fixed(a, b):\n    """Sum."""\n    return a + b\n\n\nz = 1\n'
-    assert stub(code, "add_fixed") == "import x\n\n\n@x.cache\ndef add_fixed(a, b):\n    raise NotImplementedError\n\n\nz = 1\n"
+    assert (
+        stub(code, "add_fixed")
+        == "import x\n\n\n@x.cache\ndef add_fixed(a, b):\n    raise NotImplementedError\n\n\nz = 1\n"
+    )
     assert stub("def add_fixed(a, b): return a + b\n", "add_fixed") == (
         "def add_fixed(a, b): raise NotImplementedError\n"
     )

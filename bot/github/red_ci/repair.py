@@ -248,7 +248,9 @@ class Repair:
     def proof(self, baseline: gate.Baseline) -> str:
         verdict = self.verdict
         after = (len(verdict.still_failing), len(verdict.newly_broken)) if verdict else None
-        proof = render.baseline_proof(baseline.total, len(baseline.target), after, baseline.flaky, baseline.pre_existing)
+        proof = render.baseline_proof(
+            baseline.total, len(baseline.target), after, baseline.flaky, baseline.pre_existing
+        )
         strength = self.judge.strength if self.judge is not None else None
         if strength is None or not self.unproven:  # the log's test strength gives the figures
             return proof
