@@ -92,14 +92,12 @@ def bounded_by(seconds: float) -> Iterator[None]:
     clock = time.pthread_getcpuclockid(thread)
     used = time.clock_gettime(clock) + seconds
     done, lock = threading.Event(), threading.Lock()
-    fired = []
 
     def watch() -> None:
         while not done.wait(POLL_SECONDS):
             if time.clock_gettime(clock) >= used:
                 with lock:
                     if not done.is_set():
-                        fired.append(True)
                         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(Overrun))
                 return
 
@@ -107,10 +105,11 @@ def bounded_by(seconds: float) -> Iterator[None]:
     try:
         yield
     finally:
+        # Overrun is set only under the lock and only before `done`: one set while this thread
+        # waited for the lock is raised at `done.set()` (a Python call checks for it), inside
+        # the block, so it never lands in the code after it.
         with lock:
             done.set()
-            if fired:  # not delivered yet: it must never land in the code after the block
-                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), None)
 
 
 def line_of(text: str, index: int) -> int:

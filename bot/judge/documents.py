@@ -6,7 +6,6 @@ the parsed document as `data` (bot/judge/checks_runner.py)."""
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -69,7 +68,7 @@ class DocumentCheck:
 
         assert self.schema is not None  # check() validates only with a schema
         try:
-            violations = list(itertools.islice(self.schema.iter_errors(document), MAX_VIOLATIONS + 1))
+            violations = list(self.schema.iter_errors(document))
         except Unresolvable as exc:
             raise UserError(f"{self.schema_where}: {self.spec.tests.json_schema}: cannot resolve {exc}") from None
         problems = [(violation.json_path, described(violation), "") for violation in violations[:MAX_VIOLATIONS]]

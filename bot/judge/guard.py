@@ -178,7 +178,8 @@ def findings(code: str, original: str | None = None, path: str = "") -> list[Fin
     tests report its syntax error themselves."""
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError):  # ValueError: a null byte; too deep won't compile either
+    # ValueError: a null byte; too deep (RecursionError, or MemoryError for `- - ... 1`) won't compile either
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     try:
         scan = Scan(tree, code.splitlines(), None if original is None else changed_lines(original, code), path)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import difflib
-import itertools
 import marshal
 import os
 import sys
@@ -162,7 +161,7 @@ class QueryCheck:
 
         resolver = Resolver(self.tables(), IMPLICIT_COLUMNS.get(self.sql.dialect, set()))
         try:
-            found = list(itertools.islice(resolver.problems(statement), MAX_PROBLEMS + 1))
+            found = list(resolver.problems(statement))
         except SqlglotError:
             return []  # a shape sqlglot's scopes can't follow: SQLite will say what's wrong, if anything
         told = [(f"{self.spec.target}:{position(text, node)}", message, "") for node, message in found[:MAX_PROBLEMS]]

@@ -83,3 +83,22 @@ def test_python_replies_no_file_could_hold_or_no_parser_could_read_are_told_and_
     attempts = json.loads(report.read_text())["attempts"]
     assert [attempt["kind"] for attempt in attempts] == ["no code", "failed", "no code", "passed"]
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_edit_whose_code_pythons_parser_cant_hold_is_judged_failed_not_a_crash(task, capsys):
+    """The static guard parses the edited file before anything runs: `- - ... 1` 100,000 deep
+    raised MemoryError there, which no one caught."""
+    task.write_text(task.read_text() + "mode: edit\n")
+    (task.parent / "unique.py").write_text("def unique_items(items):\n    return items\n")
+    deep = "unique.py\n<<<<<<< SEARCH\n    return items\n=======\n    return " + "-" * 100_000 + "1\n>>>>>>> REPLACE\n"
+    right = (
+        "unique.py\n<<<<<<< SEARCH\n    return " + "-" * 100_000 + "1\n=======\n"
+        "    return list(dict.fromkeys(items))\n>>>>>>> REPLACE\n"
+    )
+    report = task.parent / "report.json"
+    with ScriptedOpenAI([deep, right]) as fake:
+        argv = ["run", str(task), "--base-url", fake.base_url, "--model", "m", "--report", str(report)]
+        assert main(argv) == 0
+    attempts = json.loads(report.read_text())["attempts"]
+    assert [attempt["kind"] for attempt in attempts] == ["failed", "passed"]
+    assert "Traceback" not in capsys.readouterr().err
