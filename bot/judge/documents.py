@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 # YAML's aliases let a short document stand for a huge one (a "billion laughs"): past this many
 # values it is refused before the schema's validator walks it.
 MAX_VALUES = 100_000
+# PyYAML reads in Python, about 1 s of CPU per 70,000 characters: past this size a YAML reply is
+# refused by its size, so the reading's CPU deadline (bot/judge/bounded.py) never has to decide one.
+MAX_YAML_CHARS = 200_000
 # The validator recurses once per level (and a YAML alias can make a document hold itself): a
 # document deeper than this is refused before it walks it. Configuration files nest a few levels.
 MAX_DEPTH = 100
@@ -50,7 +53,9 @@ class DocumentCheck:
     def check(self, text: str, work: Path) -> Checked:
         target = self.spec.target
         try:
-            bounded.checked(text, "the document")
+            bounded.checked(
+                text, "the document", MAX_YAML_CHARS if self.spec.target_kind == "yaml" else bounded.MAX_CHARS
+            )
             document = bounded.read(lambda: parse(text, self.spec.target_kind, target), self.deadline)
         except Unreadable as exc:
             return Checked([(exc.where, exc.message, "")], parsed=False)

@@ -151,6 +151,12 @@ def test_a_reference_the_schema_cant_resolve_is_the_specs_mistake(tmp_path):
             "doc.json: invalid JSON: the document is 1,000,001 characters long; at most 1,000,000 are read",
             id="past the size",
         ),
+        pytest.param(
+            "doc.yaml",
+            "a: 1\n" + " " * 199_996,
+            "doc.yaml: invalid YAML: the document is 200,001 characters long; at most 200,000 are read",
+            id="past YAML's size: about 3 s of CPU in PyYAML",
+        ),
     ],
 )
 def test_a_document_no_parser_could_read_is_a_failed_attempt_with_its_reason(tmp_path, target, text, reason):
