@@ -139,7 +139,7 @@ def replies(mode: str, original: str) -> list[str]:
     ]
 
 
-def run_autofix(mode: str, work: Path, original: str) -> tuple[dict, float]:
+def run_autofix(mode: str, work: Path, original: str, sandbox: str = "auto") -> tuple[dict, float]:
     """One `autofix run` of the task; its report and wall time. Anything but a pass on attempt 2
     after a failed attempt 1 is a broken benchmark."""
     spec, replay, report = CACHE / f"task-{mode}.yml", CACHE / f"replies-{mode}.yml", CACHE / f"report-{mode}.json"
@@ -157,7 +157,7 @@ def run_autofix(mode: str, work: Path, original: str) -> tuple[dict, float]:
     replay.write_text(yaml.safe_dump({"replies": replies(mode, original)}), encoding="utf-8")
     report.unlink(missing_ok=True)
     command = [str(VENV_BIN / "autofix"), "run", str(spec), "--model", f"replay:{replay}"]
-    command += ["--report", str(report), "--sandbox", "auto", "--workdir", str(work)]
+    command += ["--report", str(report), "--sandbox", sandbox, "--workdir", str(work)]
     started = time.perf_counter()
     run = subprocess.run(command, env=venv_environ(), capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -180,6 +180,7 @@ def verdict(ratio: float, goal: float) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mode", choices=("whole", "edit"), default="whole", help="how the replies change the file")
+    parser.add_argument("--sandbox", choices=("auto", "bwrap", "landlock", "process"), default="auto")
     args = parser.parse_args()
 
     pristine = pristine_tree()
@@ -190,7 +191,7 @@ def main() -> None:
     if pytest(["tests"], pristine).returncode != 0:
         sys.exit(f"bench-existing: the original suite of {SDIST} doesn't pass here")
     baseline = timed_medians(pristine, work, failing)
-    report, wall = run_autofix(args.mode, work, original)
+    report, wall = run_autofix(args.mode, work, original, args.sandbox)
     failed_attempt, passed_attempt = (attempt["seconds"] for attempt in report["attempts"])
     failing_ratio = failed_attempt / baseline["failing-only"]
     passing_ratio = passed_attempt / baseline["plain"]

@@ -43,10 +43,10 @@ class TimedSuite(gate.Suite):
 
     seconds = 0.0
 
-    def run(self, folder: Path, only: set[str] | None = None) -> gate.SuiteRun:
+    def run(self, folder: Path, only: set[str] | None = None, baseline: bool = False) -> gate.SuiteRun:
         started = time.monotonic()
         try:
-            return super().run(folder, only)
+            return super().run(folder, only, baseline)
         finally:
             self.seconds += time.monotonic() - started
 

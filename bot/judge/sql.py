@@ -1,6 +1,6 @@
 """A SQL target: a single read-only query. sqlglot parses it (a syntax error is told with line and
 column) and resolves its tables and columns against the schema (`unknown column users.nmae; did you
-mean name?`); then, in SQLite, it runs in the sandbox (bot/judge/sql_runner.py) on an in-memory
+mean name?`); then, in SQLite, it runs in the sandbox (bot/judge/sandboxed/sql_runner.py) on an in-memory
 database built from the schema and the data, under a statement timeout, and its rows are compared
 with the expected ones (`expected 3 rows, got 2; missing: (2, 'bob')`). A query in a dialect SQLite
 can't run is checked by parsing and resolving alone, and the log says so.
@@ -27,7 +27,7 @@ from bot.errors import UserError
 from bot.judge import bounded
 from bot.judge.targets import Checked
 from bot.judge.verdict import memfd_of
-from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
+from bot.sandbox.tiers import Limits, Sandbox, allowed_environ, kept_workdir
 from bot.spec import Spec
 from bot.text import count
 
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from sqlglot import exp
     from sqlglot.optimizer.scope import Scope
 
-RUNNER_SOURCE = (Path(__file__).parent / "sql_runner.py").read_text(encoding="utf-8")
+RUNNER_SOURCE = (Path(__file__).parent / "sandboxed" / "sql_runner.py").read_text(encoding="utf-8")
 # The statement timeout is the spec's `timeout`; the sandbox's own limit comes this much later, so
 # that a slow query is told as one rather than as a run the sandbox had to kill.
 GRACE_SECONDS = 5
@@ -176,7 +176,9 @@ class QueryCheck:
         fd = memfd_of("autofix-sql", request)
         try:
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_SOURCE, str(fd)]
-            outcome = self.sandbox.run(argv, work, allowed_environ(), self.limits, pass_fds=(fd,))
+            # In a judge's copy the query writes nothing of it (the tables' probe runs in a folder of its own).
+            writable = () if kept_workdir(work) else None
+            outcome = self.sandbox.run(argv, work, allowed_environ(), self.limits, pass_fds=(fd,), writable=writable)
             answer = os.pread(fd, os.fstat(fd).st_size, 0)
         finally:
             os.close(fd)

@@ -192,7 +192,7 @@ class Validator:
         try:
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_BOOT, "check", str(code_fd), str(fd)]
             env = allowed_environ(DETERMINISTIC)
-            outcome = self.sandbox.run(argv, work, env, self.limits, pass_fds=(code_fd, fd))
+            outcome = self.sandbox.run(argv, work, env, self.limits, pass_fds=(code_fd, fd), writable=())
         finally:
             os.close(fd)
             os.close(code_fd)

@@ -92,7 +92,10 @@ def run_tests(
     drawn = canaries.draw(known, hint)
     payload = "\n".join([nonce, *(canary.line() for canary in drawn)]) + "\n"
     with channel(payload) as fd, selection(only) as only_fd, hooks.generated(fd, only_fd, work, target) as hook:
-        options = ["-p", hook.plugin, "-p", "no:cacheprovider", *shlex.split(extra_options)]
+        # What the run may write, pytest never collects: a conftest or test module planted there
+        # during the run is never loaded.
+        ignored = [f"--ignore={path}" for path in writable or ()]
+        options = ["-p", hook.plugin, "-p", "no:cacheprovider", *ignored, *shlex.split(extra_options)]
         env = allowed_environ({**DETERMINISTIC, "PYTHONPATH": str(hook.folder)})
         fds = (fd,) if only_fd is None else (fd, only_fd)
         started = launch.direct(command, env)

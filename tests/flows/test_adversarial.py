@@ -208,9 +208,16 @@ def test_rewriting_the_test_file_fails(pytest_task, tier, capsys):
     )
     code, report, _, _ = solve(pytest_task, [cheat], tier, capsys)
     assert code == 1
-    assert "tests/test_unique.py" in report["attempts"][0]["failing_tests"]
-    assert "tests/test_unique.py: modified during the run; protected paths may not change" in first_feedback(report)
+    # The tree is read-only to the run: the rewrite is refused where it happens, at import.
+    assert report["attempts"][0]["failing_tests"] == ["tests.test_unique"]
+    assert refused_write("tests/test_unique.py", first_feedback(report))
     assert (pytest_task.parent / "tests" / "test_unique.py").read_text() == TEST_FILE
+
+
+def refused_write(path: str, feedback: str) -> bool:
+    """The feedback shows the tree refusing a write of `path`: bwrap's read-only bind says so, and
+    Landlock and ownership deny it."""
+    return f"Read-only file system: '{path}'" in feedback or f"Permission denied: '{path}'" in feedback
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -333,17 +340,22 @@ def test_swapping_a_test_for_a_symlink_fails(pytest_task, tier, capsys):
     )
     code, report, _, _ = solve(pytest_task, [swap], tier, capsys)
     assert code == 1
-    assert "tests/test_unique.py: modified (now a symlink to ../empty_test.py) during the run" in first_feedback(report)
+    assert refused_write("tests/test_unique.py", first_feedback(report))
+    assert (pytest_task.parent / "tests" / "test_unique.py").read_text() == TEST_FILE
 
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_hostile_shapes_in_the_scratch_copy_neither_hang_nor_crash_the_judgement(pytest_task, tier, capsys):
     """What the candidate leaves behind is read after the sandbox returned, where no timeout
     applies: FIFOs named like tests, 1,500 nested folders, paths beyond PATH_MAX, names that aren't
-    UTF-8. Each attempt fails with a reason, quickly, and the next run of the machine is fine."""
+    UTF-8, in the one folder the run may write (tests.exempt). Each attempt fails with a reason,
+    quickly, and the next run of the machine is fine."""
+    spec = pytest_task.read_text()
+    pytest_task.write_text(spec.replace(" -m pytest -q tests\n", " -m pytest -q tests\n  exempt: [tests/out]\n"))
     shapes = candidate(
         "import os\n"
-        "os.mkfifo('tests/test_fifo.py')\n"
+        "os.chdir('tests/out')\n"
+        "os.mkfifo('test_fifo.py')\n"
         "os.mkfifo('report.xml')\n"
         "fd = os.open('.', os.O_RDONLY)\n"
         "for _ in range(1500):\n"
@@ -353,17 +365,17 @@ def test_hostile_shapes_in_the_scratch_copy_neither_hang_nor_crash_the_judgement
         "for _ in range(20):\n"
         "    os.mkdir('n' * 250, dir_fd=fd)\n"
         "    fd = os.open('n' * 250, os.O_RDONLY, dir_fd=fd)\n"
-        "open(b'tests/test_\\xff.py', 'w').close()",
+        "open(b'test_\\xff.py', 'w').close()\n"
+        "os.chdir('../..')",
         "def unique_items(items):\n    return list(set(items))\n",
     )
     started = time.monotonic()
     code, report, _, _ = solve(pytest_task, [shapes, RIGHT], tier, capsys)
     assert time.monotonic() - started < 60
     assert code == 0  # attempt 1 failed, attempt 2 passed: nothing was left to trip the next run
-    feedback = first_feedback(report)
-    assert "tests/test_fifo.py: created during the run; protected paths may not change" in feedback
-    assert "tests/test_\\xff.py: created during the run" in feedback
+    assert report["attempts"][0]["failing_tests"] == ["tests.test_unique::test_order"]
     assert report["attempts"][1]["passed"]
+    assert not (pytest_task.parent / "tests" / "out").exists()
 
 
 @pytest.mark.parametrize("tier", TIERS)

@@ -65,7 +65,8 @@ def test_autofix_with_a_request_on_a_pull_request_proposes_that_change_into_its_
     assert f"autofix: reproduce: tests.autofix.test_pr_{pull.number}::test_whisper fail on the current code" in out
     [proposed] = [p for p in github.pulls(REPO) if p.number != pull.number]
     assert (proposed.head_ref, proposed.base_ref) == (f"autofix/pr-{pull.number}-change", "feature")
-    assert "**Proof:** reproduction test: failed before, passes after; suite: 5 passed, 0 new failures" in proposed.body
+    proof = "reproduction test: failed before, passes after, and fails 1 of 1 mutant of the fix; suite: 5 passed"
+    assert f"**Proof:** {proof}, 0 new failures" in proposed.body
     changed = world.git("diff", "--name-only", "feature", proposed.head_ref, cwd=world.origin).splitlines()
     assert changed == ["tests/autofix/test_pr_2.py", "text.py"]
     [comment] = github.comments(REPO, pull.number)
