@@ -65,8 +65,8 @@ RULES: dict[str, tuple[str, str]] = {
         "monkeypatching the machinery that runs and reports the tests changes the verdict, not the code",
     ),
     "hard-exit": (
-        "`os._exit`, `os.abort`, `os.kill`, `os.killpg`, `signal.raise_signal`, `signal.pthread_kill`",
-        "ending the process behind the runner's back skips its report",
+        "`os._exit`, `os.abort`, `os.kill`, `os.killpg`, `signal.raise_signal`, `signal.pthread_kill`, `os.exec*`",
+        "ending the process behind the runner's back, or replacing it with another program, skips its report",
     ),
     "exit-at-import": (
         "`sys.exit()`, `exit()`, `quit()` or `raise SystemExit` in code that runs on import "
@@ -111,12 +111,16 @@ MODULE_RULES = {
 # Importing pytest is a finding, using its names isn't in itself: an edit to a file that imported it
 # already may use `pytest.fixture`, not `pytest.exit`.
 USABLE_MODULES = {"pytest"}
+# A process that execs another program ends its own run: a command judged by its exit code
+# would be judged by that program's (`/bin/true`).
+EXECS = ("execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe")
 NAME_RULES = {
     "sys._getframe": "frames", "sys._current_frames": "frames", "inspect.currentframe": "frames",
     "inspect.stack": "frames", "inspect.trace": "frames", "inspect.getouterframes": "frames",
     "inspect.getinnerframes": "frames", "traceback.walk_stack": "frames", "logging.currentframe": "frames",
     "os._exit": "hard-exit", "posix._exit": "hard-exit", "os.abort": "hard-exit", "os.kill": "hard-exit",
     "os.killpg": "hard-exit", "signal.raise_signal": "hard-exit", "signal.pthread_kill": "hard-exit",
+    **{f"{module}.{call}": "hard-exit" for module in ("os", "posix") for call in EXECS},
     "signal.signal": "signals", "signal.setitimer": "signals", "signal.alarm": "signals",
     "signal.set_wakeup_fd": "signals", "signal.siginterrupt": "signals",
     "sys.settrace": "tracing", "sys.setprofile": "tracing", "threading.settrace": "tracing",

@@ -13,6 +13,8 @@ are judged by their exit code alone.
 from __future__ import annotations
 
 import ast
+import hashlib
+import hmac
 import os
 import re
 import secrets
@@ -29,7 +31,7 @@ from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, kept_wo
 from bot.text import clip_line
 
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
-RECORD_BYTES = 64 * 2**20  # of the plugin's line, at most; a longer one is no verdict
+RECORD_BYTES = 64 * 2**20  # of the hook's lines, at most; more is no verdict
 
 
 @dataclass
@@ -217,18 +219,29 @@ def channel(payload: str) -> Iterator[int]:
         os.close(fd)
 
 
+MARK = b"@@autofix-verdict@@"  # sandboxed/seal.py's: a line of the hook's, then its HMAC, then the record
+MAC_CHARS = 64
+
+
 def read_record(fd: int, nonce: str) -> dict | None:
-    """The plugin's line, if the session got that far; anything else in the file is ignored."""
-    data = os.pread(fd, RECORD_BYTES + len(nonce) + 2, 0)
-    start = data.rfind(b"\n" + nonce.encode())
-    if start < 0 or len(data) > RECORD_BYTES:
+    """The hook's last line whose HMAC, keyed by the run's nonce, holds; anything else in the
+    file (a line someone else wrote, one replayed out of order being the only thing they could
+    write) is ignored or ends the verdict."""
+    data = os.pread(fd, RECORD_BYTES + 1, 0)
+    if len(data) > RECORD_BYTES:
         return None
-    line = data[start + 1 + len(nonce) :].split(b"\n", 1)[0]
-    try:
-        record = ast.literal_eval(line.decode("utf-8", "replace"))
-    except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
-        return None
-    return record if isinstance(record, dict) else None
+    key = nonce.encode()
+    for line in reversed(data.split(b"\n")):
+        if not line.startswith(MARK):
+            continue
+        mac, body = line[len(MARK) : len(MARK) + MAC_CHARS], line[len(MARK) + MAC_CHARS :]
+        if hmac.compare_digest(hmac.new(key, body, hashlib.sha256).hexdigest().encode(), mac):
+            try:
+                record = ast.literal_eval(body.decode("utf-8", "replace"))
+            except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
+                return None
+            return record if isinstance(record, dict) else None
+    return None
 
 
 CANT_START = (126, 127)  # the shell's codes for a command it found but can't run, and one it can't find

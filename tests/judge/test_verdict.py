@@ -356,24 +356,52 @@ def test_the_plugin_is_inert_outside_autofix(tmp_path):
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_the_plugin_patched_through_its_module_is_caught_by_the_canaries(tmp_path, tier):
-    # The candidate has read the plugin: it finds the module whatever its name and makes its
-    # recorder note every outcome as passed. No machinery of pytest's changed; the canaries did.
+def test_the_plugin_is_nowhere_a_candidate_could_patch_it(tmp_path, tier):
+    # The candidate has read the plugin: it looks through every loaded module for the one that
+    # records the verdict, to rebind what writes it and what checks the machinery. Once the
+    # session is configured the plugin is in no sys.modules, and what it calls is in no global.
     forger = (
         "import sys\n"
+        "found = []\n"
         "for module in list(sys.modules.values()):\n"
-        "    recorder = getattr(module, 'Recorder', None)\n"
-        "    if recorder is not None and hasattr(recorder, 'note'):\n"
-        "        real = recorder.note\n"
-        "        recorder.note = lambda self, report, outcome, real=real: real(self, report, 'passed')\n" + WRONG
+        "    names = getattr(module, '__dict__', {})\n"
+        "    if isinstance(names, dict) and 'write_line' in names and 'pytest_configure' in names:\n"
+        "        found.append(module.__name__)\n"
+        "        names['write_line'] = names['tampering'] = lambda *args: []\n"
+        "if found:\n    raise RuntimeError('found the plugin: ' + ' '.join(found))\n" + WRONG
     )
     verdict = suite(tmp_path, tier).check(forger)
-    assert verdict.forged
-    assert verdict.failing == ["(pytest)"]
-    assert verdict.feedback.startswith(
-        "Failing checks:\n- (pytest): the test run's report was tampered with: a canary that fails by construction "
-        "was reported passed: test_"
+    assert not verdict.forged
+    assert verdict.failing == ["tests.test_unique::test_order"]
+    assert "found the plugin" not in verdict.feedback
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_the_verdicts_channel_gives_a_reader_nothing_to_sign_with(tmp_path, tier):
+    # The candidate reads the descriptor's number from the generated plugin and the channel itself
+    # (what a run's own process can always do), waits for the session's line, and appends its own
+    # with every test passed, signed with whatever the channel showed it, then exits 0.
+    forger = (
+        "import ast, glob, hashlib, hmac, os, re, threading, time\n"
+        "def watch(fd):\n"
+        "    while True:\n"
+        "        data = os.pread(fd, 1 << 24, 0)\n"
+        "        if b\"'cases'\" in data:\n"
+        "            keys = set(re.findall(rb'@@autofix-verdict[^@]*@@', data))\n"
+        "            record = {'exitstatus': 0, 'cases': [], 'tampered': [], 'paths': [], 'loaded': []}\n"
+        "            body = repr(record).encode()\n"
+        "            for key in keys:\n"
+        "                mac = hmac.new(key, body, hashlib.sha256).hexdigest().encode()\n"
+        "                forged = b'\\n' + key + mac + body + b'\\n' + key + body + b'\\n'\n"
+        "                os.pwrite(fd, forged, os.fstat(fd).st_size)\n"
+        "            os.execv('/bin/true', ['true'])\n"
+        "        time.sleep(0.001)\n"
+        "for path in glob.glob(os.path.join(os.environ['PYTHONPATH'].split(':')[0], 'm*.py')):\n"
+        "    fd = int(re.search(r\"'fd': (\\d+)\", open(path).readline()).group(1))\n"
+        "    threading.Thread(target=watch, args=(fd,), daemon=True).start()\n" + WRONG
     )
+    verdict = suite(tmp_path, tier).check(forger)
+    assert verdict.failing == ["tests.test_unique::test_order"]
 
 
 @pytest.mark.parametrize("tier", TIERS)

@@ -74,12 +74,6 @@ def read_only():
     return set(data.decode("utf-8", "replace").split("\n")) - {""}
 
 
-FD, NONCE, CANARIES = take_nonce()
-ORIGINAL = identities(MACHINERY) if NONCE else {}
-TARGET = RUN["target"]
-ONLY = read_only()
-
-
 def test_id(nodeid):
     """The test's id as pytest's JUnit report names it: `tests.test_x::TestY::test_z[1]`."""
     path, bracket, params = nodeid.partition("[")
@@ -101,88 +95,95 @@ def message_of(report):
     return first if isinstance(first, str) else first[0]
 
 
-PLANTED = set()  # the canaries' node ids, once planted
+def recorder_class(fd, sign, canaries, only, original, target):
+    """The class of the plugin object that records the session, its state and every function it
+    calls bound here: not one is looked up in a module's globals, which code under test could
+    rebind, and the nonce's signer and the canaries are in no global at all."""
+    planted = set()  # the canaries' node ids, once planted
+    note_id, message, planter, tampered = test_id, message_of, plant, tampering
+    paths, loaded, write, hookimpl = import_paths, loaded_as, write_line, pytest.hookimpl
 
+    class Recorder:
+        def __init__(self, maxfail=0):
+            self.cases = {}  # test id -> [outcome, message, details]
+            self.items = []
+            self.maxfail = maxfail  # what -x / --maxfail asked for, before the plugin lifted it
+            self.session = None
 
-class Recorder:
-    def __init__(self, maxfail=0):
-        self.cases = {}  # test id -> [outcome, message, details]
-        self.items = []
-        self.maxfail = maxfail  # what -x / --maxfail asked for, before the plugin lifted it
-        self.session = None
+        def note(self, report, outcome):
+            case = self.cases.setdefault(note_id(report.nodeid), ["passed", "", ""])
+            if case[0] in ("failed", "error") and outcome in ("passed", "skipped"):
+                return  # a teardown that passed doesn't undo a failed call
+            case[0] = outcome
+            if outcome != "passed":
+                case[1] = message(report)[:1000]
+                case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
 
-    def note(self, report, outcome):
-        case = self.cases.setdefault(test_id(report.nodeid), ["passed", "", ""])
-        if case[0] in ("failed", "error") and outcome in ("passed", "skipped"):
-            return  # a teardown that passed doesn't undo a failed call
-        case[0] = outcome
-        if outcome != "passed":
-            case[1] = message_of(report)[:1000]
-            case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
+        @hookimpl(tryfirst=True)
+        def pytest_report_teststatus(self, report, config):
+            if report.nodeid in planted:
+                return "", "", ""  # the terminal neither shows nor counts a canary
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_report_teststatus(self, report, config):
-        if report.nodeid in PLANTED:
-            return "", "", ""  # the terminal neither shows nor counts a canary
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_runtest_logreport(self, report):
-        if report.nodeid in PLANTED and report.failed and self.session is not None:
-            self.session.testsfailed -= 1  # a canary's failure is no failure of the suite's
-        if report.when == "call":
-            if report.failed:
-                self.note(report, "failed")
+        @hookimpl(trylast=True)
+        def pytest_runtest_logreport(self, report):
+            if report.nodeid in planted and report.failed and self.session is not None:
+                self.session.testsfailed -= 1  # a canary's failure is no failure of the suite's
+            if report.when == "call":
+                if report.failed:
+                    self.note(report, "failed")
+                elif report.skipped:
+                    self.note(report, "skipped")
+                else:
+                    self.note(report, "passed")
+            elif report.failed:
+                self.note(report, "error")
             elif report.skipped:
                 self.note(report, "skipped")
-            else:
+            elif report.when == "setup":
                 self.note(report, "passed")
-        elif report.failed:
-            self.note(report, "error")
-        elif report.skipped:
-            self.note(report, "skipped")
-        elif report.when == "setup":
-            self.note(report, "passed")
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collectreport(self, report):
-        if report.failed:
-            self.note(report, "error")
-        elif report.skipped:
-            self.note(report, "skipped")
+        @hookimpl(trylast=True)
+        def pytest_collectreport(self, report):
+            if report.failed:
+                self.note(report, "error")
+            elif report.skipped:
+                self.note(report, "skipped")
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, session, config, items):
-        if ONLY is not None:
-            keep, drop = [], []
-            for item in items:
-                name = test_id(item.nodeid)
-                (keep if name in ONLY or name.split("::")[0] in ONLY else drop).append(item)
-            if drop:
-                config.hook.pytest_deselected(items=drop)
-                items[:] = keep
-        self.session = session
-        PLANTED.update(canary.nodeid for canary in plant(items, CANARIES))
+        @hookimpl(trylast=True)
+        def pytest_collection_modifyitems(self, session, config, items):
+            if only is not None:
+                keep, drop = [], []
+                for item in items:
+                    name = note_id(item.nodeid)
+                    (keep if name in only or name.split("::")[0] in only else drop).append(item)
+                if drop:
+                    config.hook.pytest_deselected(items=drop)
+                    items[:] = keep
+            self.session = session
+            planted.update(canary.nodeid for canary in planter(items, canaries))
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_finish(self, session):
-        self.items = list(session.items)
+        @hookimpl(trylast=True)
+        def pytest_collection_finish(self, session):
+            self.items = list(session.items)
 
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_runtestloop(self, session):
-        session.testscollected -= len(PLANTED)  # the terminal's progress counts the suite's own
+        @hookimpl(tryfirst=True)
+        def pytest_runtestloop(self, session):
+            session.testscollected -= len(planted)  # the terminal's progress counts the suite's own
 
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session, exitstatus):
-        config = session.config
-        result = {
-            "exitstatus": int(exitstatus),
-            "cases": [[name] + case for name, case in self.cases.items()],
-            "tampered": tampering(config, self.items),
-            "paths": import_paths(),
-            "loaded": loaded_as(TARGET),
-            "maxfail": self.maxfail,
-        }
-        write_line(FD, NONCE, result)
+        @hookimpl(trylast=True)
+        def pytest_sessionfinish(self, session, exitstatus):
+            config = session.config
+            result = {
+                "exitstatus": int(exitstatus),
+                "cases": [[name] + case for name, case in self.cases.items()],
+                "tampered": tampered(config, self.items, original),
+                "paths": paths(),
+                "loaded": loaded(target),
+                "maxfail": self.maxfail,
+            }
+            write(fd, sign, result)
+
+    return Recorder
 
 
 def plantable(module_id):
@@ -212,8 +213,10 @@ def plant(items, canaries):
         hinted = [m for m in modules if test_id(m.nodeid) == hint]
         module = hinted[0] if hinted else modules[int(module_pick) % len(modules)]
         source = "def " + name + "():\n    assert " + left + " == " + right + "\n"
-        namespace = {}
+        namespace = {"__name__": module.obj.__name__}
         _exec(_compile(source, str(module.path), "exec"), namespace)
+        # A global of its module, as the module's own tests are: no look at the module tells it apart.
+        setattr(module.obj, name, namespace[name])
         canary = _Function.from_parent(module, name=name, callobj=namespace[name])
         placed.append((members[module][int(place_pick) % len(members[module])], canary))
     for after, canary in sorted(placed, key=lambda pair: -pair[0]):
@@ -221,9 +224,9 @@ def plant(items, canaries):
     return [canary for _, canary in placed]
 
 
-def tampering(config, items):
+def tampering(config, items, original):
     """What changed in the test machinery during the session, one line each."""
-    found = replaced(ORIGINAL, "pytest")
+    found = replaced(original, "pytest")
     manager = config.pluginmanager
     for name in dir(manager.hook):
         caller = getattr(manager.hook, name, None)
@@ -297,9 +300,21 @@ def loaded_as(target):
     return sorted(found)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_configure(config):
-    if NONCE:
+def sealed():
+    """At load, before any conftest, test module or candidate code: the run's signer, canaries
+    and selection taken, the machinery noted, and what configures the session; None outside a
+    run of autofix's."""
+    fd, sign, canaries = take_nonce()
+    if sign is None:
+        return None
+    recorder = recorder_class(fd, sign, canaries, read_only(), identities(MACHINERY), RUN["target"])
+    # Where this Python imports from, now: a conftest that can't import the project (an editable
+    # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
+    # should still be able to say why. The session's line, if it comes, follows this one.
+    write_line(fd, sign, {"paths": import_paths()})
+    name, modules = __name__, sys.modules
+
+    def configure(config):
         # A candidate is judged by the whole suite: -x or --maxfail in the command would stop the
         # run at the first failures and hide the others from the judgement and the feedback.
         maxfail = getattr(config.option, "maxfail", 0) or 0
@@ -309,11 +324,17 @@ def pytest_configure(config):
         if getattr(config.option, "dist", "no") != "no":
             config.option.dist = "no"
             config.option.numprocesses = None
-        config.pluginmanager.register(Recorder(maxfail), "autofix-verdict-recorder")
+        config.pluginmanager.register(recorder(maxfail), name + "-recorder")
+        modules.pop(name, None)  # from here on, no look through sys.modules finds this plugin
+
+    return configure
 
 
-if NONCE:
-    # Where this Python imports from, now: a conftest that can't import the project (an editable
-    # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
-    # should still be able to say why. The session's line, if it comes, follows this one.
-    write_line(FD, NONCE, {"paths": import_paths()})
+_configure = sealed()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    configure = globals().pop("_configure", None)
+    if configure is not None:
+        configure(config)

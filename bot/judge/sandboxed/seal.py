@@ -4,21 +4,26 @@ and the one nonce-marked line that carries the verdict back to autofix.
 
 autofix does not import this file: bot/judge/hooks.py writes it, with the run's own header
 (`RUN`: the descriptor numbers, the work folder, the target), into each generated hook, so no
-hook imports a module by a name the work folder could shadow. Every name it uses is bound when
-the hook loads (os, sys and pytest are loaded by then); nothing is imported later.
+hook imports a module of autofix's by a name the work folder could shadow. What it imports
+(hashlib, hmac, os, sys) it imports when the hook loads, before any test or candidate code;
+nothing is imported later.
 
 The nonce sits in the memfd numbered RUN["fd"]: the first hook to load reads it and empties the
-file, so no later code can read it there. A forged line needs it; a run that ends before the hook
-writes its line has no verdict and fails. Written for every Python the test runners support (no
+file, so no later code can read it there, and what the hook writes back is signed with it (an
+HMAC), never the nonce itself. A forged line needs it; a run that ends before the hook writes its
+line has no verdict and fails. Written for every Python the test runners support (no
 annotations, no newer syntax).
 """
 
+import hashlib
+import hmac
 import os
 import sys
 
 
 def take_nonce():
-    """The run's nonce and its canaries (lines of tab-separated fields), or (None, None, [])."""
+    """The run's signer (the nonce is its key, and stays inside it) and its canaries (lines of
+    tab-separated fields), or (None, None, [])."""
     fd = RUN["fd"]
     try:
         data = os.pread(fd, 1 << 16, 0).decode("ascii")
@@ -30,7 +35,17 @@ def take_nonce():
     nonce = lines[0].strip()
     if not nonce.startswith("@@autofix-verdict-"):
         return None, None, []
-    return fd, nonce, [line.split("\t") for line in lines[1:] if line]
+    return fd, signer(nonce.encode()), [line.split("\t") for line in lines[1:] if line]
+
+
+def signer(key, _new=hmac.new, _digest=hashlib.sha256):
+    """What signs a line: an HMAC whose key is the nonce. The channel holds signed lines, never
+    the nonce, so code that reads it learns nothing it could sign with."""
+
+    def sign(body):
+        return _new(key, body, _digest).hexdigest()
+
+    return sign
 
 
 def identities(modules):
@@ -106,6 +121,10 @@ def replaced(original, runner):
     return found
 
 
-def write_line(fd, nonce, result):
-    line = "\n" + nonce + repr(result) + "\n"
-    os.pwrite(fd, line.encode("utf-8", "backslashreplace"), os.fstat(fd).st_size)
+MARK = "@@autofix-verdict@@"
+
+
+def write_line(fd, sign, result):
+    body = repr(result).encode("utf-8", "backslashreplace")
+    line = b"\n" + MARK.encode() + sign(body).encode() + body + b"\n"
+    os.pwrite(fd, line, os.fstat(fd).st_size)

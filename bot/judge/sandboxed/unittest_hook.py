@@ -29,18 +29,25 @@ def started_as_unittest():
 
 
 def seal_unittest():
-    fd, nonce, _ = take_nonce()
-    if not nonce:
+    fd, sign, _ = take_nonce()
+    if sign is None:
         return
     import unittest.main  # noqa: F401 - the module; the package's `main` attribute is the class
 
     program = sys.modules["unittest.main"].TestProgram
-    run_suite = program.runTests
+    noted = {}
+    program.runTests = sealed_run(program.runTests, fd, sign, noted)
+    noted.update(identities(MACHINERY))  # after the swap: the sealed runTests is the one to keep
 
-    # Default arguments: the candidate may rebind this module's globals, never these.
-    def run_tests(self, *args, _run=run_suite, _write=write_line, _replaced=replaced, **kwargs):
+
+def sealed_run(run_suite, fd, sign, original):
+    """TestProgram.runTests, then the counts written. What it calls is bound in its closure, which
+    code under test can't rebind (no default argument, no global)."""
+    run, write, changed = run_suite, write_line, replaced
+
+    def run_tests(self, *args, **kwargs):
         try:
-            return _run(self, *args, **kwargs)
+            return run(self, *args, **kwargs)
         finally:
             result = getattr(self, "result", None)
             if result is not None:
@@ -51,10 +58,9 @@ def seal_unittest():
                     "skipped": len(result.skipped),
                     "unexpected_successes": len(result.unexpectedSuccesses),
                 }
-                _write(fd, nonce, {"unittest": counts, "tampered": _replaced(original, "unittest")})
+                write(fd, sign, {"unittest": counts, "tampered": changed(original, "unittest")})
 
-    program.runTests = run_tests
-    original = identities(MACHINERY)
+    return run_tests
 
 
 def hand_over():
