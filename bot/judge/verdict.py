@@ -3,7 +3,7 @@
 pytest reports through autofix's plugin, `python -m unittest` through its sitecustomize hook
 (bot/judge/sandboxed/, generated for the run by hooks.py), on a memfd that autofix keeps open:
 the hook takes the run's nonce and canaries from it before any test code is imported, and writes
-one nonce-marked line when the suite has run, with every test's outcome (unittest: the counts)
+one line signed with the nonce (an HMAC) when the suite has run, with every test's outcome (unittest: the counts)
 and what it found changed in the runner's machinery. The line is read here, bounded; without it
 the run did not finish, whatever its exit code says; with a canary reported wrongly it was forged
 (canaries.py). A plain pytest command is started without a shell (launch.py). Other commands

@@ -1,6 +1,6 @@
 """What autofix's test-runner hooks share (the pytest plugin, and the unittest hook): the run's
 nonce and canaries, taken before any test code is imported, a snapshot of the runner's machinery,
-and the one nonce-marked line that carries the verdict back to autofix.
+and the one line signed with the nonce (an HMAC) that carries the verdict back to autofix.
 
 autofix does not import this file: bot/judge/hooks.py writes it, with the run's own header
 (`RUN`: the descriptor numbers, the work folder, the target), into each generated hook, so no

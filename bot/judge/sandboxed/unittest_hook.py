@@ -5,7 +5,7 @@ autofix writes it for each run, after seal.py and the run's header (bot/judge/ho
 imports it at start-up, before the work folder is on sys.path. In a
 process started as `python -m unittest ...` under autofix, it takes the run's nonce before the
 tests are imported, notes unittest's machinery, and when the TestProgram has run the suite it
-writes the counts (and what changed in that machinery) as one nonce-marked line. A run that
+writes the counts (and what changed in that machinery) as one line signed with the nonce (an HMAC). A run that
 exits before that (os._exit at import) has no verdict. In every other process it only hands
 over to the sitecustomize it shadows, if there is one.
 """
