@@ -25,6 +25,7 @@ from bot.judge.sql import QueryCheck
 from bot.judge.targets import Checked, TargetCheck
 from bot.judge.verdict import (
     DETERMINISTIC,
+    TestRun,
     UnittestCounts,
     memfd_of,
     refuse_broken_command,
@@ -215,15 +216,7 @@ class Validator:
         assert command is not None  # check() runs the command only when the spec has one
         if isinstance(baseline, integrity.OriginalSuite) and self.last_failing and self.rejected_quickly(work, found):
             return
-        run = run_tests(
-            self.sandbox,
-            command,
-            work,
-            self.limits,
-            self.spec.target,
-            writable=writable_in(work, self.spec.exempt),
-            **self.canary_places(baseline),
-        )
+        run = self.tests_in(work, **self.canary_places(baseline))
         if run.forged:  # its outcomes can't be believed: say how it was forged, and nothing of them
             found.add_forged("(pytest)", run.forged)
             for change in run.tampered:
@@ -281,16 +274,7 @@ class Validator:
         the run says nothing), the whole suite decides."""
         command = self.spec.tests.command
         assert command is not None
-        quick = run_tests(
-            self.sandbox,
-            command,
-            work,
-            self.limits,
-            self.spec.target,
-            only=self.last_failing,
-            writable=writable_in(work, self.spec.exempt),
-            **self.canary_places(self.baseline()),
-        )
+        quick = self.tests_in(work, only=self.last_failing, **self.canary_places(self.baseline()))
         if quick.forged:
             found.add_forged("(pytest)", quick.forged)
             for change in quick.tampered:
@@ -310,6 +294,14 @@ class Validator:
         self.last_failing = {case.test_id for case in failing} or self.last_failing
         return True
 
+    def tests_in(self, work: Path, **how) -> TestRun:
+        """The test command in the scratch copy `work`, which the run may write only where
+        tests.exempt says (verdict.run_tests takes the rest of `how`)."""
+        command = self.spec.tests.command
+        assert command is not None
+        writable = writable_in(work, self.spec.exempt)
+        return run_tests(self.sandbox, command, work, self.limits, self.spec.target, writable=writable, **how)
+
     def canary_places(self, baseline: object) -> dict:
         """Where this run's canaries go: among the module of a test that failed last, named from
         the suite's own test ids."""
@@ -326,15 +318,7 @@ class Validator:
             assert command is not None  # only run_command measures a baseline
             with self.copies.use() as scratch:
                 work = scratch.work
-                run = run_tests(
-                    self.sandbox,
-                    command,
-                    work,
-                    self.limits,
-                    self.spec.target,
-                    "--continue-on-collection-errors",
-                    writable=writable_in(work, self.spec.exempt),
-                )
+                run = self.tests_in(work, extra_options="--continue-on-collection-errors")
                 refuse_hidden_plugin(run, command)
                 refuse_tree_writes(run, work, f"{self.spec.path}: tests.command")
                 refuse_broken_command(run, command, f"{self.spec.path}: tests.command")
