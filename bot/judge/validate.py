@@ -193,7 +193,8 @@ class Validator:
         try:
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_BOOT, "check", str(code_fd), str(fd)]
             env = allowed_environ(DETERMINISTIC)
-            outcome = self.sandbox.run(argv, work, env, self.limits, pass_fds=(code_fd, fd), writable=())
+            writable = writable_in(work, self.spec.exempt)  # as for the suite: the copy is read-only but these
+            outcome = self.sandbox.run(argv, work, env, self.limits, pass_fds=(code_fd, fd), writable=writable)
         finally:
             os.close(fd)
             os.close(code_fd)

@@ -63,7 +63,18 @@ def fingerprint():
 SHAPES = """
 import os
 
-open('planted.py', 'w').write('PLANTED = 1\\n')
+for refused in (  # the copy is read-only to the run but for its exempt folder
+    lambda: open('planted.py', 'w').write('PLANTED = 1\\n'),
+    lambda: os.replace('data/keep.txt', 'tests/test_unique.py'),
+    lambda: os.rename('data', 'data-away'),
+):
+    try:
+        refused()
+        raise AssertionError('written')
+    except PermissionError:
+        pass
+    except OSError as error:
+        assert error.errno in (18, 30), error  # EXDEV, EROFS: bwrap's read-only bind and the lent one
 os.makedirs('data/nested/deep/new', exist_ok=True)
 open('data/nested/deep/new/planted.txt', 'w').write('planted')
 open('data/nested/deep/file.txt', 'a').write('more')
@@ -74,11 +85,9 @@ with open(same, 'r+') as changed:
 os.utime(same, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same mtime
 os.remove('data/gone.txt')
 os.rename('data/renamed.txt', 'data/renamed-too.txt')
-os.rename('moved', 'moved-away')
-os.mkdir('moved')
-open('moved/inner.txt', 'w').write('not the original')
-open('tests/test_unique.tmp', 'w').write('def test_order():\\n    pass\\n')
-os.replace('tests/test_unique.tmp', 'tests/test_unique.py')
+os.rename('data/moved', 'data/moved-away')
+os.mkdir('data/moved')
+open('data/moved/inner.txt', 'w').write('not the original')
 os.chmod('data', 0o700)
 os.chmod('data/keep.txt', 0o600)
 os.setxattr('data/nested', 'user.planted', b'1')
@@ -97,6 +106,7 @@ def work_folder(root: Path) -> Path:
         "data/renamed.txt": "renamed",
         "data/nested/same.txt": "0123456789",
         "data/nested/deep/file.txt": "deep",
+        "data/moved/inner.txt": "inner",
         "moved/inner.txt": "inner",
     }.items():
         (root / path).parent.mkdir(parents=True, exist_ok=True)
@@ -106,7 +116,11 @@ def work_folder(root: Path) -> Path:
 
 def validator(folder: Path, tier: str) -> Validator:
     spec = Spec.model_validate(
-        {"task": "t", "target": "unique.py", "tests": {"code": "assert fingerprint() == '', 'fingerprint'\n"}}
+        {
+            "task": "t",
+            "target": "unique.py",
+            "tests": {"code": "assert fingerprint() == '', 'fingerprint'\n", "exempt": ["data"]},
+        }
     )
     spec.workdir = folder
     return Validator(spec, open_sandbox(tier, readable=python_paths(folder)), screen=None)
@@ -140,7 +154,7 @@ def test_what_a_candidate_did_to_the_copy_is_gone_for_the_next(private_tmp, tier
     compared_by(checker, how)
     clean = fingerprint(checker)
     verdict = checker.check(FINGERPRINT + SHAPES + RIGHT)
-    assert verdict.failing == ["fingerprint", "tests/test_unique.py"]  # the replaced protected file is told
+    assert verdict.failing == ["fingerprint"]  # every shape was made in the exempt folder, or refused
     assert fingerprint(checker) == clean
     # the shapes stay out the second time too: a candidate's change to what was put back is seen
     checker.check(FINGERPRINT + SHAPES + RIGHT)
@@ -221,7 +235,11 @@ for what, act in [
         tried.append(what)
     except OSError:
         pass
-os.remove('.venv')  # the copy's link to it: the next candidate gets it back
+try:
+    os.remove('.venv')  # the copy's link to it, in a top the run can't write
+    tried.append('the link')
+except OSError:
+    pass
 """
 
 
