@@ -38,7 +38,8 @@ def test_a_cycle_is_found_when_there_is_one():
 SANDBOXED = Path(__file__).parent.parent / "bot" / "judge" / "sandboxed"
 # What the sandboxed sources may import: the standard library's, the test runners', and PyYAML
 # (the checks runner parses a YAML target with autofix's own copy, on autofix's own path).
-INSIDE = {"builtins", "ctypes", "importlib", "json", "marshal", "os", "select", "sqlite3", "sys", "time"}
+INSIDE = {"builtins", "ctypes", "hashlib", "hmac", "importlib", "json", "marshal", "os", "select", "sqlite3", "sys"}
+INSIDE |= {"time"}
 INSIDE |= {"traceback", "types", "unittest", "yaml", "pytest", "site", "sitecustomize"}
 
 
