@@ -8,7 +8,7 @@ import sys
 import pytest
 from action_world import REPO, act
 from fake_openai import Reply
-from test_ci_repair import BROKEN_ADD, CALC, FIX_ADD, block, open_pull, run_event, world  # noqa: F401 - world: a fixture
+from test_ci_repair import BROKEN_ADD, CALC, CONFIG, FIX_ADD, block, open_pull, run_event, world  # noqa: F401 - world: a fixture
 from test_freeform import FIX, PASSES_ALREADY, REPRODUCES, shop  # noqa: F401 - shop: a fixture
 from test_freeform import issue as freeform_issue
 from test_issue_gate import TEST_UNIQUE, by
@@ -77,31 +77,34 @@ FORGE = "import builtins\n"  # what it holds never runs: the reply is refused be
 
 
 # A conftest.py is protected by default (bot/spec.py): test_workspace.py shows the rule alone.
-@pytest.mark.parametrize(
-    ("path", "problem"),
-    [
-        ("sitecustomize.py", "Python imports sitecustomize on its own at start-up"),
-        ("usercustomize.py", "Python imports usercustomize on its own at start-up"),
-        ("zz_autofix.pth", "Python runs the import lines of a .pth file at start-up"),
-        ("__pycache__/calc.cpython-311.pyc", "Python runs compiled bytecode instead of the source"),
-        ("pytest.py", RUNNER.format("pytest")),
-        ("_pytest/__init__.py", RUNNER.format("_pytest")),
-        ("pluggy/__init__.py", RUNNER.format("pluggy")),
-        (
-            "inspect.py",
-            "it would be imported instead of the standard module inspect, from a folder that may be on sys.path",
-        ),
-    ],
-)
-def test_a_red_ci_reply_never_adds_what_python_or_pytest_load_on_their_own(world, github, capsys, path, problem):
-    """The fix, and beside it a file the tests' Python would load before any test: the reply is
-    refused whole, the model told why, and the next reply's fix alone is proposed."""
+LOADED = {
+    "sitecustomize.py": "Python imports sitecustomize on its own at start-up",
+    "usercustomize.py": "Python imports usercustomize on its own at start-up",
+    "zz_autofix.pth": "Python runs the import lines of a .pth file at start-up",
+    "__pycache__/calc.cpython-311.pyc": "Python runs compiled bytecode instead of the source",
+    "pytest.py": RUNNER.format("pytest"),
+    "_pytest/__init__.py": RUNNER.format("_pytest"),
+    "pluggy/__init__.py": RUNNER.format("pluggy"),
+    "inspect.py": "it would be imported instead of the standard module inspect, from a folder that may be on sys.path",
+}
+
+
+def test_a_red_ci_reply_never_adds_what_python_or_pytest_load_on_their_own(world, github, capsys):
+    """The fix, and beside it a file the tests' Python would load before any test: each such
+    reply is refused whole, the model told why, and the last reply's fix alone is proposed (one
+    run of the flow, one refused reply per kind of file)."""
+    world.commit_to_origin(
+        {".github/autofix.yml": CONFIG.replace("max_attempts: 3", f"max_attempts: {len(LOADED) + 1}")}
+    )
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     world.event("workflow_run", run_event(github, pull, run))
-    code, out, openai = act(capsys, world, [FIX_ADD + block(path, "", FORGE), FIX_ADD])
+    replies = [FIX_ADD + block(path, "", FORGE) for path in LOADED]
+    code, out, openai = act(capsys, world, [*replies, FIX_ADD])
     assert code == 0, "\n".join(out)
-    assert f"- block 2 ({path}): {ADDED.format(problem)}" in openai.prompts()[-1]
-    assert path not in world.git("ls-tree", "-r", "--name-only", "autofix/pr-2", cwd=world.origin).split()
+    prompts = openai.prompts()
+    for number, (path, problem) in enumerate(LOADED.items(), start=1):
+        assert f"- block 2 ({path}): {ADDED.format(problem)}" in prompts[number]
+        assert path not in world.git("ls-tree", "-r", "--name-only", "autofix/pr-2", cwd=world.origin).split()
     assert world.file_at("autofix/pr-2", "calc.py") == CALC
 
 
