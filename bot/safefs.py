@@ -398,19 +398,8 @@ def write_file(root: str | Path, relpath: str, data: bytes) -> None:
     regular file. A link, FIFO or file on the way is an OSError naming the part, and nothing is
     written anywhere."""
     *folders, name = relpath.split("/")
-    fd = open_folder(root)
+    fd = make_folders(root, folders)
     try:
-        for depth, part in enumerate(folders, 1):
-            try:
-                os.mkdir(part, 0o755, dir_fd=fd)
-            except FileExistsError:
-                pass
-            try:
-                inner = os.open(part, DIR_FLAGS, dir_fd=fd)
-            except OSError as exc:
-                raise OSError(exc.errno, f"{'/'.join(folders[:depth])}: {why_not(part, fd, exc)}") from None
-            os.close(fd)
-            fd = inner
         try:
             out = os.open(
                 name, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, 0o644, dir_fd=fd
@@ -428,6 +417,29 @@ def write_file(root: str | Path, relpath: str, data: bytes) -> None:
             os.close(out)
     finally:
         os.close(fd)
+
+
+def make_folders(root: str | Path, folders: list[str]) -> int:
+    """The folder `root`/`folders`, each part opened (or made, 0755) relative to the one before it
+    with O_NOFOLLOW: its descriptor, for the caller to close. A link, FIFO or file on the way is an
+    OSError naming the part, and nothing is made past it."""
+    fd = open_folder(root)
+    try:
+        for depth, part in enumerate(folders, 1):
+            try:
+                os.mkdir(part, 0o755, dir_fd=fd)
+            except FileExistsError:
+                pass
+            try:
+                inner = os.open(part, DIR_FLAGS, dir_fd=fd)
+            except OSError as exc:
+                raise OSError(exc.errno, f"{'/'.join(folders[:depth])}: {why_not(part, fd, exc)}") from None
+            os.close(fd)
+            fd = inner
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def why_not(name: str, folder_fd: int, exc: OSError) -> str:

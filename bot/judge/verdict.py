@@ -19,11 +19,13 @@ import os
 import re
 import secrets
 import shlex
+import stat
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot import safefs
 from bot.errors import UserError
 from bot.judge import canaries, hooks, launch
 from bot.judge.integrity import Case
@@ -161,14 +163,21 @@ def writable_in(work: Path, exempt: Iterable[str]) -> list[str]:
         relative = pattern.strip("/")
         if not relative or GLOB.search(relative) or ".." in relative.split("/"):
             continue
-        path = os.path.join(root, relative)
-        if not os.path.lexists(path):
-            try:
-                os.makedirs(path)
-            except OSError:
-                continue  # a file where a folder would go: the run gets nothing there
-        if os.path.realpath(path) == path:
-            lent.append(path)
+        *folders, name = relative.split("/")
+        try:  # the copy holds what the repository holds: nothing is made through one of its links
+            parent = safefs.make_folders(root, folders)
+        except OSError:
+            continue  # a link or a file where a folder would go: the run gets nothing there
+        try:
+            os.mkdir(name, dir_fd=parent)
+        except FileExistsError:  # a file or a folder the tree has is lent as it is, never a link
+            if stat.S_ISLNK(os.lstat(name, dir_fd=parent).st_mode):
+                continue
+        except OSError:
+            continue
+        finally:
+            os.close(parent)
+        lent.append(os.path.join(root, relative))
     return lent
 
 

@@ -12,6 +12,7 @@ import pytest
 from bot.errors import UserError
 from bot.judge import hooks
 from bot.judge.validate import Validator, python_paths
+from bot.judge.verdict import writable_in
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
 
@@ -492,3 +493,18 @@ def test_records_forged_in_the_candidates_process_are_caught_by_the_planted_chec
         "Failing checks:\n- (checks): the test run's report was tampered with: "
         "a check that fails by construction passed (line 1)"
     )
+
+
+def test_the_exempt_folders_are_made_and_lent_without_following_the_trees_links(tmp_path):
+    # The copy holds what a pull request committed: a link where an exempt folder's parent goes
+    # must not make autofix (root) create the folder wherever the link points.
+    outside, work = tmp_path / "outside", tmp_path / "work"
+    outside.mkdir()
+    (work / "tests").mkdir(parents=True)
+    (work / "tests" / "record.json").write_text("{}")
+    (work / "out").symlink_to(outside)
+    (work / "cache").symlink_to(outside)
+    lent = writable_in(work, ["out/cache", "cache", "tests/record.json", "build/reports", "*.log", "../up"])
+    assert lent == [str(work / "tests" / "record.json"), str(work / "build" / "reports")]
+    assert list(outside.iterdir()) == []
+    assert (work / "build" / "reports").is_dir()
