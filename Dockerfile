@@ -44,3 +44,8 @@ RUN --mount=type=bind,from=wheel,source=/wheels,target=/wheels \
     pip install --no-cache-dir --no-deps /wheels/*.whl
 
 ENTRYPOINT ["/usr/local/bin/autofix"]
+
+# ghcr.io links the package to the repository this names (the release passes its own); last, so
+# a different value rebuilds nothing.
+ARG SOURCE=https://github.com/autofix/autofix
+LABEL org.opencontainers.image.source=$SOURCE
