@@ -145,20 +145,19 @@ def test_the_first_release_creates_v1_and_the_next_moves_it(origin):
 
 
 def test_a_release_of_an_older_line_leaves_v1_on_the_latest_and_a_new_major_gets_its_own(origin):
-    assert origin.release(*tag_args("1.1.0"))[0].returncode == 0
+    for version in ("1.9.0", "1.10.0"):  # compared as numbers: 1.10.0 is the later
+        assert origin.release(*tag_args(version))[0].returncode == 0
     done, _ = origin.release(*tag_args("1.0.1", LATER_DIGEST))
     assert done.returncode == 0, done.stderr
     patch = origin.commit_of("v1.0.1")
     pulled = f"{IMAGE}@{LATER_DIGEST}"
-    assert (
-        done.stdout
-        == f"release: v1.0.1 is {patch}, its action.yml pulling {pulled}; v1 left on v1.1.0, a later release\n"
-    )
-    assert origin.commit_of("v1") == origin.commit_of("v1.1.0") != patch
+    left = "v1 left on v1.10.0, a later release"
+    assert done.stdout == f"release: v1.0.1 is {patch}, its action.yml pulling {pulled}; {left}\n"
+    assert origin.commit_of("v1") == origin.commit_of("v1.10.0") != patch
 
     assert origin.release(*tag_args("2.0.0"))[0].returncode == 0
     assert origin.commit_of("v2") == origin.commit_of("v2.0.0")
-    assert origin.commit_of("v1") == origin.commit_of("v1.1.0")
+    assert origin.commit_of("v1") == origin.commit_of("v1.10.0")
 
 
 def test_the_tag_carries_the_digest_and_main_keeps_the_dockerfile(origin):

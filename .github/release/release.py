@@ -124,7 +124,7 @@ def later_in_major(version: str, tags: set[str]) -> list[str]:
     """Origin's releases of the same major after `version`: then vMAJOR stays where it is."""
     mine = tuple(int(n) for n in version.split("."))
     theirs = (tuple(int(n) for n in t[1:].split(".")) for t in tags if t.startswith("v") and VERSION.fullmatch(t[1:]))
-    return sorted(".".join(map(str, v)) for v in theirs if v[0] == mine[0] and v > mine)
+    return [".".join(map(str, v)) for v in sorted(v for v in theirs if v[0] == mine[0] and v > mine)]
 
 
 def tag(version: str, image: str, digest: str) -> None:
