@@ -64,11 +64,15 @@ def solve(
     report: Report,
     say: Callable[[str], None],
     on_attempt: Callable[[Attempt], None] = lambda attempt: None,
+    on_stage: Callable[[str], None] = lambda stage: None,
 ) -> Outcome:
-    """The stages after the baseline; `report` records every model call, `say` gets one line each."""
+    """The stages after the baseline; `report` records every model call, `say` gets one line each,
+    `on_stage` the label of each stage as it starts (then of each attempt, from the loop)."""
+    on_stage("localizing")
     located = localize(model, work.root, task.text, task.files, report)
     report.files_shown = list(located.shown)
     say(f"localize: {', '.join(located.chosen) or 'no file'} (of {len(located.shown)} shown)")
+    on_stage("reproducing")
     found = reproduce(
         model, suite, work.root, task.test_path, f"The issue:\n\n{task.text}\n\n{files(work, located.chosen)}",
         REPRODUCE_TRIES, report, task.text,
@@ -101,7 +105,7 @@ def solve(
     try:
         run(
             EditTree(SYSTEM, intro, work, lambda: files(work, [*located.chosen, *work.changed], task.test_path)),
-            judge, model, Budget(task.attempts, task.max_tokens), report, on_attempt=on_attempt,
+            judge, model, Budget(task.attempts, task.max_tokens), report, on_attempt=on_attempt, on_stage=on_stage,
         )  # fmt: skip
     finally:
         report.files_changed = work.changed

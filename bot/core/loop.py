@@ -7,6 +7,9 @@ checks and the test command on a scratch copy, or red CI's whole-suite gate). Th
 they share: the preflight before any model call, the budget checks, the confirmation rerun of a
 pass, and the attempt log.
 
+Progress: `on_attempt` gets each attempt once judged; `on_stage` gets a short label of what starts
+("attempt 2 of 3"), for a caller that shows where the task is.
+
 Control flow: the model's and the judge's errors (UserError, ModelUnavailable) propagate to the
 caller, who still holds `report` with every attempt made so far and a stop reason naming the error.
 """
@@ -39,6 +42,7 @@ def run(
     on_attempt: Callable[[Attempt], None] = lambda attempt: None,
     on_note: Callable[[str], None] = lambda note: None,
     clock: Callable[[], float] = time.monotonic,
+    on_stage: Callable[[str], None] = lambda stage: None,
 ) -> Report:
     try:
         for note in judge.preflight():
@@ -47,6 +51,7 @@ def run(
         started = clock()
         messages = answer.first()
         for number in range(1, budget.max_attempts + 1):
+            on_stage(f"attempt {number} of {budget.max_attempts}")
             attempt_started, started_at = clock(), datetime.now(UTC).isoformat(timespec="seconds")
             reply = model.complete(messages)
             answered = clock()
@@ -133,6 +138,7 @@ def solve(
     on_attempt: Callable[[Attempt], None] = lambda attempt: None,
     on_note: Callable[[str], None] = lambda note: None,
     clock: Callable[[], float] = time.monotonic,
+    on_stage: Callable[[str], None] = lambda stage: None,
 ) -> Report:
     """A task that writes one target file, judged by the validator: whole, or by edits (`mode`)."""
     budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds, spec.max_cost)
@@ -140,7 +146,7 @@ def solve(
         report.price = price_of(report.model, spec.price)
     report.spec, report.task = report.spec or str(spec.path), report.task or spec.task
     judge = StrengthJudge(FileJudge(validator, spec.target), validator, spec, report)
-    return run(answer_for(spec, validator), judge, model, budget, report, on_attempt, on_note, clock)
+    return run(answer_for(spec, validator), judge, model, budget, report, on_attempt, on_note, clock, on_stage)
 
 
 def answer_for(spec: Spec, validator: Validator) -> Answer:

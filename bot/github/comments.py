@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from bot.github import freeform, issues
+from bot.github import freeform, issues, progress
 from bot.github.red_ci.repair import repair
 from bot.github.step import Skip, Step
 
@@ -30,6 +30,7 @@ def on_comment(step: Step, event: dict) -> int:
     login, permission = issues.writer(step, event.get("sender") or {}, "commented")
     issue = event.get("issue") or {}
     number, text = int(issue["number"]), found["text"].strip()
+    progress.react(step, number, int(comment["id"]))
     if issue.get("pull_request") is None:
         step.flow.print(f"autofix: issue #{number}, /autofix by @{login} ({permission})")
         return issues.solve(step, issue, login, permission, text)

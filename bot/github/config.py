@@ -22,6 +22,7 @@ OUT = ".autofix/out"  # reports and comment files, relative to the workspace
 INPUTS = (
     "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "max-tokens", "label",
     "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish", "allow-unproven", "strength",
+    "sign-commits",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -80,6 +81,7 @@ class Config:
     summary: Path | None
     temp: Path
     repo: RepoConfig = field(default_factory=RepoConfig)
+    run_url: str | None = None  # the Actions run of this step, as a person opens it; None outside a run
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Config:
@@ -102,6 +104,7 @@ class Config:
             output=Path(environ["GITHUB_OUTPUT"]) if environ.get("GITHUB_OUTPUT") else None,
             summary=Path(environ["GITHUB_STEP_SUMMARY"]) if environ.get("GITHUB_STEP_SUMMARY") else None,
             temp=Path(environ.get("RUNNER_TEMP") or "/tmp"),
+            run_url=run_url(environ),
         )
         config.check_inputs()
         return config
@@ -129,7 +132,7 @@ class Config:
             )
         if "pr" in self.inputs and not self.inputs["pr"].isdigit():
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
-        for name in ("draft", "plan", "publish", "allow-unproven"):
+        for name in ("draft", "plan", "publish", "allow-unproven", "sign-commits"):
             self.boolean(name)
 
     def shown(self, path: Path) -> str:
@@ -179,6 +182,11 @@ class Config:
         """False: a CI repair writes nothing to GitHub, only the comment to a file for a later
         job with write permission to post (the safe shape for pull requests from forks)."""
         return self.boolean("publish", "true")
+
+    @property
+    def sign_commits(self) -> bool:
+        """True: the fix is committed through GitHub's API, which signs it, instead of pushed (signed.py)."""
+        return self.boolean("sign-commits")
 
     @property
     def allow_unproven(self) -> bool:
@@ -241,3 +249,14 @@ class Config:
     @property
     def secrets(self) -> list[str]:
         return [value for value in (self.token, self.api_key, self.basic_auth) if value]
+
+
+def run_url(environ: Mapping[str, str]) -> str | None:
+    """The page of the workflow run (and its attempt, past the first) the runner says this step is in."""
+    run_id, attempt = environ.get("GITHUB_RUN_ID", ""), environ.get("GITHUB_RUN_ATTEMPT", "")
+    repository = environ.get("GITHUB_REPOSITORY", "")
+    if not run_id.isdigit() or not repository:
+        return None
+    server = (environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    url = f"{server}/{repository}/actions/runs/{run_id}"
+    return f"{url}/attempts/{attempt}" if attempt.isdigit() and int(attempt) > 1 else url

@@ -148,6 +148,11 @@ class Forge:
         url = f"/repos/{self.repository}{path}"
         return self.client().requester.requestJsonAndCheck(method, url, parameters=params or None, input=body)[1]
 
+    def rest(self, method: str, path: str, body: dict | None = None) -> Any:
+        """`_api` for the endpoints no method here wraps (signed.py's git database); not retried:
+        pass it to `call`."""
+        return self._api(method, path, body)
+
     def permission(self, login: str) -> str:
         """The user's legacy permission on the repository, asked of the API (never the payload)."""
         import github
@@ -312,6 +317,13 @@ class Forge:
             return "created" if posted else "updated"
 
         return self.call(f"comment on #{number}", upsert)
+
+    def react(self, number: int, comment_id: int | None = None) -> None:
+        """👀 on issue or pull request #number, or on its comment `comment_id`: what started a task is
+        seen. A reaction that is there already is answered 200, so a retried POST adds none."""
+        path = f"/issues/comments/{comment_id}/reactions" if comment_id else f"/issues/{number}/reactions"
+        what = f"react to comment {comment_id} on #{number}" if comment_id else f"react to #{number}"
+        self.call(what, lambda: self._api("POST", path, {"content": "eyes"}))
 
     def edit_comment(self, comment_id: int, body: str) -> None:
         body = capped(body)

@@ -21,8 +21,8 @@ from bot.core.proof import ProofJudge
 from bot.core.report import Attempt, Report
 from bot.core.reproduce import Tried
 from bot.core.workspace import Workspace
-from bot.errors import UserError
-from bot.github import render
+from bot.errors import ModelUnavailable, UserError
+from bot.github import progress, render
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
@@ -58,13 +58,15 @@ class Request:
         return f"{'issue' if self.kind == 'issue' else 'pull request'} #{self.number}"
 
 
-def solve(step: Step, task: Issue, outcome: TaskOutcome, mark: str, command: str | None = None) -> int:
+def solve(
+    step: Step, task: Issue, outcome: TaskOutcome, mark: str, status: progress.Progress, command: str | None = None
+) -> int:
     """A labeled issue without a target; `command`: its yaml block's, when its author may write."""
     request = Request(
         task.number, "issue", task.title, f"{task.title}\n\n{task.body}".strip(), task.block.files or [],
         task.block.max_attempts, step.git.current_branch() or step.forge.default_branch(), command=command,
     )  # fmt: skip
-    return prove_and_fix(step, request, step.git.run("rev-parse", "HEAD"), outcome, mark)
+    return prove_and_fix(step, request, step.git.run("rev-parse", "HEAD"), outcome, mark, status)
 
 
 def change_pull(step: Step, number: int, login: str, text: str) -> int:
@@ -84,10 +86,19 @@ def change_pull(step: Step, number: int, login: str, text: str) -> int:
     )  # fmt: skip
     outcome = TaskOutcome()
     step.outcomes.append(outcome)
-    return prove_and_fix(step, request, head, outcome, render.marker("pr-change", number))
+    mark = render.marker("pr-change", number)
+    status = progress.Progress(step, number, mark)
+    try:
+        status.stage("starting")
+        return prove_and_fix(step, request, head, outcome, mark, status)
+    except (UserError, ModelUnavailable) as exc:
+        status.stopped(exc)  # this flow posts no comment for an error: the status tells it
+        raise
 
 
-def prove_and_fix(step: Step, request: Request, head: str, outcome: TaskOutcome, mark: str) -> int:
+def prove_and_fix(
+    step: Step, request: Request, head: str, outcome: TaskOutcome, mark: str, status: progress.Progress
+) -> int:
     config = step.config
     command = request.command or config.repo.tests.command
     if not command:
@@ -105,19 +116,28 @@ def prove_and_fix(step: Step, request: Request, head: str, outcome: TaskOutcome,
         suite = gate.Suite(
             sandbox, command, protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
         )
-        return FreeForm(step, request, outcome, mark, tree, work, suite).run()
+        return FreeForm(step, request, outcome, mark, tree, work, suite, status).run()
 
 
 class FreeForm:
     def __init__(
-        self, step: Step, request: Request, outcome: TaskOutcome, mark: str, tree: Git, work: Workspace, suite
+        self,
+        step: Step,
+        request: Request,
+        outcome: TaskOutcome,
+        mark: str,
+        tree: Git,
+        work: Workspace,
+        suite,
+        status: progress.Progress,
     ):
         self.step, self.request, self.outcome, self.mark = step, request, outcome, mark
-        self.tree, self.work, self.suite = tree, work, suite
+        self.tree, self.work, self.suite, self.status = tree, work, suite, status
 
     def run(self) -> int:
         step, config, request = self.step, self.step.config, self.request
         flow, where = step.flow, request.where
+        self.status.stage("measuring the baseline")
         with flow.group("baseline: the repository's suite, as it is"):
             baseline = gate.Baseline.measure(self.suite, self.work.root)
             flow.untrusted(baseline.first.output)
@@ -141,7 +161,7 @@ class FreeForm:
         try:
             done = pipeline.solve(
                 model, self.suite, self.work, baseline, task, report, lambda line: flow.print(f"autofix: {line}"),
-                self.show,
+                self.show, self.status.stage,
             )  # fmt: skip
         except BaseException:
             step.finish(report, request.name, self.outcome, f"### autofix: {where} — stopped")
@@ -213,6 +233,8 @@ class FreeForm:
             draft=unproven,
         )
         publish(step, self.tree, changed, proposal, self.outcome)
+        if request.kind == "issue":
+            self.status.linked(self.outcome.pull)
         if request.kind == "pr":
             opened = self.outcome.pull
             assert opened is not None  # publish sets it or raises

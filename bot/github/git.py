@@ -136,15 +136,10 @@ class Git:
         stdin: str | None = None,
         strip: bool = True,
     ) -> str:
-        # Settings go through GIT_CONFIG_* rather than -c: a key is never parsed out of a value.
-        settings = self.settings + (self.auth if auth else [])
-        config = {"GIT_CONFIG_COUNT": str(len(settings))}
-        for i, (key, value) in enumerate(settings):
-            config[f"GIT_CONFIG_KEY_{i}"], config[f"GIT_CONFIG_VALUE_{i}"] = key, value
         argv = ["git", f"--git-dir={self.git_dir}", f"--work-tree={self.workdir}", *args]
         try:
             done = subprocess.run(
-                argv, cwd=self.workdir, env={**self.env, **config, **(env or {})}, input=stdin, capture_output=True,
+                argv, cwd=self.workdir, env=self.environ(auth, env), input=stdin, capture_output=True,
                 encoding="utf-8", errors="replace", timeout=GIT_TIMEOUT,
             )  # fmt: skip
         except subprocess.TimeoutExpired:
@@ -155,6 +150,26 @@ class Git:
             detail = " ".join((done.stderr or done.stdout).split())[:400]
             raise GitError(self.redact(f"git {args[0]} failed (exit {done.returncode}): {detail}"))
         return done.stdout.strip() if strip else done.stdout
+
+    def environ(self, auth: bool = False, env: dict[str, str] | None = None) -> dict[str, str]:
+        # Settings go through GIT_CONFIG_* rather than -c: a key is never parsed out of a value.
+        settings = self.settings + (self.auth if auth else [])
+        config = {"GIT_CONFIG_COUNT": str(len(settings))}
+        for i, (key, value) in enumerate(settings):
+            config[f"GIT_CONFIG_KEY_{i}"], config[f"GIT_CONFIG_VALUE_{i}"] = key, value
+        return {**self.env, **config, **(env or {})}
+
+    def blob(self, sha: str) -> bytes:
+        """A blob's bytes exactly (`run` reads text): what signed.py uploads."""
+        argv = ["git", f"--git-dir={self.git_dir}", "cat-file", "blob", sha]
+        try:
+            done = subprocess.run(argv, cwd=self.workdir, env=self.environ(), capture_output=True, timeout=GIT_TIMEOUT)
+        except (subprocess.TimeoutExpired, OSError) as exc:
+            raise GitError(f"git cat-file: {exc}") from None
+        if done.returncode != 0:
+            detail = " ".join(done.stderr.decode("utf-8", "replace").split())[:400]
+            raise GitError(self.redact(f"git cat-file failed (exit {done.returncode}): {detail}"))
+        return done.stdout
 
     @contextmanager
     def scratch_index(self) -> Iterator[dict[str, str]]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.errors import ModelUnavailable, UserError
-from bot.github import freeform, render, tasks
+from bot.github import freeform, progress, render, tasks
 from bot.github.forge import MAY_TRIGGER
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
@@ -29,6 +29,7 @@ def on_issue(step: Step, event: dict) -> int:
     login, permission = writer(step, event.get("sender") or {}, "labeled")
     issue = event.get("issue") or {}
     flow.print(f"autofix: issue #{issue['number']}, labeled {config.label!r} by @{login} ({permission})")
+    progress.react(step, int(issue["number"]))
     return solve(step, issue, login, permission)
 
 
@@ -58,12 +59,14 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
     outcome = TaskOutcome()
     step.outcomes.append(outcome)
     tests: Tests | None = None  # once known, the pull request and the comment name them
+    status = progress.Progress(step, number, mark)
 
     def comment(headline: str) -> str:
         body = render.failure_comment(outcome.report, mark, headline, tests)
         return step.forge.upsert_comment(number, mark, step.for_github(body))
 
     try:
+        status.stage("starting")
         # The payload's title and body are what the labeler saw; a later edit can't swap the task.
         task = tasks.Issue.read(number, str(issue.get("title") or ""), str(issue.get("body") or ""))
         if instructions:
@@ -82,13 +85,13 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
                     raise UserError(
                         f"issue #{number}, yaml block: tests.command: must be the command that runs the tests"
                     )
-            return freeform.solve(step, task, outcome, mark, command)
+            return freeform.solve(step, task, outcome, mark, status, command)
         # asked even without tests: an outsider's block may name a source file only (tasks.from_issue)
         writes = author_may_write(step, issue, login, permission, "tests" if block.tests else "")
         spec = tasks.from_issue(config, task, writes)
         tests = spec.tests
         step.setup()
-        report = write_target(step, spec, outcome, f"issue-{number}")
+        report = write_target(step, spec, outcome, f"issue-{number}", status.stage)
         if report.passed:
             summary = render.passed_summary(report) + f" Requested in #{number}."
             proposal = Proposal(
@@ -99,7 +102,8 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
                 message=f"autofix: write {spec.target} for #{number}\n\nFixes #{number}\n",
             )
             publish(step, step.git, [spec.target], proposal, outcome)
-            retire_failure_comment(step, number, mark, outcome)
+            if not status.linked(outcome.pull):
+                retire_failure_comment(step, number, mark, outcome)
             return 0
         operation = comment(
             f"autofix tried {count(len(report.attempts), 'time')} to write {render.code_span(spec.target)}; "

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from bot.github.forge import PullResult
 from bot.github.git import Git
+from bot.github.signed import SignedBranch
 from bot.github.step import Step, TaskOutcome
 
 
@@ -23,10 +24,12 @@ class Proposal:
 
 def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome: TaskOutcome) -> None:
     """Commit `paths` of `git`'s folder on `proposal.branch`; push unless the branch already holds
-    this tree (then an open pull request is left as it is); open or update the pull request."""
+    this tree (then an open pull request is left as it is); open or update the pull request. With
+    `sign-commits` the commit is made again through GitHub's API, which signs it, and not pushed."""
     forge, flow = step.forge, step.flow
     commit, tree = git.commit(paths, proposal.message)
-    remote = git.remote_branch(proposal.branch)
+    signing = SignedBranch(forge, git) if step.config.sign_commits else None
+    remote = (signing or git).remote_branch(proposal.branch)
     if remote is not None and remote[1] == tree:
         existing = forge.open_pull(proposal.branch, proposal.base)
         if existing is not None:
@@ -36,6 +39,15 @@ def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome:
                 f"pull request #{existing.number} left as it is"
             )
             return
+    elif signing is not None:
+        unsigned = signing.push(commit, proposal.branch, remote[0] if remote else None)
+        flow.print(f"autofix: committed {proposal.branch} through GitHub's API")
+        if unsigned:
+            flow.annotate(
+                "warning",
+                f"sign-commits: GitHub did not sign the commit on {proposal.branch} ({unsigned}); "
+                "it signs only a GitHub App's or GITHUB_TOKEN's commits, not a personal access token's",
+            )
     else:
         git.push(commit, proposal.branch, remote[0] if remote else None)
         flow.print(f"autofix: pushed {proposal.branch}")

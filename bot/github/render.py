@@ -146,6 +146,19 @@ def failure_comment(report: Report | None, mark: str, headline: str, tests: Test
     return "\n\n".join(part for part in parts if part)
 
 
+def status(mark: str, doing: str, run_url: str | None) -> str:
+    """The status comment while a task runs: what autofix does now, in its own words, and the run."""
+    link = f" ([the run]({run_url}))" if run_url else ""
+    return f"{mark}\n\n⏳ autofix is working on it: {doing}…{link}"
+
+
+def pull_link(mark: str, number: int, operation: str) -> str:
+    """What the status comment becomes once the task's pull request is opened, updated or left as it was."""
+    done = {"created": "opened", "updated": "updated"}.get(operation)
+    what = f"autofix {done} #{number}" if done else f"#{number} already holds autofix's change"
+    return f"{mark}\n\n✅ {what}: the pull request says how the tests judged it."
+
+
 def capped(markdown: str, limit: int = BODY_LIMIT, size: Callable[[str], int] = len) -> str:
     """`markdown` as GitHub takes it, cut with a visible mark when too long (bot/text.py)."""
     return capped_markdown(markdown, limit, "too long for GitHub", size)

@@ -3,6 +3,8 @@ per attempt, its report finished however the loop ends."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bot.core.loop import solve
 from bot.core.report import Attempt, Report
 from bot.github import render
@@ -10,7 +12,10 @@ from bot.github.step import Step, TaskOutcome
 from bot.spec import Spec
 
 
-def write_target(step: Step, spec: Spec, outcome: TaskOutcome, name: str) -> Report:
+def write_target(
+    step: Step, spec: Spec, outcome: TaskOutcome, name: str, on_stage: Callable[[str], None] = lambda stage: None
+) -> Report:
+    """`on_stage` gets the label of each attempt as it starts (the issue's status comment)."""
     sandbox = step.sandbox()
     model = step.model(spec)
     report = outcome.report = Report(
@@ -25,7 +30,7 @@ def write_target(step: Step, spec: Spec, outcome: TaskOutcome, name: str) -> Rep
         step.flow.print(f"autofix: note: {text}")
 
     try:
-        solve(spec, model, step.validator(spec), report, on_attempt=show, on_note=note)
+        solve(spec, model, step.validator(spec), report, on_attempt=show, on_note=note, on_stage=on_stage)
     finally:
         heading = f"### autofix: {render.code_span(spec.target)} — {'passed' if report.passed else 'failed'}"
         step.finish(report, name, outcome, f"{heading}\n\n{render.log(report)}")

@@ -96,6 +96,8 @@ class World:
             "RUNNER_TEMP": str(self.temp),
         }.items():
             monkeypatch.setenv(name, value)
+        for name in ("GITHUB_RUN_ID", "GITHUB_RUN_ATTEMPT"):  # no run: no progress shown, unless a test gives one
+            monkeypatch.delenv(name, raising=False)
 
     def git(self, *args: str, cwd: Path | None = None) -> str:
         done = subprocess.run(["git", *args], cwd=cwd or self.workspace, env={**_base_env(), **GIT_IDENTITY},

@@ -41,8 +41,16 @@ Real-API behaviour reproduced on purpose (tests can rely on it):
 * with ``permissions`` (a workflow's ``permissions:``, e.g. from
   ``workflow_permissions(path, job)``) the token is a ``GITHUB_TOKEN``: a call that needs more
   gets 403 "Resource not accessible by integration", ``GET /user`` too (installation tokens
-  have no user); reads of a public repository need no permission; comments need the
-  ``issues`` or the ``pull-requests`` permission, after what they are on.
+  have no user); reads of a public repository need no permission; comments and reactions need
+  the ``issues`` or the ``pull-requests`` permission, after what they are on; the git database
+  (``/git/*``) needs ``contents``;
+* reacting twice with the same content answers 200 with the reaction already there (201 the
+  first time);
+* the git database (``/git/blobs``, ``trees``, ``commits``, ``refs``; fake_git.py) hashes objects as
+  git does, reads the objects it didn't create from ``Repo.git.pushed`` (a bare repository holding
+  what was pushed), and keeps its refs in ``Repo.branches``; a commit a bot makes without author,
+  committer or signature is signed and reported ``verification.verified`` true, as GitHub signs
+  it; a ref update that is not a fast-forward needs ``force``.
 
 Faults, per route: ``fail_next`` answers with any status, body and headers (5xx, 429 with or
 without ``Retry-After``); ``reset_next`` drops the connection without an answer (a TCP
@@ -59,7 +67,7 @@ times, so one injected 500 is invisible to it.  ``fake.client()`` builds a
 Deliberate simplifications: every request needs an ``Authorization`` header
 (the real API serves public data anonymously); no ETags/conditional requests;
 no rate limiting of its own (the rate-limit headers are constant; inject 403/429 answers);
-``contents`` (git) is not served, so that permission is never checked.
+git itself (push, fetch) is not served: tests push to a bare repository of their own.
 """
 
 from __future__ import annotations
@@ -86,6 +94,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
+from fake_git import MODES, BadPath, CommitInfo, GitStore, Person
+
 __all__ = [
     "FakeGitHub",
     "Repo",
@@ -94,6 +104,7 @@ __all__ = [
     "Issue",
     "PullRequest",
     "Comment",
+    "Reaction",
     "WorkflowRun",
     "Job",
     "RecordedRequest",
@@ -157,6 +168,8 @@ _RANK = {p: i for i, p in enumerate(reversed(PERMISSIONS))}  # none=0 ... admin=
 _ACCESS = {"none": 0, "read": 1, "write": 2}  # a GITHUB_TOKEN's level for one permission
 
 _DOCS = "https://docs.github.com/rest"
+_REACTIONS = ("+1", "-1", "laugh", "confused", "heart", "hooray", "rocket", "eyes")
+_FAKE_SIGNATURE = "-----BEGIN PGP SIGNATURE-----\n\nfake_github signs as GitHub would\n-----END PGP SIGNATURE-----"
 
 # Fields the list endpoint leaves out of a pull request (present on GET one / create / update).
 _PULL_DETAIL_ONLY = (
@@ -286,6 +299,17 @@ class Comment:
 
 
 @dataclass
+class Reaction:
+    id: int
+    repo: str
+    issue_number: int
+    comment_id: int | None  # None: on the issue or pull request itself
+    content: str
+    user: str
+    created_at: str
+
+
+@dataclass
 class Job:
     id: int
     run_id: int
@@ -339,6 +363,8 @@ class Repo:
     pulls: dict[int, PullRequest] = field(default_factory=dict)  # pull requests by number
     permissions: dict[str, str | None] = field(default_factory=dict)  # lower(login) -> perm
     next_number: int = 1
+    git: GitStore = field(default_factory=GitStore)  # the git database; refs are `branches`
+    verified: dict[str, str] = field(default_factory=dict)  # commit sha -> when GitHub signed it
 
     @property
     def owner(self) -> str:
@@ -547,6 +573,7 @@ class FakeGitHub:
         self.repos: dict[str, Repo] = {}  # lower(full_name) -> Repo
         self.users: dict[str, User] = {}  # lower(login) -> User
         self.comments_by_id: dict[int, Comment] = {}
+        self.reactions_by_id: dict[int, Reaction] = {}
         self.runs: dict[int, WorkflowRun] = {}
         self.jobs: dict[int, Job] = {}
         self.requests: list[RecordedRequest] = []
@@ -564,6 +591,7 @@ class FakeGitHub:
                 "pull": 3_000_000,
                 "comment": 4_000_000,
                 "label": 5_000_000,
+                "reaction": 6_000_000,
                 "run": 7_000_000,
                 "job": 8_000_000,
                 "workflow": 9_000,
@@ -1019,6 +1047,16 @@ class FakeGitHub:
         with self._lock:
             return self.comments_by_id[comment_id]
 
+    def reactions(self, repo: str | Repo, number: int, comment_id: int | None = None) -> list[Reaction]:
+        """The reactions on issue or pull request #number itself, or on its comment `comment_id`."""
+        with self._lock:
+            full = self._repo(repo).full_name
+            return [
+                x
+                for x in sorted(self.reactions_by_id.values(), key=lambda x: x.id)
+                if (x.repo, x.issue_number, x.comment_id) == (full, number, comment_id)
+            ]
+
     # ---------------------------------------------------------------- state changes (shared)
 
     def _take_number(self, r: Repo) -> int:
@@ -1210,12 +1248,12 @@ class FakeGitHub:
         )
         return d
 
-    def _reactions(self, url: str) -> dict:
+    def _reactions(self, url: str, on: list[Reaction]) -> dict:
         d = _tmpl("api/issues.create.json", "reactions")
         for k in d:
             if k != "url":
-                d[k] = 0
-        d["url"] = url
+                d[k] = sum(1 for x in on if x.content == k)
+        d["url"], d["total_count"] = url, len(on)
         return d
 
     def _render_issue(self, ctx: _Ctx, r: Repo, i: Issue, *, in_list: bool = False) -> dict:
@@ -1250,7 +1288,7 @@ class FakeGitHub:
             active_lock_reason=None,
             body=i.body,
             closed_by=self._render_user(ctx, i.closed_by) if i.closed_by else None,
-            reactions=self._reactions(url + "/reactions"),
+            reactions=self._reactions(url + "/reactions", self.reactions(r, i.number)),
             timeline_url=url + "/timeline",
             performed_via_github_app=None,
             state_reason=i.state_reason,
@@ -1298,7 +1336,7 @@ class FakeGitHub:
             if k == "id":
                 out["node_id"] = _node_id("IssueComment", c.id)
         out["author_association"] = self._author_association(r, c.user)
-        out["reactions"] = self._reactions(url + "/reactions")
+        out["reactions"] = self._reactions(url + "/reactions", self.reactions(r, c.issue_number, c.id))
         out["performed_via_github_app"] = None
         return out
 
@@ -2238,14 +2276,258 @@ class FakeGitHub:
         location = f"{ctx.root}/_fake/logs/jobs/{job.id}?sig={_fake_sha('log', job.id)[:16]}"
         return _Resp(302, None, {"Location": location})
 
+    # ---------------------------------------------------------------- handlers: reactions
+    # No recorded fixture holds a reaction: its body is built to the schema of GitHub's REST reference
+    # (docs.github.com/rest/reactions/reactions: id, node_id, user, content, created_at).
+
+    def _render_reaction(self, ctx: _Ctx, x: Reaction) -> dict:
+        return {
+            "id": x.id,
+            "node_id": _node_id("Reaction", x.id),
+            "user": self._render_user(ctx, x.user),
+            "content": x.content,
+            "created_at": x.created_at,
+        }
+
+    def _react(self, ctx: _Ctx, r: Repo, number: int, comment_id: int | None) -> _Resp:
+        content = ctx.body_dict().get("content")
+        if content not in _REACTIONS:
+            raise _validation_failed(ctx.doc, {"resource": "Reaction", "code": "invalid", "field": "content"})
+        for x in self.reactions(r, number, comment_id):
+            if x.content == content and x.user.lower() == ctx.login.lower():
+                return _Resp(200, self._render_reaction(ctx, x))  # GitHub: 200 means it was there already
+        self.user(ctx.login)
+        x = Reaction(self._next("reaction"), r.full_name, number, comment_id, content, ctx.login, self._tick())
+        self.reactions_by_id[x.id] = x
+        return _Resp(201, self._render_reaction(ctx, x))
+
+    def _h_react_to_issue(self, ctx: _Ctx, owner: str, repo: str, number: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        return self._react(ctx, r, self._issue_or_404(ctx, r, number).number, None)
+
+    def _h_react_to_comment(self, ctx: _Ctx, owner: str, repo: str, comment_id: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        c = self._comment_or_404(ctx, r, comment_id)
+        return self._react(ctx, r, c.issue_number, c.id)
+
+    # ---------------------------------------------------------------- handlers: the git database
+    # No recorded fixture holds these bodies: they are built to the schemas of GitHub's REST reference
+    # (docs.github.com/rest/git/blobs, /trees, /commits, /refs). The error messages are GitHub's where
+    # known (a 422 with a message); where not, a "Validation Failed" naming the field.
+
+    def _git_url(self, ctx: _Ctx, r: Repo, kind: str, sha: str) -> str:
+        return f"{ctx.base}/repos/{r.full_name}/git/{kind}/{sha}"
+
+    @staticmethod
+    def _git_refused(ctx: _Ctx, message: str) -> _HTTPError:
+        return _HTTPError(422, _error_body(message, ctx.doc, 422))
+
+    def _h_create_blob(self, ctx: _Ctx, owner: str, repo: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        b = ctx.body_dict()
+        content, encoding = b.get("content"), b.get("encoding", "utf-8")
+        if not isinstance(content, str):
+            raise _validation_failed(ctx.doc, {"resource": "Blob", "code": "missing_field", "field": "content"})
+        if encoding == "utf-8":
+            data = content.encode()
+        elif encoding == "base64":
+            try:
+                data = base64.b64decode("".join(content.split()), validate=True)
+            except ValueError:
+                raise _validation_failed(ctx.doc, {"resource": "Blob", "code": "invalid", "field": "content"}) from None
+        else:
+            raise _validation_failed(ctx.doc, {"resource": "Blob", "code": "invalid", "field": "encoding"})
+        url = self._git_url(ctx, r, "blobs", r.git.put("blob", data))
+        return _Resp(201, {"url": url, "sha": url.rsplit("/", 1)[1]}, {"Location": url})
+
+    def _h_get_blob(self, ctx: _Ctx, owner: str, repo: str, sha: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        found = r.git.get(sha)
+        if found is None or found[0] != "blob":
+            raise _not_found(ctx.doc)
+        text = base64.b64encode(found[1]).decode()
+        return _Resp(200, {
+            "sha": sha, "node_id": _node_id("Blob", int(sha[:12], 16)), "size": len(found[1]),
+            "url": self._git_url(ctx, r, "blobs", sha), "encoding": "base64",
+            "content": "".join(text[i : i + 60] + "\n" for i in range(0, len(text), 60)),
+        })  # fmt: skip
+
+    def _render_tree(self, ctx: _Ctx, r: Repo, sha: str, recursive: bool) -> dict:
+        rows = r.git.walk(sha) if recursive else r.git.entries(sha)
+        tree = []
+        for mode, path, child in rows:
+            kind = MODES[mode]
+            entry: dict[str, Any] = {"path": path, "mode": mode, "type": kind, "sha": child}
+            if kind == "blob":
+                found = r.git.get(child)
+                entry["size"] = len(found[1]) if found else 0
+            if kind != "commit":
+                entry["url"] = self._git_url(ctx, r, f"{kind}s", child)
+            tree.append(entry)
+        return {"sha": sha, "url": self._git_url(ctx, r, "trees", sha), "tree": tree, "truncated": False}
+
+    def _h_create_tree(self, ctx: _Ctx, owner: str, repo: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        b = ctx.body_dict()
+        entries, base = b.get("tree"), b.get("base_tree")
+        if not isinstance(entries, list):
+            raise _validation_failed(ctx.doc, {"resource": "Tree", "code": "missing_field", "field": "tree"})
+        if base is not None and r.git.kind(str(base)) != "tree":
+            raise _validation_failed(ctx.doc, {"resource": "Tree", "code": "invalid", "field": "base_tree"})
+        changes: list[tuple[str, str | None, str | None]] = []
+        for e in entries:
+            mode = e.get("mode") if isinstance(e, dict) else None
+            if not isinstance(e, dict) or not isinstance(e.get("path"), str) or mode not in MODES:
+                raise _validation_failed(ctx.doc, {"resource": "Tree", "code": "invalid", "field": "tree.mode"})
+            if e.get("type") != MODES[mode]:
+                raise _validation_failed(ctx.doc, {"resource": "Tree", "code": "invalid", "field": "tree.type"})
+            if "content" in e:
+                if not isinstance(e["content"], str) or e.get("sha") is not None or MODES[mode] != "blob":
+                    raise _validation_failed(ctx.doc, {"resource": "Tree", "code": "invalid", "field": "tree.content"})
+                sha = r.git.put("blob", e["content"].encode())
+            else:
+                sha = e.get("sha")  # null removes the path
+                if sha is not None and r.git.kind(str(sha)) != MODES[mode]:
+                    raise _validation_failed(ctx.doc, {"resource": "Tree", "code": "invalid", "field": "tree.sha"})
+            changes.append((e["path"], mode, sha))
+        try:
+            sha = r.git.build(base, changes)
+        except BadPath as exc:
+            raise self._git_refused(ctx, str(exc)) from None
+        body = self._render_tree(ctx, r, sha, recursive=False)
+        return _Resp(201, body, {"Location": body["url"]})
+
+    def _h_get_tree(self, ctx: _Ctx, owner: str, repo: str, sha: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        if r.git.kind(sha) != "tree":
+            raise _not_found(ctx.doc)
+        return _Resp(200, self._render_tree(ctx, r, sha, recursive=ctx.query.get("recursive") not in (None, "", "0")))
+
+    def _render_commit(self, ctx: _Ctx, r: Repo, sha: str) -> dict:
+        info = r.git.read_commit(sha)
+        assert info is not None
+        verified_at = r.verified.get(sha)
+        reason = "valid" if verified_at else "unknown_key" if info.signature else "unsigned"
+        unsigned = CommitInfo(info.tree, info.parents, info.author, info.committer, info.message, None)
+        return {
+            "sha": sha,
+            "node_id": _node_id("Commit", int(sha[:12], 16)),
+            "url": self._git_url(ctx, r, "commits", sha),
+            "html_url": f"{ctx.web}/{r.full_name}/commit/{sha}",
+            "author": {"name": info.author.name, "email": info.author.email, "date": info.author.date},
+            "committer": {"name": info.committer.name, "email": info.committer.email, "date": info.committer.date},
+            "tree": {"sha": info.tree, "url": self._git_url(ctx, r, "trees", info.tree)},
+            "message": info.message,
+            "parents": [
+                {
+                    "sha": p,
+                    "url": self._git_url(ctx, r, "commits", p),
+                    "html_url": f"{ctx.web}/{r.full_name}/commit/{p}",
+                }
+                for p in info.parents
+            ],
+            "verification": {
+                "verified": verified_at is not None,
+                "reason": reason,
+                "signature": info.signature,
+                "payload": r.git.encode(unsigned).decode() if info.signature else None,
+                "verified_at": verified_at,
+            },
+        }
+
+    def _h_create_commit(self, ctx: _Ctx, owner: str, repo: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        b = ctx.body_dict()
+        message, tree, parents = b.get("message"), b.get("tree"), b.get("parents", [])
+        if not isinstance(message, str):
+            raise _validation_failed(ctx.doc, {"resource": "Commit", "code": "missing_field", "field": "message"})
+        if not isinstance(tree, str) or r.git.kind(tree) != "tree":
+            raise self._git_refused(ctx, "Tree SHA does not exist")
+        if not isinstance(parents, list) or any(not isinstance(p, str) or r.git.kind(p) != "commit" for p in parents):
+            raise self._git_refused(ctx, "Parent SHA does not exist or is not a commit object")
+        user = self.user(ctx.login)
+        now, stamp = self._tick(), int(self._clock.timestamp())
+        own = Person(user.login, f"{user.id}+{user.login}@users.noreply.github.com", now, stamp)
+
+        def given(role: str) -> Person:
+            who = b.get(role)
+            if not isinstance(who, dict):
+                return own
+            return Person(str(who.get("name", own.name)), str(who.get("email", own.email)), now, stamp)
+
+        # GitHub signs a bot's commit only when the request names no author, committer or signature.
+        signed = user.type == "Bot" and not any(key in b for key in ("author", "committer", "signature"))
+        signature = _FAKE_SIGNATURE if signed else b.get("signature") if isinstance(b.get("signature"), str) else None
+        author = given("author")
+        sha = r.git.commit(CommitInfo(tree, list(parents), author, given("committer") if "committer" in b else author,
+                                      message, signature))  # fmt: skip
+        if signed:
+            r.verified[sha] = now
+        body = self._render_commit(ctx, r, sha)
+        return _Resp(201, body, {"Location": body["url"]})
+
+    def _h_get_commit(self, ctx: _Ctx, owner: str, repo: str, sha: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        if r.git.kind(sha) != "commit":
+            raise _not_found(ctx.doc)
+        return _Resp(200, self._render_commit(ctx, r, sha))
+
+    def _render_ref(self, ctx: _Ctx, r: Repo, name: str) -> dict:
+        sha = r.branches[name]
+        return {
+            "ref": f"refs/heads/{name}",
+            "node_id": _node_id("Ref", int(_fake_sha(r.full_name, name)[:12], 16)),
+            "url": f"{ctx.base}/repos/{r.full_name}/git/refs/heads/{quote(name)}",
+            "object": {"sha": sha, "type": "commit", "url": self._git_url(ctx, r, "commits", sha)},
+        }
+
+    def _h_get_ref(self, ctx: _Ctx, owner: str, repo: str, ref: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        name = ref.removeprefix("heads/")
+        if not ref.startswith("heads/") or name not in r.branches:
+            raise _not_found(ctx.doc)
+        return _Resp(200, self._render_ref(ctx, r, name))
+
+    def _h_create_ref(self, ctx: _Ctx, owner: str, repo: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        b = ctx.body_dict()
+        ref, sha = b.get("ref"), b.get("sha")
+        if not isinstance(ref, str) or not ref.startswith("refs/heads/") or ref == "refs/heads/":
+            raise self._git_refused(ctx, "Reference name is not valid (fake_github serves branches only)")
+        if not isinstance(sha, str) or r.git.kind(sha) != "commit":
+            raise self._git_refused(ctx, "Object does not exist")
+        name = ref.removeprefix("refs/heads/")
+        if name in r.branches:
+            raise self._git_refused(ctx, "Reference already exists")
+        r.branches[name] = sha
+        body = self._render_ref(ctx, r, name)
+        return _Resp(201, body, {"Location": body["url"]})
+
+    def _h_update_ref(self, ctx: _Ctx, owner: str, repo: str, ref: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        b = ctx.body_dict()
+        name, sha = ref.removeprefix("heads/"), b.get("sha")
+        if not ref.startswith("heads/") or name not in r.branches:
+            raise self._git_refused(ctx, "Reference does not exist")
+        if not isinstance(sha, str) or r.git.kind(sha) != "commit":
+            raise self._git_refused(ctx, "Object does not exist")
+        if b.get("force") is not True and not r.git.descends(sha, r.branches[name]):
+            raise self._git_refused(ctx, "Update is not a fast forward")
+        r.branches[name] = sha
+        for p in r.pulls.values():  # a pull request's head follows its branch
+            if p.head_repo == r.full_name and p.head_ref == name:
+                p.head_sha = sha
+        return _Resp(200, self._render_ref(ctx, r, name))
+
 
 def _scope(pattern: str) -> str:
     """The GITHUB_TOKEN permission a route needs, as a workflow's ``permissions:`` names it
     (GitHub's "permissions required for GitHub Apps"); "metadata" comes with every token."""
     rules = [
         (r"/user", "user"), (r"/users/.*", "metadata"), (r"/repos/[^/]+/[^/]+", "metadata"),
-        (r".*/collaborators/.*", "metadata"), (r".*/comments.*", "comments"), (r".*/(issues|labels)\b.*", "issues"),
-        (r".*/pulls\b.*", "pull-requests"), (r".*/actions/.*", "actions"),
+        (r".*/collaborators/.*", "metadata"), (r".*/reactions", "comments"), (r".*/comments.*", "comments"),
+        (r".*/(issues|labels)\b.*", "issues"), (r".*/pulls\b.*", "pull-requests"), (r".*/actions/.*", "actions"),
+        (r".*/git/.*", "contents"),
     ]  # fmt: skip
     plain = re.sub(r"\(\?P<\w+>[^)]*\)", "x", pattern)  # the route with its groups filled in
     return next(scope for rule, scope in rules if re.fullmatch(rule, plain))
@@ -2254,6 +2536,7 @@ def _scope(pattern: str) -> str:
 def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str, str]]:
     d = "https://docs.github.com/rest"
     repo = r"/repos/(?P<owner>[^/]+)/(?P<repo>[^/]+)"
+    sha = r"(?P<sha>[0-9a-f]{40})"
     table = [
         ("GET", r"/user", FakeGitHub._h_get_authenticated_user, f"{d}/users/users#get-the-authenticated-user"),
         ("GET", r"/users/(?P<login>[^/]+)", FakeGitHub._h_get_user, f"{d}/users/users#get-a-user"),
@@ -2382,6 +2665,27 @@ def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str, str]]:
             FakeGitHub._h_job_logs,
             f"{d}/actions/workflow-jobs#download-job-logs-for-a-workflow-run",
         ),
+        (
+            "POST",
+            repo + r"/issues/(?P<number>\d+)/reactions",
+            FakeGitHub._h_react_to_issue,
+            f"{d}/reactions/reactions#create-reaction-for-an-issue",
+        ),
+        (
+            "POST",
+            repo + r"/issues/comments/(?P<comment_id>\d+)/reactions",
+            FakeGitHub._h_react_to_comment,
+            f"{d}/reactions/reactions#create-reaction-for-an-issue-comment",
+        ),
+        ("POST", repo + r"/git/blobs", FakeGitHub._h_create_blob, f"{d}/git/blobs#create-a-blob"),
+        ("GET", repo + r"/git/blobs/" + sha, FakeGitHub._h_get_blob, f"{d}/git/blobs#get-a-blob"),
+        ("POST", repo + r"/git/trees", FakeGitHub._h_create_tree, f"{d}/git/trees#create-a-tree"),
+        ("GET", repo + r"/git/trees/" + sha, FakeGitHub._h_get_tree, f"{d}/git/trees#get-a-tree"),
+        ("POST", repo + r"/git/commits", FakeGitHub._h_create_commit, f"{d}/git/commits#create-a-commit"),
+        ("GET", repo + r"/git/commits/" + sha, FakeGitHub._h_get_commit, f"{d}/git/commits#get-a-commit-object"),
+        ("GET", repo + r"/git/ref/(?P<ref>.+)", FakeGitHub._h_get_ref, f"{d}/git/refs#get-a-reference"),
+        ("POST", repo + r"/git/refs", FakeGitHub._h_create_ref, f"{d}/git/refs#create-a-reference"),
+        ("PATCH", repo + r"/git/refs/(?P<ref>.+)", FakeGitHub._h_update_ref, f"{d}/git/refs#update-a-reference"),
     ]
     return [(m, re.compile(p), h, doc, _scope(p)) for m, p, h, doc in table]
 

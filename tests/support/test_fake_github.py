@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
+import os
 import socket
+import subprocess
 import threading
 import urllib.error
 import urllib.request
@@ -547,3 +550,148 @@ def test_a_log_given_as_chunks_is_streamed(fake, gh):
     [job] = gh.get_repo(REPO).get_workflow_run(run.id).jobs()
     with urllib.request.urlopen(job.logs_url()) as resp:
         assert resp.headers["Content-Length"] is None and resp.read() == b"line 0\nline 1\nline 2\n"
+
+
+# ------------------------------------------------------------------------------- reactions
+
+
+def test_a_reaction_is_made_once_per_person_and_content(fake, gh):
+    fake.add_issue(REPO, "a bug")
+    comment = fake.add_comment(REPO, 1, "/autofix")
+    status, _, made = raw(fake, "POST", f"/repos/{REPO}/issues/1/reactions", {"content": "eyes"})
+    assert status == 201 and set(made) == {"id", "node_id", "user", "content", "created_at"}
+    assert (made["content"], made["user"]["login"]) == ("eyes", "github-actions[bot]")
+    status, _, again = raw(fake, "POST", f"/repos/{REPO}/issues/1/reactions", {"content": "eyes"})
+    assert (status, again["id"]) == (200, made["id"])  # GitHub: 200 means it was there already
+    assert raw(fake, "POST", f"/repos/{REPO}/issues/1/reactions", {"content": "party"})[0] == 422
+    assert gh.get_repo(REPO).get_issue(1).get_comment(comment.id).create_reaction("heart").content == "heart"
+    assert [(x.content, x.comment_id) for x in fake.reactions(REPO, 1)] == [("eyes", None)]
+    assert [(x.content, x.comment_id) for x in fake.reactions(REPO, 1, comment.id)] == [("heart", comment.id)]
+    counts = raw(fake, "GET", f"/repos/{REPO}/issues/1")[2]["reactions"]
+    assert (counts["eyes"], counts["heart"], counts["total_count"]) == (1, 0, 1)
+
+
+def test_a_reaction_needs_the_permission_of_what_it_is_on():
+    with FakeGitHub(permissions={"issues": "write"}) as fake:
+        fake.add_repo(REPO, private=True)
+        fake.add_issue(REPO, "a bug")
+        fake.add_pull(REPO, head="fix")  # #2
+        comments = [fake.add_comment(REPO, n, "/autofix") for n in (1, 2)]
+
+        def answers() -> list[int]:
+            on_items = [
+                raw(fake, "POST", f"/repos/{REPO}/issues/{n}/reactions", {"content": "eyes"})[0] for n in (1, 2)
+            ]
+            on_comments = [
+                raw(fake, "POST", f"/repos/{REPO}/issues/comments/{c.id}/reactions", {"content": "eyes"})[0]
+                for c in comments
+            ]
+            return on_items + on_comments
+
+        assert answers() == [201, 403, 201, 403]  # an issue's with `issues`, a pull request's with `pull-requests`
+        fake.permissions = {"pull-requests": "write"}
+        assert answers() == [403, 201, 403, 201]
+
+
+# ------------------------------------------------------------------------------- the git database
+
+
+def git(cwd, *args):
+    env = {"PATH": os.environ["PATH"], "HOME": str(cwd), "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    env |= {
+        f"GIT_{who}_{what}": value
+        for who in ("AUTHOR", "COMMITTER")
+        for what, value in (("NAME", "Mona"), ("EMAIL", "m@x"))
+    }
+    return subprocess.run(["git", *args], cwd=cwd, env=env, capture_output=True, text=True, check=True).stdout.strip()
+
+
+@pytest.fixture
+def pushed(fake, tmp_path):
+    """A work tree whose one commit was pushed: the fake's git database reads it from a bare copy."""
+    work = tmp_path / "work"
+    (work / "dir").mkdir(parents=True)
+    (work / "a.txt").write_text("a\n")
+    (work / "dir" / "b.txt").write_text("b\n")
+    (work / "run.sh").write_text("#!/bin/sh\n")
+    (work / "run.sh").chmod(0o755)
+    (work / "link").symlink_to("a.txt")
+    git(work, "init", "-q", "-b", "main")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "base")
+    git(tmp_path, "clone", "-q", "--bare", str(work), str(tmp_path / "bare.git"))
+    fake.repo(REPO).git.pushed = tmp_path / "bare.git"
+    return work
+
+
+def test_the_git_database_builds_the_tree_git_builds_and_signs_a_bot_s_commit(fake, pushed):
+    api, base, base_tree = (
+        f"/repos/{REPO}/git",
+        git(pushed, "rev-parse", "HEAD"),
+        git(pushed, "rev-parse", "HEAD^{tree}"),
+    )
+    binary = b"\x00bin\xff"
+    status, _, blob = raw(
+        fake, "POST", f"{api}/blobs", {"content": base64.b64encode(binary).decode(), "encoding": "base64"}
+    )
+    assert status == 201 and set(blob) == {"url", "sha"}
+    status, _, tree = raw(fake, "POST", f"{api}/trees", {"base_tree": base_tree, "tree": [
+        {"path": "dir/b.txt", "mode": "100644", "type": "blob", "content": "b, changed\n"},
+        {"path": "new/deep/c.bin", "mode": "100755", "type": "blob", "sha": blob["sha"]},
+        {"path": "a.txt", "mode": "100644", "type": "blob", "sha": None},
+    ]})  # fmt: skip
+    (pushed / "dir" / "b.txt").write_text("b, changed\n")
+    (pushed / "new" / "deep").mkdir(parents=True)
+    (pushed / "new" / "deep" / "c.bin").write_bytes(binary)
+    (pushed / "new" / "deep" / "c.bin").chmod(0o755)
+    (pushed / "a.txt").unlink()
+    git(pushed, "add", "-A")
+    assert (status, tree["sha"]) == (201, git(pushed, "write-tree"))  # the same change, made by git
+    assert [(e["path"], e["mode"], e["type"]) for e in tree["tree"]] == [
+        ("dir", "040000", "tree"), ("link", "120000", "blob"), ("new", "040000", "tree"), ("run.sh", "100755", "blob"),
+    ]  # fmt: skip
+    listed = raw(fake, "GET", f"{api}/trees/{tree['sha']}?recursive=1")[2]["tree"]
+    assert [e["path"] for e in listed] == ["dir", "dir/b.txt", "link", "new", "new/deep", "new/deep/c.bin", "run.sh"]
+    assert base64.b64decode(raw(fake, "GET", f"{api}/blobs/{blob['sha']}")[2]["content"]) == binary
+    assert raw(fake, "POST", f"{api}/trees", {"base_tree": base_tree, "tree": [
+        {"path": "gone.txt", "mode": "100644", "type": "blob", "sha": None},
+    ]})[0] == 422  # fmt: skip
+
+    status, _, commit = raw(
+        fake, "POST", f"{api}/commits", {"message": "fix\n", "tree": tree["sha"], "parents": [base]}
+    )
+    assert status == 201
+    assert (commit["verification"]["verified"], commit["verification"]["reason"]) == (True, "valid")
+    assert (commit["author"]["name"], commit["tree"]["sha"]) == ("github-actions[bot]", tree["sha"])
+    assert [p["sha"] for p in commit["parents"]] == [base]
+    assert raw(fake, "GET", f"{api}/commits/{commit['sha']}")[2] == commit
+
+    assert raw(fake, "GET", f"{api}/ref/heads/autofix/fix")[0] == 404
+    status, _, ref = raw(fake, "POST", f"{api}/refs", {"ref": "refs/heads/autofix/fix", "sha": commit["sha"]})
+    assert (status, ref["ref"], ref["object"]["sha"]) == (201, "refs/heads/autofix/fix", commit["sha"])
+    assert raw(fake, "GET", f"{api}/ref/heads/autofix/fix")[2] == ref
+    again = raw(fake, "POST", f"{api}/refs", {"ref": "refs/heads/autofix/fix", "sha": commit["sha"]})
+    assert (again[0], again[2]["message"]) == (422, "Reference already exists")
+    back = raw(fake, "PATCH", f"{api}/refs/heads/autofix/fix", {"sha": base})
+    assert (back[0], back[2]["message"]) == (422, "Update is not a fast forward")
+    assert raw(fake, "PATCH", f"{api}/refs/heads/autofix/fix", {"sha": base, "force": True})[0] == 200
+    assert fake.repo(REPO).branches["autofix/fix"] == base
+
+
+def test_a_commit_naming_its_author_or_made_by_a_person_is_not_signed(fake, pushed):
+    api, tree = f"/repos/{REPO}/git", git(pushed, "rev-parse", "HEAD^{tree}")
+    authored = {"message": "m", "tree": tree, "author": {"name": "Mona", "email": "m@x"}}
+    verification = raw(fake, "POST", f"{api}/commits", authored)[2]["verification"]
+    assert (verification["verified"], verification["reason"]) == (False, "unsigned")
+    fake.login = "mona"  # a personal access token
+    verification = raw(fake, "POST", f"{api}/commits", {"message": "m", "tree": tree})[2]["verification"]
+    assert (verification["verified"], verification["reason"]) == (False, "unsigned")
+    assert raw(fake, "POST", f"{api}/commits", {"message": "m", "tree": "0" * 40})[0] == 422
+
+
+def test_the_git_database_needs_contents():
+    with FakeGitHub(permissions={"contents": "read"}) as fake:
+        fake.add_repo(REPO)
+        assert raw(fake, "POST", f"/repos/{REPO}/git/blobs", {"content": "x"})[0] == 403
+        fake.permissions = {"contents": "write"}
+        assert raw(fake, "POST", f"/repos/{REPO}/git/blobs", {"content": "x"})[0] == 201

@@ -25,7 +25,7 @@ from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
 from bot.core.workspace import Workspace
 from bot.errors import ModelUnavailable, UserError
-from bot.github import render
+from bot.github import progress, render
 from bot.github.forge import PullInfo, RunInfo
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
@@ -97,7 +97,9 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
     outcome = TaskOutcome()
     step.outcomes.append(outcome)
     mark = render.marker("pr", number)
+    status = progress.Progress(step, number, mark)  # the comment `post` writes, shown early
     try:
+        status.stage("starting")
         head = step.git.fetch_pull(number, pull.base_ref)
         if head != pull.head_sha:
             raise UserError(
@@ -109,7 +111,7 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
         with step.git.checkout(head, config.temp, f"autofix-pr-{number}-") as tree:
             protected = protected_paths(step) + protected_by_command(command, tree.workdir)  # the head's Makefile
             work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
-            return Repair(step, pull, run, fork, mark, outcome, tree).run(command, work, diff, sandbox)
+            return Repair(step, pull, run, fork, mark, outcome, tree, status).run(command, work, diff, sandbox)
     except (UserError, ModelUnavailable) as exc:
 
         def comment(headline: str) -> None:
@@ -126,10 +128,19 @@ def protected_paths(step: Step) -> tuple[str, ...]:
 
 class Repair:
     def __init__(
-        self, step: Step, pull: PullInfo, run: RunInfo | None, fork: bool, mark: str, outcome: TaskOutcome, tree: Git
+        self,
+        step: Step,
+        pull: PullInfo,
+        run: RunInfo | None,
+        fork: bool,
+        mark: str,
+        outcome: TaskOutcome,
+        tree: Git,
+        status: progress.Progress,
     ):
         self.step, self.pull, self.run_info, self.fork, self.mark, self.outcome = step, pull, run, fork, mark, outcome
         self.tree = tree  # git on the folder holding the pull request's head, which the model edits
+        self.status = status
         self.verdict: gate.Judgement | None = None  # the last judged candidate's
         self.judge: ProofJudge | None = None
 
@@ -138,6 +149,7 @@ class Repair:
         suite = gate.Suite(
             sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
         )
+        self.status.stage("measuring the baseline")
         with step.flow.group("baseline: the whole suite at the pull request's head, twice"):
             baseline = gate.Baseline.measure(suite, work.root)
             step.flow.untrusted(baseline.first.output)
@@ -178,7 +190,10 @@ class Repair:
                 "Make the failing tests pass by changing the code, not the tests, "
                 "without breaking any test that passes now."
             )
-            run(EditTree(SYSTEM, intro, work, context), judge, model, budget, report, on_attempt=self.show)
+            run(
+                EditTree(SYSTEM, intro, work, context), judge, model, budget, report, on_attempt=self.show,
+                on_stage=self.status.stage,
+            )  # fmt: skip
         finally:
             self.verdict = judge.verdict
             heading = f"### autofix: pull request #{number} — {'fixed' if report.passed else 'not fixed'}"
