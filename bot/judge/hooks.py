@@ -18,14 +18,15 @@ import os
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOXED = Path(__file__).parent / "sandboxed"
-SEAL, PLUGIN, UNITTEST = (
-    (SANDBOXED / name).read_text(encoding="utf-8") for name in ("seal.py", "pytest_plugin.py", "unittest_hook.py")
+SEAL, EDITABLES, PLUGIN, UNITTEST = (
+    (SANDBOXED / name).read_text(encoding="utf-8")
+    for name in ("seal.py", "editables.py", "pytest_plugin.py", "unittest_hook.py")
 )
 
 
@@ -47,18 +48,20 @@ def home() -> Path:
 
 
 @contextmanager
-def generated(fd: int, only_fd: int | None, workdir: Path, target: str) -> Iterator[Hooks]:
-    """This run's hooks, removed when it is over."""
+def generated(
+    fd: int, only_fd: int | None, workdir: Path, target: str, redirect: Sequence[tuple[str, str]] = ()
+) -> Iterator[Hooks]:
+    """This run's hooks, removed when it is over. `redirect`: each folder an editable install of
+    the tests' environment names, with its place in `workdir` (sandboxed/editables.py)."""
     folder = home() / secrets.token_hex(8)
     folder.mkdir()
     folder.chmod(0o755)
     try:
         name = "m" + secrets.token_hex(8)
-        header = "RUN = " + repr(
-            {"fd": fd, "only_fd": -1 if only_fd is None else only_fd, "workdir": str(workdir), "target": target}
-        )
-        write(folder / f"{name}.py", header, SEAL, PLUGIN)
-        write(folder / "sitecustomize.py", header, SEAL, UNITTEST)
+        run = {"fd": fd, "only_fd": -1 if only_fd is None else only_fd, "workdir": str(workdir), "target": target}
+        header = "RUN = " + repr({**run, "redirect": [list(pair) for pair in redirect]})
+        write(folder / f"{name}.py", header, SEAL, EDITABLES, PLUGIN)
+        write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)
         yield Hooks(folder, name)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

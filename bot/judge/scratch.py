@@ -189,7 +189,7 @@ class Scratch:
             self.uid = slot.uid if slot else None
             if self.follow:
                 self.take_in()
-            keep_workdir(self.work, Kept(slot, tuple(sorted(self.shared.values()))))
+            keep_workdir(self.work, Kept(slot, tuple(sorted(self.shared.values())), self.home))
             self.wait_for_clock()
             self.dirty = True
             try:

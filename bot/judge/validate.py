@@ -9,7 +9,7 @@ import secrets
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -358,15 +358,19 @@ def current_text(path: Path) -> str | None:
 
 
 def open_test_sandbox(
-    requested: str, option: str, warn: Callable[[str], None], original: Path | None = None
+    requested: str,
+    option: str,
+    warn: Callable[[str], None],
+    original: Path | None = None,
+    also: Sequence[Path] = (),
 ) -> Sandbox:
     """The sandbox the tests run in, with this interpreter's folders readable but nothing inside
-    the `original` work folder. A tier that can't work here is the user's error, named by
-    `option`; the `none` tier's warning goes to `warn`."""
+    the `original` work folder, and `also` (the tests' own environment). A tier that can't work
+    here is the user's error, named by `option`; the `none` tier's warning goes to `warn`."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SandboxWarning)
         try:
-            sandbox = open_sandbox(requested, readable=python_paths(original))
+            sandbox = open_sandbox(requested, readable=[*python_paths(original), *also])
         except ValueError as exc:
             raise UserError(f"{option}: {exc}") from None
     for warning in caught:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bot import safefs
 from bot.errors import UserError
-from bot.judge import canaries, hooks, launch
+from bot.judge import canaries, editables, hooks, launch
 from bot.judge.integrity import Case
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, kept_workdir, within
 from bot.text import clip_line
@@ -95,12 +95,19 @@ def run_tests(
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
     drawn = canaries.draw(known, hint)
     payload = "\n".join([nonce, *(canary.line() for canary in drawn)]) + "\n"
-    with channel(payload) as fd, selection(only) as only_fd, hooks.generated(fd, only_fd, work, target) as hook:
+    env = allowed_environ(DETERMINISTIC)
+    kept = kept_workdir(work)
+    moved = editables.moves(env, work, Path(kept.origin) if kept and kept.origin else None)
+    with (
+        channel(payload) as fd,
+        selection(only) as only_fd,
+        hooks.generated(fd, only_fd, work, target, moved) as hook,
+    ):
         # What the run may write, pytest never collects: a conftest or test module planted there
         # during the run is never loaded.
         ignored = [f"--ignore={path}" for path in writable or ()]
         options = ["-p", hook.plugin, "-p", "no:cacheprovider", *ignored, *shlex.split(extra_options)]
-        env = allowed_environ({**DETERMINISTIC, "PYTHONPATH": str(hook.folder)})
+        env["PYTHONPATH"] = str(hook.folder)
         fds = (fd,) if only_fd is None else (fd, only_fd)
         started = launch.direct(command, env)
         if started is not None:

@@ -135,10 +135,11 @@ class Kept:
     (Workdir.give), so ownership keeps the rest read-only on every tier, beside bwrap's bind and
     Landlock's ruleset; a run without is lent the whole tree, and hands it back. `shared`: real
     paths of trees the workdir links to instead of holding copies; every run sees them read-only
-    (`Sandbox.cannot_share` says where that can't be kept)."""
+    (`Sandbox.cannot_share` says where that can't be kept). `origin`: the folder it copies."""
 
     slot: Slot | None
     shared: tuple[str, ...] = ()
+    origin: str = ""  # the folder the workdir is a copy of
 
 
 # Kept workdirs by real path: every run in one is a run in a kept workdir, whoever starts it

@@ -258,29 +258,7 @@ def import_paths():
         mapping = getattr(sys.modules.get(getattr(finder, "__module__", ""), None), "MAPPING", None)
         if isinstance(mapping, dict):
             paths += [p for p in mapping.values() if isinstance(p, str)]
-    return (paths + pth_entries())[:500]
-
-
-def pth_entries():
-    site = sys.modules.get("site")  # never imported here: the work folder could shadow it
-    found = []
-    for folder in getattr(site, "getsitepackages", lambda: [])():
-        try:
-            names = sorted(n for n in os.listdir(folder) if n.endswith(".pth"))
-        except OSError:
-            continue
-        for name in names[:100]:
-            try:
-                with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as pth:
-                    lines = pth.read(65536).splitlines()
-            except OSError:
-                continue
-            found += [
-                os.path.join(folder, line.strip())
-                for line in lines
-                if line.strip() and not line.startswith(("#", "import ", "import\t"))
-            ]
-    return found
+    return (paths + [moved(p) or p for p in pth_entries()])[:500]
 
 
 def loaded_as(target):
@@ -304,6 +282,7 @@ def sealed():
     """At load, before any conftest, test module or candidate code: the run's signer, canaries
     and selection taken, the machinery noted, and what configures the session; None outside a
     run of autofix's."""
+    redirect_editables()  # sitecustomize did, unless the tests' Python skipped it (-S, -I)
     fd, sign, canaries = take_nonce()
     if sign is None:
         return None
