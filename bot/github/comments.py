@@ -6,14 +6,15 @@
   and its head the code, proven like a free-form issue, proposed into its branch (for a fork,
   as a patch in a comment).
 
-Edited comments and comments by bots or autofix's own account never start anything: an edit
-could turn an old comment into a command nobody saw given."""
+Edited comments, comments by bots and autofix's own comments (its account's, carrying its marker)
+never start anything: an edit could turn an old comment into a command nobody saw given. With a
+personal access token, autofix's account is a person's: their own `/autofix` and labels count."""
 
 from __future__ import annotations
 
 import re
 
-from bot.github import freeform, issues, progress
+from bot.github import freeform, issues, progress, render
 from bot.github.red_ci.repair import repair
 from bot.github.step import Skip, Step
 
@@ -24,10 +25,14 @@ def on_comment(step: Step, event: dict) -> int:
     if event.get("action") != "created":
         raise Skip(f"ignored: issue_comment event {event.get('action')!r}: only a new comment starts autofix")
     comment = event.get("comment") or {}
-    found = COMMAND.match(str(comment.get("body") or "").replace("\r\n", "\n"))
+    body = str(comment.get("body") or "").replace("\r\n", "\n")
+    found = COMMAND.match(body)
     if found is None:
         raise Skip("ignored: the comment doesn't start with /autofix")
-    login, permission = issues.writer(step, event.get("sender") or {}, "commented")
+    sender = event.get("sender") or {}
+    if render.marked(body) and str(sender.get("login", "")).lower() == (step.forge.own_login() or "").lower():
+        raise Skip(f"ignored: autofix's own comment (its marker, by its account @{sender.get('login')})")
+    login, permission = issues.writer(step, sender, "commented")
     issue = event.get("issue") or {}
     number, text = int(issue["number"]), found["text"].strip()
     progress.react(step, number, int(comment["id"]))

@@ -4,6 +4,9 @@ the repository's `.github/autofix.yml`. An input that is set wins over the file.
 from __future__ import annotations
 
 import base64
+import os
+import ssl
+import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,6 +25,7 @@ OUT = ".autofix/out"  # reports and comment files, relative to the workspace
 INPUTS = (
     "github-token", "openai-api-key", "model", "api", "base-url", "max-attempts", "max-tokens", "label",
     "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish", "allow-unproven", "strength",
+    "ca-bundle",
     "sign-commits",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
@@ -81,6 +85,7 @@ class Config:
     summary: Path | None
     temp: Path
     repo: RepoConfig = field(default_factory=RepoConfig)
+    ca_bundle: Path | None = None  # the PEM file of the CA certificates to trust besides the usual ones
     run_url: str | None = None  # the Actions run of this step, as a person opens it; None outside a run
 
     @classmethod
@@ -103,7 +108,8 @@ class Config:
             server_url=(environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/"),
             output=Path(environ["GITHUB_OUTPUT"]) if environ.get("GITHUB_OUTPUT") else None,
             summary=Path(environ["GITHUB_STEP_SUMMARY"]) if environ.get("GITHUB_STEP_SUMMARY") else None,
-            temp=Path(environ.get("RUNNER_TEMP") or "/tmp"),
+            temp=runner_temp(environ),
+            ca_bundle=ca_bundle(inputs, Path(environ["GITHUB_WORKSPACE"]), environ),
             run_url=run_url(environ),
         )
         config.check_inputs()
@@ -249,6 +255,33 @@ class Config:
     @property
     def secrets(self) -> list[str]:
         return [value for value in (self.token, self.api_key, self.basic_auth) if value]
+
+
+def ca_bundle(inputs: Mapping[str, str], workspace: Path, environ: Mapping[str, str]) -> Path | None:
+    """The PEM file of the certificates that a GitHub Enterprise Server (or a model service) behind
+    a private CA is trusted by: input `ca-bundle` (relative to the workspace, or absolute), else
+    SSL_CERT_FILE as the step's environment has it."""
+    if "ca-bundle" in inputs:
+        where, path = "input ca-bundle", workspace / inputs["ca-bundle"]
+    elif environ.get("SSL_CERT_FILE"):
+        where, path = "SSL_CERT_FILE", Path(environ["SSL_CERT_FILE"])
+    else:
+        return None
+    if not path.is_file():
+        raise UserError(f"{where}: {path} is not a file; name a PEM file of CA certificates")
+    try:
+        ssl.create_default_context(cafile=path)  # what each client will load: a bad file fails here, in one line
+    except (OSError, ValueError) as exc:
+        raise UserError(f"{where}: {path} holds no PEM certificate OpenSSL can load ({exc})") from None
+    return path
+
+
+def runner_temp(environ: Mapping[str, str]) -> Path:
+    """RUNNER_TEMP when it names a folder here, else the system's temporary folder: older runners
+    (GitHub Enterprise Server's, self-hosted ones) give a container action the host's RUNNER_TEMP
+    without mounting it, a path the container doesn't have."""
+    value = environ.get("RUNNER_TEMP")
+    return Path(value) if value and os.path.isdir(value) else Path(tempfile.gettempdir())
 
 
 def run_url(environ: Mapping[str, str]) -> str | None:

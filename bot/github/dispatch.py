@@ -31,7 +31,7 @@ from bot.github.git import Git
 from bot.github.issues import on_issue
 from bot.github.red_ci.repair import on_workflow_run, repair
 from bot.github.specs import on_specs
-from bot.github.step import OpenModel, Skip, Step, TaskOutcome
+from bot.github.step import OpenModel, Skip, Step, TaskOutcome, system_error
 from bot.github.workflow import Workflow, write_outputs
 from bot.models.registry import open_model
 from bot.redact import SECRET_NAME, Redactor
@@ -82,6 +82,10 @@ def main(
     except (UserError, ModelUnavailable) as exc:
         step.annotate_error(exc)
         return exc.exit_code
+    except OSError as exc:  # one no flow told: still one line, never a traceback
+        error = system_error(exc)
+        step.annotate_error(error)
+        return error.exit_code
     finally:
         step.cleanup.close()  # the checkout's credentials go back, whatever happened
         hand_back(step)

@@ -13,9 +13,11 @@ PyGithub is imported inside the methods: `autofix run` and `--help` never pay fo
 from __future__ import annotations
 
 import http.client
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
@@ -91,8 +93,10 @@ class Forge:
         repository: str,
         pacing: Pacing | None = None,
         log: Callable[[str], None] | None = None,
+        ca_bundle: Path | None = None,
     ):
         self.api_url = api_url
+        self.ca_bundle = ca_bundle  # the certificates GitHub's HTTPS is verified against; None: certifi's
         self.token = token
         self.repository = repository
         self.pacing = pacing or Pacing()
@@ -117,6 +121,7 @@ class Forge:
             self._gh = github.Github(
                 base_url=self.api_url, auth=github.Auth.Token(self.token), retry=None, timeout=p.timeout,
                 seconds_between_requests=p.between_requests, seconds_between_writes=p.between_writes, lazy=True,
+                verify=str(self.ca_bundle) if self.ca_bundle else True,
             )  # fmt: skip
         return self._gh
 
@@ -275,7 +280,7 @@ class Forge:
             except ForgeError as exc:
                 missing.append(str(exc))
                 continue
-            text, problem = read_tail(location, tail, read_cap, deadline)
+            text, problem = read_tail(location, tail, read_cap, deadline, self.ca_bundle)
             if text:
                 found.append((job.name, text))
             if problem:
@@ -365,17 +370,16 @@ def retry_wait(exc: BaseException, tries: int, first_wait: float) -> tuple[float
         return backoff, f"GitHub answered {exc.status}"
     if not rate_limited(exc):
         return None, ""
-    # GitHub's rules: Retry-After first, then the reset of an exhausted quota, else at least a minute.
+    # GitHub's rules: Retry-After first, then the reset of an exhausted quota, else (a secondary rate
+    # limit, a 429 or a 403 alike) at least a minute, growing when it goes on.
     headers = {k.lower(): v for k, v in (exc.headers or {}).items()}
     retry_after, reset = str(headers.get("retry-after", "")), str(headers.get("x-ratelimit-reset", ""))
     if retry_after.isdigit():
         wait = float(retry_after)
     elif headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
         wait = max(int(reset) - time.time() + 1, 1.0)
-    elif exc.status == 429:
-        wait = backoff
     else:
-        wait = SECONDARY_WAIT
+        wait = max(SECONDARY_WAIT, backoff)
     return wait, f"rate limited ({exc.status})"
 
 
@@ -409,7 +413,7 @@ def failure(what: str, exc: BaseException, tries: int, waited: float, wait: floa
     return f"GitHub API: {what} failed{after}: {type(exc).__name__}: {detail}"
 
 
-def read_tail(url: str, keep: int, cap: int, deadline: float) -> tuple[str, str | None]:
+def read_tail(url: str, keep: int, cap: int, deadline: float, ca_bundle: Path | None = None) -> tuple[str, str | None]:
     """The end of the text at `url` (no token: the URL is signed), streamed so that only `keep`
     bytes are held; reading stops after `cap` bytes or at `deadline` (checked between reads of the
     socket, each of which waits at most the time left when the download began), and whatever
@@ -418,7 +422,9 @@ def read_tail(url: str, keep: int, cap: int, deadline: float) -> tuple[str, str 
 
     tail, read, problem = bytearray(), 0, None
     try:
-        with urllib.request.urlopen(url, timeout=min(max(deadline - time.monotonic(), 1.0), 30.0)) as response:
+        context = ssl.create_default_context(cafile=ca_bundle) if ca_bundle else None
+        timeout = min(max(deadline - time.monotonic(), 1.0), 30.0)
+        with urllib.request.urlopen(url, timeout=timeout, context=context) as response:
             while True:
                 if read >= cap:
                     problem = f"read the first {read:,} bytes only; the end is missing"

@@ -28,11 +28,11 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.errors import UserError
 
 BOT_NAME = "github-actions[bot]"
-BOT_EMAIL = "41898282+github-actions[bot]@users.noreply.github.com"
 GIT_TIMEOUT = 300
 # For a local or ssh origin git runs these commands; the config's `remote.origin.uploadpack` (which
 # a later value can't override: the first one wins) would name any other. Flags do override it.
@@ -74,13 +74,24 @@ def checkout_git_dir(workdir: Path) -> Path:
     return git_dir
 
 
+def bot_email(server_url: str) -> str:
+    """github-actions[bot]'s noreply address on the server: on github.com its account's id and
+    login; elsewhere (GitHub Enterprise Server) the server's own noreply domain, without the id,
+    which is github.com's account's and not the server's."""
+    host = (urlsplit(server_url).hostname or "github.com").lower()
+    if host == "github.com":
+        return f"41898282+{BOT_NAME}@users.noreply.github.com"
+    return f"{BOT_NAME}@users.noreply.{host}"
+
+
 class Git:
     """git on one work tree: the workspace, or a folder holding a pull request's code (`base`
     is then its head commit, and `git_dir` the workspace's)."""
 
     def __init__(self, workdir: Path, server_url: str, basic_auth: str | None, redact: Callable[[str], str],
-                 git_dir: Path | None = None, base: str = "HEAD"):  # fmt: skip
+                 git_dir: Path | None = None, base: str = "HEAD", ca_bundle: Path | None = None):  # fmt: skip
         self.workdir, self.server_url, self.basic_auth, self.redact = workdir, server_url, basic_auth, redact
+        self.ca_bundle = ca_bundle  # the certificates origin's HTTPS is verified against; None: the system's
         self.git_dir = git_dir or checkout_git_dir(workdir)
         self.base = base
         self._private = tempfile.TemporaryDirectory(prefix="autofix-git-")  # removed with this object
@@ -91,9 +102,11 @@ class Git:
             "PATH": os.environ.get("PATH", os.defpath), "HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
             "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_ATTR_NOSYSTEM": "1",
             "GIT_TERMINAL_PROMPT": "0",
-            "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": BOT_EMAIL,
-            "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": BOT_EMAIL,
+            "GIT_AUTHOR_NAME": BOT_NAME, "GIT_AUTHOR_EMAIL": bot_email(server_url),
+            "GIT_COMMITTER_NAME": BOT_NAME, "GIT_COMMITTER_EMAIL": bot_email(server_url),
         }  # fmt: skip
+        if ca_bundle is not None:
+            self.env["GIT_SSL_CAINFO"] = str(ca_bundle)
         self.settings = [("core.hooksPath", str(hooks)), *FORCED.items()]
         self.settings += [(key, "") for key in self.configured_drivers()]  # an empty command runs nothing
         self.auth: list[tuple[str, str]] = []
@@ -269,7 +282,9 @@ class Git:
         commits on top of `commit` from there. The workspace's own checkout (the trusted default
         branch) is never touched, and the folder holds no `.git` that could point git elsewhere."""
         with tempfile.TemporaryDirectory(prefix=prefix, dir=parent) as folder:
-            tree = Git(Path(folder), self.server_url, self.basic_auth, self.redact, git_dir=self.git_dir, base=commit)
+            tree = Git(
+                Path(folder), self.server_url, self.basic_auth, self.redact, self.git_dir, commit, self.ca_bundle
+            )
             with tree.scratch_index() as index:
                 tree.run("read-tree", commit, env=index)
                 tree.run("checkout-index", "--all", env=index)

@@ -35,12 +35,11 @@ def on_issue(step: Step, event: dict) -> int:
 
 def writer(step: Step, sender: dict, did: str) -> tuple[str, str]:
     """The person who `did` what starts autofix, and their permission, asked of the API; Skip for
-    a bot, autofix's own account, or anyone without write access."""
+    a bot or anyone without write access. autofix's own account is a person's when its token is a
+    personal access token: their label or `/autofix` counts (comments.py skips autofix's own comments)."""
     login = str(sender.get("login", ""))
     if sender.get("type") == "Bot" or login.endswith("[bot]"):
         raise Skip(f"ignored: {did} by the bot @{login}; only people start autofix")
-    if login == step.forge.own_login():
-        raise Skip(f"ignored: {did} by autofix's own account @{login}")
     permission = step.forge.permission(login)
     if permission not in MAY_TRIGGER:
         raise Skip(
@@ -111,9 +110,8 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         )
         flow.print(f"autofix: every attempt failed; comment on #{number} {operation}; no branch pushed")
         return 1
-    except (UserError, ModelUnavailable) as exc:
-        step.tell_error(exc, "", comment)
-        raise
+    except (UserError, ModelUnavailable, OSError) as exc:
+        raise step.tell_error(exc, "", comment) from None
 
 
 def author_may_write(step: Step, issue: dict, labeler: str, labeler_permission: str, ignored: str) -> bool:

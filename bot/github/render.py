@@ -28,6 +28,11 @@ def marker(kind: str, name: str | int) -> str:
     return f"<!-- autofix:{kind}-{name} -->"
 
 
+def marked(body: str) -> bool:
+    """Whether `body` carries a marker `marker` writes: autofix wrote it."""
+    return re.search(r"<!-- autofix:[\w.-]+ -->", body) is not None
+
+
 def code_span(text: str) -> str:
     """`text` as inline code, exactly but on one line: a line break would end a table row."""
     text = re.sub(r"\s", " ", text)

@@ -7,7 +7,7 @@ from bot.core.report import Report
 from bot.errors import UserError
 from bot.github import render, tasks
 from bot.github.publish import Proposal, publish
-from bot.github.step import Skip, Step, TaskOutcome
+from bot.github.step import Skip, Step, TaskOutcome, system_error
 from bot.github.write import write_target
 
 
@@ -24,9 +24,10 @@ def on_specs(step: Step, event: dict) -> int:
         step.outcomes.append(outcome)
         try:
             code = max(code, regenerate(step, relpath, outcome))
-        except UserError as exc:  # this spec is broken; the others still run
-            step.annotate_error(exc)
-            code = max(code, exc.exit_code)
+        except (UserError, OSError) as exc:  # this spec is broken; the others still run
+            error = exc if isinstance(exc, UserError) else system_error(exc)
+            step.annotate_error(error)
+            code = max(code, error.exit_code)
     return code
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 from bot import safefs
 from bot.core.report import Report
 from bot.errors import ModelUnavailable, UserError
-from bot.github import render
+from bot.github import render, trust
 from bot.github.config import OUT, Config, RepoConfig
 from bot.github.forge import Forge, PullResult
 from bot.github.git import Git
@@ -66,27 +67,38 @@ class Step:
     opened_sandbox: Sandbox | None = None
     untracked: frozenset[str] | None = None  # the workspace's untracked files before autofix's setup ran
     cleanup: ExitStack = field(default_factory=ExitStack)  # undone when the step ends, however it ends
+    bundle: Path | None = None  # the certificates the step's HTTPS clients verify against, once written
 
     @property
     def forge(self) -> Forge:
         if self.given_forge is None:
             c = self.config
-            self.given_forge = Forge(c.api_url, c.token or "", c.repository, log=self.flow.print)
+            trusted = self.trusted()
+            self.given_forge = Forge(c.api_url, c.token or "", c.repository, log=self.flow.print, ca_bundle=trusted)
         return self.given_forge
 
     @property
     def git(self) -> Git:
         if self.given_git is None:
             c = self.config
-            self.given_git = Git(c.workspace, c.server_url, c.basic_auth, self.redact)
+            self.given_git = Git(c.workspace, c.server_url, c.basic_auth, self.redact, ca_bundle=self.trusted())
         return self.given_git
+
+    def trusted(self) -> Path | None:
+        """The public roots and `ca-bundle`'s certificates in one file (trust.py), written once for
+        the step; None without `ca-bundle`: each client trusts its usual roots."""
+        if self.config.ca_bundle is not None and self.bundle is None:
+            folder = self.cleanup.enter_context(tempfile.TemporaryDirectory(prefix="autofix-trust-"))
+            self.bundle = trust.bundle(self.config.ca_bundle, Path(folder))
+        return self.bundle
 
     def model(self, spec: Spec | RepoConfig) -> Model:
         """The configured model (the step's inputs win over the spec or config); prompts masked."""
         c = self.config
         settings = ModelSettings(
-            name=c.model or spec.model, api=c.api or spec.api or "responses", base_url=c.base_url, api_key=c.api_key
-        )
+            name=c.model or spec.model, api=c.api or spec.api or "responses", base_url=c.base_url, api_key=c.api_key,
+            ca_bundle=str(trusted) if (trusted := self.trusted()) else None,
+        )  # fmt: skip
         hints = Hints(f"set the `model` input, or `model:` in {c.config_path} or the spec", KEY_HINT)
         model = self.open_model(settings, self.redact, hints)
         self.flow.print(f"autofix: {model.banner}")
@@ -187,13 +199,18 @@ class Step:
             ) from None
         return workspace / OUT / name
 
-    def tell_error(self, exc: UserError | ModelUnavailable, doing: str, post: Callable[[str], object]) -> None:
+    def tell_error(
+        self, exc: UserError | ModelUnavailable | OSError, doing: str, post: Callable[[str], object]
+    ) -> UserError | ModelUnavailable:
         """The error a task stopped with, posted where the task came from (`post` takes the
-        headline); if even that fails, the job's error annotation still tells."""
+        headline); if even that fails, the job's error annotation still tells. Returns what the
+        step fails with: an OSError (a folder the runner lacks, a full disk) as a one-line UserError."""
+        error = exc if isinstance(exc, UserError | ModelUnavailable) else system_error(exc)
         try:
-            post(f"autofix stopped with an error{doing}:\n\n{render.fence(str(exc))}")
+            post(f"autofix stopped with an error{doing}:\n\n{render.fence(str(error))}")
         except UserError as unreported:
             self.annotate_error(unreported)
+        return error
 
     def annotate_error(self, exc: Exception) -> None:
         """One error annotation, on the file and line the message names when it names one."""
@@ -210,3 +227,9 @@ class Step:
             self.flow.annotate("error", message)
             return
         self.flow.annotate("error", message, file=str(file), line=int(found["line"]))
+
+
+def system_error(exc: OSError) -> UserError:
+    """An OSError as the one line a user reads: the path it names and the system's words."""
+    where = f"{exc.filename}: " if exc.filename is not None else ""
+    return UserError(f"{where}{exc.strerror or exc}")

@@ -53,6 +53,7 @@ class ModelSettings:
     max_retries: int = 2
     temperature: float | None = None  # None: the endpoint's default, nothing sent
     seed: int | None = None  # sent where the API takes one; None: none sent
+    ca_bundle: str | None = None  # a PEM file of the certificates HTTPS is verified against; None: the SDK's
 
 
 # Added to the settings' seed by calls made inside `seed_offset`: a caller that sends one prompt

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 from typing import Any
 
 from bot.errors import ModelUnavailable, UserError, warn
@@ -23,11 +24,16 @@ class OpenAIModel:
         if self._client is None:
             import openai  # costs ~0.5-0.9 s: paid only when a model is really called
 
+            extra: dict[str, Any] = {}
+            if self.settings.ca_bundle:  # the SDK's own client, verifying against these certificates
+                context = ssl.create_default_context(cafile=self.settings.ca_bundle)
+                extra["http_client"] = openai.DefaultHttpxClient(verify=context)
             self._client = openai.OpenAI(
                 api_key=self.settings.api_key or "unused",
                 base_url=self.settings.base_url,
                 timeout=self.settings.timeout,
                 max_retries=self.settings.max_retries,
+                **extra,
             )
         return self._client
 

@@ -41,7 +41,8 @@ JOB_LOG = (
     "2024-05-01T10:00:00.0000000Z \x1b[31mFAILED\x1b[0m tests/test_calc.py::test_add - assert -1 == 5\n"
     "2024-05-01T10:00:01.0000000Z ##[error]Process completed with exit code 1.\n"
 )
-BOT = "github-actions[bot] <41898282+github-actions[bot]@users.noreply.github.com>"
+# GITHUB_SERVER_URL is the fake's http://127.0.0.1:<port>: the noreply domain follows its host (git.bot_email).
+BOT = "github-actions[bot] <github-actions[bot]@users.noreply.127.0.0.1>"
 
 
 def block(path, search, replace):

@@ -1,7 +1,7 @@
 """`/autofix` in a comment (the `issue_comment` event, from the recorded payload): a writer on an
 issue starts the issue's flow with the comment as instructions; on a pull request, with no text
 the red-CI repair, with text that change, proven and proposed into the pull request's branch.
-Readers, bots, autofix itself and edited comments write nothing."""
+Readers, bots and edited comments write nothing."""
 
 import pytest
 from action_world import REPO, act, payload
@@ -116,9 +116,4 @@ def test_nothing_is_written_for_a_comment_that_may_not_start_autofix(shop, githu
     assert openai.requests == [] and github.writes() == []
 
 
-def test_a_comment_by_autofix_s_own_account_starts_nothing(shop, github, capsys):
-    github.login = "autofix-pat-user"  # a personal access token's account, not a bot's
-    shop.event("issue_comment", commented("/autofix", sender=github.login))
-    code, out, openai = act(capsys, shop, {})
-    assert code == 0 and out[-1] == f"autofix: ignored: commented by autofix's own account @{github.login}"
-    assert github.writes() == []
+# autofix's own account (a personal token's) and its own comments: test_personal_token.py.

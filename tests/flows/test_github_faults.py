@@ -165,7 +165,8 @@ def test_dropped_connections_after_retries_end_in_one_line_and_one_comment(world
 
 
 def test_rate_limits_and_lost_answers_on_the_failure_comment_leave_exactly_one_comment(world, github, capsys):
-    github.fail_next("GET", r"/issues/1/comments$", 429)  # no Retry-After: backed off
+    secondary = {"message": "You have exceeded a secondary rate limit."}
+    github.fail_next("GET", r"/issues/1/comments$", 403, secondary, headers={"Retry-After": "0"})
     github.fail_next("GET", r"/issues/1/comments$", 429, headers={"Retry-After": "0"})
     github.truncate_next("POST", r"/issues/1/comments$")  # made, but the answer broke off
     world.event("issues", labeled())

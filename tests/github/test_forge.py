@@ -126,10 +126,20 @@ def test_429_waits_as_long_as_retry_after_says(fake, forge):
     assert (forge.waits, slow.waits) == ([0.0], [1.0])
 
 
-def test_429_without_retry_after_backs_off(fake, forge):
+def test_429_without_retry_after_waits_a_minute_as_a_secondary_rate_limit(fake, forge):
+    """GitHub: a secondary rate limit comes as a 403 or a 429; without Retry-After, wait at least a minute."""
+    fake.fail_next("GET", r"/pulls$", 429, {"message": "You have exceeded a secondary rate limit."})
+    with pytest.raises(
+        ForgeError, match=r"\(429\): You have exceeded a secondary rate limit. \(GitHub asks to wait 60 s"
+    ):
+        forge.open_pull("feature", "main")
+    assert forge.waits == []  # more than the budget: not waited at all
+    patient = Forge(fake.api_url, "t", REPO, replace(FAST, budget=200.0, first_wait=40.0))
+    patient.waits = []
+    patient.sleep = patient.waits.append
     fake.fail_next("GET", r"/pulls$", 429, times=2)
-    assert forge.open_pull("feature", "main").number == 2
-    assert forge.waits == [0.01, 0.02]
+    assert patient.open_pull("feature", "main").number == 2
+    assert patient.waits == [60.0, 80.0]  # a minute at least, then the doubling backoff once it is longer
 
 
 def test_a_rate_limit_that_resets_later_than_the_budget_fails_at_once_in_one_line(fake, forge):

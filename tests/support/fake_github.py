@@ -83,6 +83,7 @@ import os
 import re
 import selectors
 import socket
+import ssl
 import struct
 import threading
 import traceback
@@ -553,6 +554,8 @@ class FakeGitHub:
     :param permissions: the token's permissions as a workflow's ``permissions:`` states them
         (``{"pull-requests": "write", ...}``, ``"read-all"``, ``"write-all"``, ``{}``): the token
         acts as a ``GITHUB_TOKEN`` holding just those.  Default None: every call is allowed.
+    :param tls: an SSL server context: served over HTTPS with its certificate (a GitHub
+        Enterprise Server behind a private CA: tests/support/selfsigned.py), every URL https.
     """
 
     def __init__(
@@ -563,8 +566,10 @@ class FakeGitHub:
         strict_branches: bool = False,
         log_redirect: bool = True,
         permissions: dict[str, str] | str | None = None,
+        tls: ssl.SSLContext | None = None,
     ):
         self.login = login
+        self.tls = tls
         self.tokens = tokens
         self.strict_branches = strict_branches
         self.log_redirect = log_redirect
@@ -611,6 +616,8 @@ class FakeGitHub:
             return self
         self._server = _Server(self)  # bound and listening: requests queue until served
         self.port = self._server.server_address[1]
+        if self.tls is not None:  # the handshake happens as a connection is accepted: a refused one is dropped
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
         self._wake_r, self._wake_w = socket.socketpair()
         self._thread = threading.Thread(target=self._serve_loop, name="fake-github", daemon=True)
         self._thread.start()
@@ -653,7 +660,7 @@ class FakeGitHub:
     def root_url(self) -> str:
         if self.port is None:
             raise RuntimeError("FakeGitHub is not started")
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     @property
     def api_url(self) -> str:

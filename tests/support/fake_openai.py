@@ -40,6 +40,7 @@ import http.server
 import itertools
 import json
 import re
+import ssl
 import threading
 import time
 from collections.abc import Callable
@@ -94,8 +95,12 @@ class ScriptedOpenAI:
     at the start of the system message)."""
 
     def __init__(
-        self, script: list | dict[str, list], endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions")
+        self,
+        script: list | dict[str, list],
+        endpoints: tuple[str, ...] = ("/v1/responses", "/v1/chat/completions"),
+        tls: ssl.SSLContext | None = None,  # served over HTTPS with this server context
     ) -> None:
+        self.tls = tls
         self._staged = {stage: list(items) for stage, items in script.items()} if isinstance(script, dict) else None
         self._script = [] if isinstance(script, dict) else list(script)
         self.endpoints = endpoints  # what it serves: ("/v1/chat/completions",) is a llama.cpp server
@@ -119,7 +124,9 @@ class ScriptedOpenAI:
 
         self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         port = self._server.server_address[1]
-        self.base_url = f"http://127.0.0.1:{port}/v1"
+        if self.tls is not None:
+            self._server.socket = self.tls.wrap_socket(self._server.socket, server_side=True)
+        self.base_url = f"{'https' if self.tls else 'http'}://127.0.0.1:{port}/v1"
         # serve_forever only notices shutdown() between polls; the default 0.5 s
         # poll would add half a second to every test's exit.
         self._thread = threading.Thread(

@@ -112,14 +112,13 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
             protected = protected_paths(step) + protected_by_command(command, tree.workdir)  # the head's Makefile
             work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
             return Repair(step, pull, run, fork, mark, outcome, tree, status).run(command, work, diff, sandbox)
-    except (UserError, ModelUnavailable) as exc:
+    except (UserError, ModelUnavailable, OSError) as exc:
 
         def comment(headline: str) -> None:
             log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
             post(step, number, "\n\n".join(part for part in (mark, headline, log) if part), outcome)
 
-        step.tell_error(exc, " while repairing this pull request's tests", comment)
-        raise
+        raise step.tell_error(exc, " while repairing this pull request's tests", comment) from None
 
 
 def protected_paths(step: Step) -> tuple[str, ...]:
