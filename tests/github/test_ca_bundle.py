@@ -8,6 +8,7 @@ import io
 import os
 import ssl
 import subprocess
+import tempfile
 from pathlib import Path
 
 import certifi
@@ -128,6 +129,7 @@ def test_the_step_gives_every_client_the_bundle(ca, tmp_path, monkeypatch, capsy
         (world.workspace / "corp-ca.pem").write_bytes(ca.ca_pem.read_bytes())  # an earlier step's file
         world.input("ca-bundle", "corp-ca.pem")
         world.event("issues", labeled())
+        before = set(Path(tempfile.gettempdir()).glob("autofix-trust-*"))
         with ScriptedOpenAI([RIGHT], tls=ca.server_context()) as openai:
             world.input("base-url", openai.base_url)
             code = dispatch.main(os.environ)
@@ -138,7 +140,7 @@ def test_the_step_gives_every_client_the_bundle(ca, tmp_path, monkeypatch, capsy
         assert pull.head_ref == "autofix/issue-1"
         assert out[-1] == f"autofix: pull request #{pull.number} created: {ghes.web_url}/{REPO}/pull/{pull.number}"
         assert ghes.errors == []
-    assert not any(Path(p).name.startswith("autofix-trust-") for p in os.listdir(tmp_path))
+    assert set(Path(tempfile.gettempdir()).glob("autofix-trust-*")) == before  # the bundle goes with the step
 
 
 def test_the_step_s_git_and_its_checkouts_carry_the_bundle(ghes, ca, tmp_path, monkeypatch):
