@@ -37,13 +37,20 @@ COPY pyproject.toml README.md /src/
 COPY bot /src/bot
 RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels /src
 
+# autofix in a virtual environment of its own, never on the tests' PATH: the image's Python
+# (/usr/local) keeps only pip, for the repository's environment that `setup` fills
+# (bot/github/environment.py). uv makes that environment for the version the repository asks
+# for (it fetches the interpreter) and is on the PATH for `setup` commands too.
 FROM base
 COPY .github/image/requirements.txt /tmp/
-RUN pip install --no-cache-dir -r /tmp/requirements.txt && rm /tmp/requirements.txt
+RUN python -m venv /opt/autofix \
+ && /opt/autofix/bin/pip install --no-cache-dir -r /tmp/requirements.txt \
+ && rm /tmp/requirements.txt \
+ && ln -s /opt/autofix/bin/uv /usr/local/bin/uv
 RUN --mount=type=bind,from=wheel,source=/wheels,target=/wheels \
-    pip install --no-cache-dir --no-deps /wheels/*.whl
+    /opt/autofix/bin/pip install --no-cache-dir --no-deps /wheels/*.whl
 
-ENTRYPOINT ["/usr/local/bin/autofix"]
+ENTRYPOINT ["/opt/autofix/bin/autofix"]
 
 # ghcr.io links the package to the repository this names (the release passes its own); last, so
 # a different value rebuilds nothing.

@@ -60,6 +60,7 @@ def test_what_runs_in_the_sandbox_imports_nothing_of_autofix():
     files = sorted(SANDBOXED.glob("*.py"))
     assert [f.name for f in files] == [
         "checks_runner.py",
+        "editables.py",
         "pytest_plugin.py",
         "seal.py",
         "sql_runner.py",

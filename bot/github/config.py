@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from bot.errors import UserError
 from bot.sandbox import SANDBOXES
@@ -47,6 +47,18 @@ class RepoConfig(Strict):
     api: Literal["responses", "chat"] | None = None
     price: ModelPrice | None = None  # dollars per million tokens, for a model the price list lacks
     setup: str | None = None  # installs the project's dependencies; the only step with network
+    # The Python the repository's environment is made with (uv's request: "3.12", "3.12.4",
+    # "pypy3.10"); default: the interpreter autofix runs on. bot/github/environment.py.
+    python: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9.+@=<>,_-]+$")
+
+    @field_validator("python", mode="before")
+    @classmethod
+    def _quoted_version(cls, value: object) -> object:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            # YAML reads 3.10 as the number 3.1: the version would be lost before it was read.
+            raise ValueError(f'a version is text: write it quoted, python: "{value}"')
+        return value
+
     # Globs of the paths the model may change; empty: any unprotected path. A path they match is
     # free of the overridable default protections (CI files, dependency pins: spec.OVERRIDABLE).
     edit: list[str] = []
@@ -257,6 +269,17 @@ class Config:
         return [value for value in (self.token, self.api_key, self.basic_auth) if value]
 
 
+def run_url(environ: Mapping[str, str]) -> str | None:
+    """The page of the workflow run (and its attempt, past the first) the runner says this step is in."""
+    run_id, attempt = environ.get("GITHUB_RUN_ID", ""), environ.get("GITHUB_RUN_ATTEMPT", "")
+    repository = environ.get("GITHUB_REPOSITORY", "")
+    if not run_id.isdigit() or not repository:
+        return None
+    server = (environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
+    url = f"{server}/{repository}/actions/runs/{run_id}"
+    return f"{url}/attempts/{attempt}" if attempt.isdigit() and int(attempt) > 1 else url
+
+
 def ca_bundle(inputs: Mapping[str, str], workspace: Path, environ: Mapping[str, str]) -> Path | None:
     """The PEM file of the certificates that a GitHub Enterprise Server (or a model service) behind
     a private CA is trusted by: input `ca-bundle` (relative to the workspace, or absolute), else
@@ -282,14 +305,3 @@ def runner_temp(environ: Mapping[str, str]) -> Path:
     without mounting it, a path the container doesn't have."""
     value = environ.get("RUNNER_TEMP")
     return Path(value) if value and os.path.isdir(value) else Path(tempfile.gettempdir())
-
-
-def run_url(environ: Mapping[str, str]) -> str | None:
-    """The page of the workflow run (and its attempt, past the first) the runner says this step is in."""
-    run_id, attempt = environ.get("GITHUB_RUN_ID", ""), environ.get("GITHUB_RUN_ATTEMPT", "")
-    repository = environ.get("GITHUB_REPOSITORY", "")
-    if not run_id.isdigit() or not repository:
-        return None
-    server = (environ.get("GITHUB_SERVER_URL") or "https://github.com").rstrip("/")
-    url = f"{server}/{repository}/actions/runs/{run_id}"
-    return f"{url}/attempts/{attempt}" if attempt.isdigit() and int(attempt) > 1 else url

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Callable, Iterator, Mapping
@@ -105,7 +106,19 @@ def build(
             log(done.stdout[-LOG_CHARS:])
             if done.returncode != 0:
                 raise UserError(f"{where}: setup: exited with code {done.returncode}")
+    closed(prefix)
     return Environment(prefix)
+
+
+def closed(prefix: Path) -> None:
+    """Nothing in the environment writable by others (uv's cache lock is 0666): a tree the test
+    runs' uids could change is copied into every scratch copy instead of shared read-only."""
+    for folder, subfolders, files in os.walk(prefix):
+        for name in [".", *subfolders, *files]:
+            path = os.path.join(folder, name)
+            mode = os.lstat(path).st_mode
+            if mode & 0o002 and not stat.S_ISLNK(mode):
+                os.chmod(path, stat.S_IMODE(mode) & ~0o002)
 
 
 def setup_environ(prefix: Path, user: SetupUser) -> dict[str, str]:

@@ -5,7 +5,6 @@ error told on GitHub and annotated on the file and line it names."""
 from __future__ import annotations
 
 import re
-import subprocess
 import tempfile
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -16,7 +15,7 @@ from typing import TYPE_CHECKING
 from bot import safefs
 from bot.core.report import Report
 from bot.errors import ModelUnavailable, UserError
-from bot.github import render, trust
+from bot.github import environment, render, trust
 from bot.github.config import OUT, Config, RepoConfig
 from bot.github.forge import Forge, PullResult
 from bot.github.git import Git
@@ -24,7 +23,7 @@ from bot.github.workflow import Workflow, append_summary
 from bot.models.base import Model, ModelSettings
 from bot.models.registry import Hints, open_model
 from bot.redact import Redactor
-from bot.sandbox.tiers import Sandbox, allowed_environ
+from bot.sandbox.tiers import Sandbox, within
 from bot.spec import Spec
 
 if TYPE_CHECKING:
@@ -66,6 +65,7 @@ class Step:
     given_sandbox: Sandbox | None = None
     opened_sandbox: Sandbox | None = None
     untracked: frozenset[str] | None = None  # the workspace's untracked files before autofix's setup ran
+    repo_env: environment.Environment | None = None  # the repository's environment, once setup made it
     cleanup: ExitStack = field(default_factory=ExitStack)  # undone when the step ends, however it ends
     bundle: Path | None = None  # the certificates the step's HTTPS clients verify against, once written
 
@@ -115,7 +115,8 @@ class Step:
                 def warn(text: str) -> None:
                     self.flow.annotate("warning", text)
 
-                sandbox = open_test_sandbox(self.config.sandbox, "input sandbox", warn)
+                readable = self.repo_env.readable() if self.repo_env else []
+                sandbox = open_test_sandbox(self.config.sandbox, "input sandbox", warn, also=readable)
             self.flow.print(f"autofix: sandbox: {sandbox.describe()}")
             if sandbox.declined:
                 self.flow.print(f"autofix: sandbox: not stronger because {sandbox.declined}")
@@ -136,7 +137,9 @@ class Step:
         among them (google-github-actions/auth's gha-creds-*.json, a .git-credentials). Listed
         once, before the setup; what the setup makes is the repository's and is copied."""
         if self.untracked is None:
-            self.untracked = frozenset(path.rstrip("/") for path in self.git.untracked())
+            self.untracked = frozenset(
+                path.rstrip("/") for path in self.git.untracked() if not within(path, environment.ENV)
+            )  # the environment a cache brought back is shared with the copies, never left out
         return self.untracked
 
     def validator(self, spec: Spec) -> Validator:
@@ -146,29 +149,21 @@ class Step:
         return Validator(spec, self.sandbox(), leave_out=self.left_out())
 
     def setup(self) -> None:
-        """The repository's `setup` command: installs dependencies, the one step with network."""
+        """The repository's environment (bot/github/environment.py), where `setup` or `python`
+        asks for one: made, `setup` run in it (the one step with network, as a uid of its own, the
+        checkout's credentials out of .git/config), and first on the tests' PATH from here on."""
         self.left_out()  # before the setup makes anything
-        command = self.config.repo.setup
-        if not command:
+        repo = self.config.repo
+        if not repo.setup and not repo.python:
             return
-        with self.flow.group("setup"):
-            try:
-                done = subprocess.run(
-                    ["/bin/sh", "-c", command],
-                    cwd=self.config.workspace,
-                    env=allowed_environ(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    text=True,
-                    errors="replace",
-                    timeout=SETUP_TIMEOUT,
-                )
-            except subprocess.TimeoutExpired:
-                raise UserError(f"{self.config.config_path}: setup: did not finish within {SETUP_TIMEOUT} s") from None
-            self.flow.untrusted(done.stdout[-20_000:])
-        if done.returncode != 0:
-            raise UserError(f"{self.config.config_path}: setup: exited with code {done.returncode}")
+        with self.flow.group("setup"), self.git.credentials_set_aside():
+            made = environment.build(
+                self.config.workspace, repo.python, repo.setup, self.config.config_path, SETUP_TIMEOUT,
+                self.flow.untrusted,
+            )  # fmt: skip
+        self.repo_env = made
+        self.cleanup.enter_context(environment.activated(made))
+        self.flow.print(f"autofix: the tests run with {environment.ENV} ({made.python_version()}) first on their PATH")
 
     def for_github(self, markdown: str) -> str:
         """A body GitHub takes: secrets masked first, so a cut never leaves part of one."""
