@@ -137,3 +137,13 @@ def test_every_kind_of_change_is_made_again_with_the_tree_git_built(world, githu
         "many changes\n",
     )
     assert SignedBranch(forge, git).remote_branch("autofix/many") == (sha, tree)
+
+
+def test_a_branch_made_whose_answer_was_lost_is_found_not_made_twice(signing, github, capsys):
+    github.truncate_next("POST", r"/git/refs$")  # made, but the answer is cut
+    signing.event("issues", labeled())
+    code, out, _ = act(capsys, signing, [RIGHT])
+    assert code == 0, "\n".join(out)
+    assert [r.status for r in github.writes() if r.path.endswith("/git/refs")] == [201]
+    [pull] = github.pulls(REPO)
+    assert pull.head_sha == github.repo(REPO).branches[BRANCH]
