@@ -4,6 +4,7 @@ error told on GitHub and annotated on the file and line it names."""
 
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 from collections.abc import Callable
@@ -156,6 +157,12 @@ class Step:
         repo = self.config.repo
         if not repo.setup and not repo.python:
             return
+        if os.geteuid() != 0:
+            self.flow.annotate(
+                "warning",
+                "setup runs as autofix's own uid (autofix is not root, as it is in its image): it could read "
+                "autofix's environment through /proc",
+            )
         with self.flow.group("setup"), self.git.credentials_set_aside():
             made = environment.build(
                 self.config.workspace, repo.python, repo.setup, self.config.config_path, SETUP_TIMEOUT,

@@ -251,3 +251,15 @@ out["extraheader"] = "present" if "extraheader" in config else "absent"
 out["env"] = " ".join(sorted(os.environ))
 print("\\n".join(f"{k}: {v}" for k, v in out.items()))
 """
+
+
+def test_a_setup_autofix_can_t_run_as_another_uid_says_so(world, github, capsys, monkeypatch):
+    """Outside its image autofix may not be root: then setup runs as autofix's uid, and the log says
+    what that means instead of implying the isolation above."""
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    world.commit_to_origin({".github/autofix.yml": "setup: id -u > setup.uid\n"})
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world, [RIGHT])
+    assert code == 0
+    assert "::warning::setup runs as autofix's own uid (autofix is not root, as it is in its image)" in "\n".join(out)
+    assert (world.workspace / "setup.uid").read_text() == f"{os.getuid()}\n"
