@@ -10,6 +10,7 @@ from collections.abc import Callable
 from bot.judge import bounded
 
 FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
+FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*$", re.M)  # an opening or a closing one
 PYTHON_TAGS = {"", "python", "py", "python3"}
 ALSO_TAGGED = {"yaml": ("yml",), "sql": ("sqlite", "postgresql", "postgres", "mysql")}  # beside the kind's name
 CODE_START = re.compile(r"^(?:def |class |import |from |@|async def |if __name__)", re.M)
@@ -51,20 +52,68 @@ def read(reply: str, extract: Callable[[], str]) -> str:
 
 
 def python_code(reply: str, required_name: str | None) -> str:
-    blocks = [body for tag, body in FENCE.findall(reply) if tag.lower() in PYTHON_TAGS]
-    if not blocks:
-        blocks = [unfenced(reply)]
-    blocks = [b.strip("\n") + "\n" for b in blocks if b.strip()]
-    if not blocks:
+    """The candidate the judge gets: the last that parses and defines `required_name`; else the
+    last that defines it at all (its syntax error is then what the model is told); else the only
+    candidate there is. Without a name, the longest that parses, else the longest."""
+    found = candidates(reply)
+    if not found:
         raise NoCode("the reply contained no code")
     if required_name:
-        defining = [b for b in blocks if defines(b, required_name)]
-        if defining:
-            return defining[-1]  # a model that refines its answer puts the final version last
-        if len(blocks) == 1:
-            return blocks[0]
-        raise NoCode(f"none of the reply's {len(blocks)} code blocks defines `{required_name}`")
-    return max(blocks, key=len)
+        for usable in (lambda c: parses(c) and defines(c, required_name), lambda c: defines(c, required_name)):
+            chosen = [c for c in found if usable(c)]
+            if chosen:
+                return chosen[-1]  # a model that refines its answer puts the final version last
+        if len(found) == 1:
+            return found[0]
+        raise NoCode(f"none of the reply's {len(found)} code blocks defines `{required_name}`")
+    parsing = [c for c in found if parses(c)] or found
+    return max(reversed(parsing), key=len)  # the longest; of equals, the last
+
+
+def candidates(reply: str) -> list[str]:
+    """What in the reply may be the code, in the reply's order, each once: every fenced block's
+    body, and every stretch between fence lines, prose cut from around its code. Fences pair up
+    into blocks only when they are balanced: a stray one (code, then a lone fence, then prose in
+    a block) leaves the code between fence lines, outside any block. The stretches don't overlap,
+    so the parses of `unfenced` stay within MAX_CUTS times the reply's length."""
+    found: list[tuple[int, str]] = [(m.start(2), m[2]) for m in FENCE.finditer(reply) if m[1].lower() in PYTHON_TAGS]
+    begin, tag = 0, ""
+    for line in [*FENCE_LINE.finditer(reply), None]:
+        end = line.start() if line else len(reply)
+        stretch = reply[begin:end]
+        if tag.lower() in PYTHON_TAGS:  # after a fence tagged for another language, it is that language's
+            found.append((begin, unfenced(stretch)))
+            if tag:  # a tagged fence only opens a block: what follows is its body
+                found.append((begin, stretch))
+        if line:
+            begin, tag = line.end() + 1, line[1]
+    texts: dict[str, int] = {}
+    for at, text in found:
+        for code in (text, dedented(text)):
+            code = code.strip("\n") + "\n"
+            if code.strip():
+                texts[code] = max(at, texts.get(code, at))
+    return sorted(texts, key=texts.__getitem__)
+
+
+def dedented(code: str) -> str:
+    """`code` without the margin all its lines share (code indented as a list item, a method
+    written at its class's depth), or as it is when they share none. Unlike textwrap.dedent,
+    a line of only whitespace stays as it is when there is no margin."""
+    lines = code.split("\n")
+    margins = [len(line) - len(line.lstrip(" \t")) for line in lines if line.strip()]
+    margin = min(margins, default=0)
+    if not margin:
+        return code
+    return "\n".join(line[margin:] if line.strip() else "" for line in lines)
+
+
+def parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError, *TOO_DEEP):
+        return False
+    return True
 
 
 def extract_block(reply: str, kind: str) -> str:

@@ -33,6 +33,42 @@ def test_unterminated_fence_is_taken_to_the_end():
     assert extract_code(f"```python\n{GOOD}", "unique_items") == GOOD
 
 
+ADD = "def add(a, b):\n    return a + b\n"
+
+
+def test_code_before_a_stray_fence_is_the_code_not_the_prose_after_it():
+    """A small model's reply: the code, a lone fence, then its explanation in what reads as a
+    fenced block. The only block holds prose; the code is outside it."""
+    reply = f"{ADD}```\n\nThis function adds two numbers and returns the sum.\n```\n"
+    assert extract_code(reply, "add") == ADD
+
+
+def test_code_before_the_first_fence_is_a_candidate():
+    assert extract_code(f"{ADD}\nExample:\n```python\nprint(add(1, 2))\n```\n", "add") == ADD
+
+
+def test_of_several_blocks_the_only_one_defining_the_name_is_taken_though_a_fence_is_unclosed():
+    """The first block's fence never closes: paired as fences, both blocks are one body holding a
+    fence line, which no parser takes. Between fence lines, the last stretch defines `add`."""
+    reply = f"```python\nimport math\n```python\ndef helper(x):\n    return x\n```python\n{ADD}```\n"
+    assert extract_code(reply, "add") == ADD
+    after_the_blocks = f"```python\nimport math\n```\nThen the function itself:\n\n{ADD}"
+    assert extract_code(after_the_blocks, "add") == ADD
+
+
+def test_of_candidates_defining_the_name_one_that_parses_wins_and_of_equals_the_last():
+    broken = "def add(a, b):\n    return a +\n"
+    later = "def add(a, b):\n    return b + a\n"
+    assert extract_code(f"```python\n{ADD}```\n```python\n{broken}```\n", "add") == ADD
+    assert extract_code(f"```python\n{ADD}```\n```python\n{later}```\n", "add") == later
+    assert extract_code(f"```python\n{broken}```\n", "add") == broken  # judged: the syntax error is told
+
+
+def test_code_indented_as_a_whole_is_taken_without_its_margin():
+    """A method written at its class's depth (asked for one function of a long file)."""
+    assert extract_code("```python\n    def add(a, b):\n        return a + b\n```\n", "add") == ADD
+
+
 def test_no_code_at_all():
     with pytest.raises(NoCode, match="no code"):
         extract_code("I cannot help with that.", "unique_items")
