@@ -9,6 +9,11 @@ The model answers in the format coding models already know:
     the new lines
     >>>>>>> REPLACE
 
+Blocks may stand inside code fences or outside them; a block without a path line of its own edits
+the file of the block before it. A malformed block stops the reading, and its refusal names the
+block by its number and line, the marker missing, where the reading stopped, and the line that
+was likely meant as the marker.
+
 A SEARCH must match whole lines of the file exactly and in exactly one place; an empty SEARCH
 creates a new file. A reply is applied all or nothing: one refused block (a protected path, a
 SEARCH that doesn't match) leaves every file as it was, and the refusal goes back to the model.
@@ -26,10 +31,13 @@ import re
 from dataclasses import dataclass
 
 from bot.judge import bounded
-from bot.text import REPLY_CHARS, clip_tail, fence
+from bot.text import REPLY_CHARS, clip_line, clip_tail, fence
 
 SEARCH, DIVIDER, REPLACE = "<<<<<<< SEARCH", "=======", ">>>>>>> REPLACE"
 FENCE = re.compile(r"^\s*(```|~~~)")
+MARKER = re.compile(r"(<{5,9} SEARCH)|>{5,9} REPLACE")
+# Lines that were meant as the marker missing: what a block's refusal points at.
+NEAR_MISS = {DIVIDER: re.compile(r"^={3,}|^-{5,}$"), REPLACE: re.compile(r"REPLACE|^>{3,}|^<{5,}", re.I)}
 PATH_DECORATION = "`*#: \t"  # what models wrap a path line in: `x.py`, **x.py**, # x.py, x.py:
 MAX_BLOCKS = 100  # each is matched against a whole file: a reply of 100,000 would be as many scans
 MAX_PROBLEMS = 20  # told one by one; the rest counted
@@ -94,20 +102,21 @@ def blocks_in(reply: str) -> list[Block]:
     blocks: list[Block] = []
     problems: list[str] = []
     start = 0  # where the text that may hold the next block's path begins
+    number, path = 0, None  # the blocks begun so far; the last block's path
     i = 0
     while i < len(lines):
-        if lines[i].strip() != SEARCH:
-            if lines[i].strip() in (DIVIDER, REPLACE):
+        if marker(lines[i]) != SEARCH:
+            if marker(lines[i]):
                 problems.append(f"line {i + 1}: {lines[i].strip()!r} outside a block (a block starts with {SEARCH!r})")
             i += 1
             continue
-        number = len(blocks) + len(problems) + 1
-        path = path_before(lines[start:i])
-        divider = index_of(lines, DIVIDER, i + 1, stop=SEARCH)
-        end = index_of(lines, REPLACE, (divider or i) + 1, stop=SEARCH)
+        number += 1
+        path = path_before(lines[start:i]) or path  # a block without a path line edits the last block's file
+        divider, stop = index_of(lines, DIVIDER, i + 1, (SEARCH, REPLACE))
+        end, stop = index_of(lines, REPLACE, divider + 1, (SEARCH,)) if divider is not None else (None, stop)
         if divider is None or end is None:
-            missing = DIVIDER if divider is None else REPLACE
-            problems.append(f"block {number} (line {i + 1}): no {missing!r} line closes it")
+            missing, after = (DIVIDER, i) if divider is None else (REPLACE, divider)
+            problems.append(f"block {number} (line {i + 1}): {unclosed(lines, after, stop, missing)}")
             break  # what follows can't be told apart from the unclosed block's lines
         if path is None:
             problems.append(f"block {number} (line {i + 1}): no line with the file's path before {SEARCH!r}")
@@ -125,6 +134,34 @@ def blocks_in(reply: str) -> list[Block]:
     return blocks
 
 
+def marker(line: str) -> str | None:
+    """The marker `line` is (SEARCH, DIVIDER, REPLACE), or None. A SEARCH's or REPLACE's run of
+    angle brackets may be 5 to 9 long, as models miscount it; its word makes it unmistakable. The
+    divider stays exact: a run of '=' underlines headings in docstrings."""
+    text = line.strip()
+    if text == DIVIDER:
+        return DIVIDER
+    found = MARKER.fullmatch(text)
+    return (SEARCH if found[1] else REPLACE) if found else None
+
+
+def unclosed(lines: list[str], after: int, stop: int, missing: str) -> str:
+    """Why a block is not closed, and where the reading stopped: what the model needs to find the
+    line it got wrong. The `missing` marker was looked for after line `after`, up to `stop`."""
+    since = f"its {SEARCH!r}" if missing == DIVIDER else f"its {DIVIDER!r} (line {after + 1})"
+    where = f"the {marker(lines[stop])!r} at line {stop + 1}" if stop < len(lines) else "the reply's end"
+    said = f"no {missing!r} line after {since}, before {where}"
+    for j in range(after + 1, stop):
+        text = lines[j].strip()
+        if NEAR_MISS[missing].search(text):
+            meant = clip_line(text, 40)
+            return f"{said}; line {j + 1} holds {meant!r}: the marker is {missing!r}, exactly, on a line of its own"
+    for j in range(after + 1, stop):
+        if missing == REPLACE and FENCE.match(lines[j]):
+            return f"{said}; the code fence at line {j + 1} comes first: end the block with {REPLACE!r} before it"
+    return said
+
+
 def path_before(lines: list[str]) -> str | None:
     """The last non-empty line before the block that is not a code fence, undecorated."""
     for line in reversed(lines):
@@ -137,14 +174,17 @@ def path_before(lines: list[str]) -> str | None:
     return None
 
 
-def index_of(lines: list[str], marker: str, begin: int, stop: str) -> int | None:
+def index_of(lines: list[str], wanted: str, begin: int, stops: tuple[str, ...]) -> tuple[int | None, int]:
+    """(the first line from `begin` that is the marker `wanted`, or None; the line the search
+    stopped at: that one, one of the markers `stops` (out of order, so the block was never
+    closed), or the end)."""
     for j in range(begin, len(lines)):
-        text = lines[j].strip()
-        if text == marker:
-            return j
-        if text == stop:  # the next block began: this one was never closed
-            return None
-    return None
+        found = marker(lines[j])
+        if found == wanted:
+            return j, j
+        if found in stops:
+            return None, j
+    return None, len(lines)
 
 
 def joined(lines: list[str]) -> str:

@@ -42,8 +42,14 @@ def test_blocks_fenced_or_not_with_prose_around_them():
     "reply, problem",
     [
         ("no blocks here", "no edit blocks found: the reply has no '<<<<<<< SEARCH' ... '>>>>>>> REPLACE' block"),
-        ("calc.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n", "block 1 (line 2): no '=======' line closes it"),
-        ("calc.py\n<<<<<<< SEARCH\nx\n=======\ny\n", "block 1 (line 2): no '>>>>>>> REPLACE' line closes it"),
+        (
+            "calc.py\n<<<<<<< SEARCH\nx\n>>>>>>> REPLACE\n",
+            "block 1 (line 2): no '=======' line after its '<<<<<<< SEARCH', before the '>>>>>>> REPLACE' at line 4",
+        ),
+        (
+            "calc.py\n<<<<<<< SEARCH\nx\n=======\ny\n",
+            "block 1 (line 2): no '>>>>>>> REPLACE' line after its '=======' (line 4), before the reply's end",
+        ),
         (
             "<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n",
             "block 1 (line 1): no line with the file's path before '<<<<<<< SEARCH'",
