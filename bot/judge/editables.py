@@ -70,16 +70,18 @@ def _roots(site: tuple[str, ...], stamp: tuple[int, ...]) -> tuple[str, ...]:
 
 def redirect(roots: tuple[str, ...], original: Path | None, work: Path) -> list[tuple[str, str]]:
     """Each root with its place in `work`, the copy of `original`: inside the original, at the
-    same relative path; elsewhere (the Action installed from its workspace, the copy is of a
-    checkout of the same repository), at its path relative to its own repository's top."""
+    same relative path; outside it only when the original is a checkout of another repository
+    folder or of none (the Action installed from its workspace and judges the files of a pull
+    request's head in a folder without .git), at the root's path relative to its repository's top.
+    A root the copy holds no counterpart of is left."""
     pairs = []
     home = os.path.realpath(original) if original is not None else None
     for root in roots:
         if home is not None and (root == home or root.startswith(home + os.sep)):
             pairs.append((root, os.path.normpath(os.path.join(work, os.path.relpath(root, home)))))
             continue
-        top = repository_top(root)
-        if top is not None:
+        top, home_top = repository_top(root), repository_top(home) if home is not None else None
+        if home is not None and top is not None and top != home_top and home_top in (None, home):
             pairs.append((root, os.path.normpath(os.path.join(work, os.path.relpath(root, top)))))
     return pairs
 

@@ -69,6 +69,19 @@ def shop(layout: str) -> dict[str, str]:
     }
 
 
+def running(command: str) -> list[str]:
+    """The setup uids' processes running `command` (other tests' setups may run beside this one)."""
+    found = []
+    for uid in SETUP_POOL:
+        for pid in pids_of(uid):
+            try:
+                if Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").strip() == command.encode():
+                    found.append(pid)
+            except OSError:
+                continue  # gone meanwhile
+    return found
+
+
 def issue(target: str) -> str:
     return f"`total` is wrong.\n\n```yaml\ntarget: {target}\ntests:\n  command: python -m pytest -q tests\n```\n"
 
@@ -157,21 +170,21 @@ def test_an_unquoted_version_is_refused_naming_the_line(world, github, capsys):
 
 def test_setup_is_killed_at_its_time_limit_with_everything_it_started(world, github, capsys, monkeypatch):
     monkeypatch.setattr(step_module, "SETUP_TIMEOUT", 3)
-    world.commit_to_origin({".github/autofix.yml": "setup: sleep 300 & sleep 300\n"})
+    world.commit_to_origin({".github/autofix.yml": "setup: sleep 301 & sleep 301\n"})
     world.event("issues", labeled())
     code, out, openai = act(capsys, world)
     assert (code, out[-1]) == (2, "::error::.github/autofix.yml: setup: did not finish within 3 s")
-    assert [uid for uid in SETUP_POOL if pids_of(uid)] == []  # the background sleep went too
+    assert running("sleep 301") == []  # the background sleep went too
 
 
 def test_a_daemon_the_setup_starts_does_not_outlive_it(world, github, capsys):
     """A process that leaves the setup's session (setsid) would watch, and could change, the
     workspace while the candidates run: every process of the setup's uid is killed when it ends."""
-    world.commit_to_origin({".github/autofix.yml": "setup: setsid sleep 300 > /dev/null 2>&1 < /dev/null &\n"})
+    world.commit_to_origin({".github/autofix.yml": "setup: setsid sleep 302 > /dev/null 2>&1 < /dev/null &\n"})
     world.event("issues", labeled())
     code, out, _ = act(capsys, world, [RIGHT])
     assert code == 0
-    assert [uid for uid in SETUP_POOL if pids_of(uid)] == []
+    assert running("sleep 302") == []
 
 
 def test_setup_runs_as_a_uid_that_reaches_no_secret(world, github):

@@ -14,7 +14,11 @@ import sys
 
 
 def moved(path):
-    """`path` in the copy when it lies in a folder an editable install names, else None."""
+    """`path` in the copy when it lies in a folder an editable install names, else None. Never
+    the environment's own folders, which may lie inside the project (a .venv in it)."""
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix}:
+        if path == prefix or path.startswith(prefix + "/"):
+            return None
     for root, there in RUN.get("redirect", ()):
         if path == root or path.startswith(root + "/"):
             return there + path[len(root) :]
