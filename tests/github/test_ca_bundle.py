@@ -10,6 +10,7 @@ import ssl
 import subprocess
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import certifi
 import pytest
@@ -21,6 +22,7 @@ from selfsigned import make_ca
 
 from bot.errors import ModelUnavailable, UserError
 from bot.github import dispatch, trust
+from bot.github import step as step_module
 from bot.github.config import Config
 from bot.github.forge import Forge, ForgeError, Pacing
 from bot.github.git import Git, GitError
@@ -129,7 +131,18 @@ def test_the_step_gives_every_client_the_bundle(ca, tmp_path, monkeypatch, capsy
         (world.workspace / "corp-ca.pem").write_bytes(ca.ca_pem.read_bytes())  # an earlier step's file
         world.input("ca-bundle", "corp-ca.pem")
         world.event("issues", labeled())
-        before = set(Path(tempfile.gettempdir()).glob("autofix-trust-*"))
+        # The step's own bundle folder, by name: other tests beside this one (pytest-xdist) make
+        # and remove theirs in the same temporary folder meanwhile.
+        made: list[str] = []
+        original = tempfile.TemporaryDirectory
+
+        def recorded(*args, **kwargs):
+            folder = original(*args, **kwargs)
+            if kwargs.get("prefix") == "autofix-trust-":
+                made.append(folder.name)
+            return folder
+
+        monkeypatch.setattr(step_module, "tempfile", SimpleNamespace(TemporaryDirectory=recorded))
         with ScriptedOpenAI([RIGHT], tls=ca.server_context()) as openai:
             world.input("base-url", openai.base_url)
             code = dispatch.main(os.environ)
@@ -140,7 +153,7 @@ def test_the_step_gives_every_client_the_bundle(ca, tmp_path, monkeypatch, capsy
         assert pull.head_ref == "autofix/issue-1"
         assert out[-1] == f"autofix: pull request #{pull.number} created: {ghes.web_url}/{REPO}/pull/{pull.number}"
         assert ghes.errors == []
-    assert set(Path(tempfile.gettempdir()).glob("autofix-trust-*")) == before  # the bundle goes with the step
+    assert len(made) == 1 and not Path(made[0]).exists()  # the bundle goes with the step
 
 
 def test_the_step_s_git_and_its_checkouts_carry_the_bundle(ghes, ca, tmp_path, monkeypatch):
