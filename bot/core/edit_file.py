@@ -1,7 +1,12 @@
 """The answer that edits an existing target: the model sees the code it changes (numbered; for a
 large file its outline and windows around what the failures point at, never the whole file) and
 answers with SEARCH/REPLACE blocks, applied all or nothing. Edits build on each other: the next
-prompt shows the file as the previous replies left it."""
+prompt shows the file as the previous replies left it.
+
+After REFUSALS_BEFORE_UNIT replies in a row whose edit blocks could not be applied, the model is
+asked instead for the complete new text of the one function or class the failures point at, which
+is spliced in by its span (bot/core/splice.py); `on_switch` is told, once, for the log. It is asked
+so for the rest of the task: a model that can't write edit blocks won't write them later."""
 
 from __future__ import annotations
 
@@ -9,8 +14,9 @@ import difflib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from bot.core import source
+from bot.core import source, splice
 from bot.core.edits import FORMAT_HELP, EditError, after_reply, parse, refused, substitute
+from bot.core.extract import NoCode, extract_code
 from bot.core.prompts import task_text
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
@@ -19,6 +25,7 @@ from bot.spec import Spec
 from bot.text import fence
 
 WHOLE_LINES = 300  # a target up to this long is shown whole; a longer one as outline and windows
+REFUSALS_BEFORE_UNIT = 2
 SYSTEM = (
     "You repair existing code so that its automated tests pass; you cannot change the tests. "
     "Change only what the task needs, in `{target}`.\n\n" + FORMAT_HELP
@@ -26,22 +33,36 @@ SYSTEM = (
 
 
 class EditFile:
-    def __init__(self, spec: Spec, original: str, failures: Callable[[], str] = lambda: ""):
+    def __init__(
+        self,
+        spec: Spec,
+        original: str,
+        failures: Callable[[], str] = lambda: "",
+        on_switch: Callable[[str], None] = lambda note: None,
+    ):
         self.spec, self.original, self.current = spec, original, original
         self.failures = failures  # the current code's failing tests, known once the preflight ran
+        self.on_switch = on_switch
         self.touched: set[int] = set()  # lines of `current` the last applied edits wrote
         self.reply = ""
+        self.refusals = 0  # replies in a row whose edit blocks could not be applied
+        self.judged = False  # whether the last reply became a candidate: then its feedback is the tests'
+        self.failing: str | None = None  # the tests' last feedback; None: the preflight's
+        self.unit: splice.Unit | None = None  # the function or class asked for whole, once switched
 
     def first(self) -> Messages:
         text = f"{task_text(self.spec, edit=True)}\n\n{self.view(self.failures())}"
         return [self.system(), {"role": "user", "content": text}]
 
     def apply(self, reply: str) -> Candidate:
-        self.reply = reply
+        self.reply, self.judged = reply, False
+        if self.unit is not None:
+            return self.replace_unit(self.unit, reply)
         target = self.spec.target
         try:
             blocks = parse(reply)
         except EditError as exc:
+            self.refusals += 1
             raise Unusable(Kind.REFUSED, refused(exc.problems)) from None
         text, problems = self.current, []
         for number, block in enumerate(blocks, 1):
@@ -52,18 +73,54 @@ class EditFile:
             if problem:
                 problems.append(f"block {number} ({block.path}): {problem}")
         if problems:
+            self.refusals += 1
             raise Unusable(Kind.REFUSED, refused(problems))
-        before, self.current = self.current, text
+        self.refusals = 0
+        return self.candidate(reply, text)
+
+    def replace_unit(self, unit: splice.Unit, reply: str) -> Candidate:
+        try:
+            text = splice.spliced(self.current, unit, extract_code(reply, unit.name))
+        except (NoCode, splice.NotSpliced) as exc:
+            raise Unusable(Kind.NO_CODE, f"Your reply could not be used: {exc}. {splice.asking(unit)}") from None
+        return self.candidate(reply, text)
+
+    def candidate(self, reply: str, text: str) -> Candidate:
+        target = self.spec.target
+        before, self.current, self.judged = self.current, text, True
         self.touched = changed_lines(before, text)
         return Candidate(reply, code_diff(before, text, target), {target: text})
 
     def next(self, feedback: str) -> Messages:
+        if self.judged:
+            self.failing = feedback
+        failing = self.failures() if self.failing is None else self.failing
+        unit, switched = self.unit_to_ask(failing), self.unit is None
+        self.unit = unit
+        if unit is not None:
+            why = after_reply(self.reply, feedback)
+            if switched:
+                self.on_switch(
+                    f"asked for {unit.called} instead of edit blocks, "
+                    f"after {REFUSALS_BEFORE_UNIT} replies in a row whose edit blocks could not be applied"
+                )
+                why = f"{feedback}\n\n{splice.SWITCHED}"
+            return splice.request(self.spec, unit, self.current, failing, why)
         text = (
             f"{task_text(self.spec, edit=True)}\n\n{after_reply(self.reply, feedback)}\n\n{self.view(feedback)}\n\n"
             f"`{self.spec.target}` is as your previous replies left it (shown above): "
             "answer with edit blocks against that content."
         )
         return [self.system(), {"role": "user", "content": text}]
+
+    def unit_to_ask(self, failing: str) -> splice.Unit | None:
+        """The unit the next reply is to write whole, or None for edit blocks."""
+        if self.unit is None and self.refusals < REFUSALS_BEFORE_UNIT:
+            return None
+        pointed = splice.pointed_at(self.current, failing, self.spec.target, self.spec.task)
+        if pointed is not None or self.unit is None:
+            return pointed
+        return next((u for u in splice.units(self.current) if u.qualname == self.unit.qualname), None)
 
     def keep(self, candidate: Candidate) -> str:
         write_target(self.spec, candidate.files[self.spec.target])

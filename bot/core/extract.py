@@ -83,7 +83,7 @@ def candidates(reply: str) -> list[str]:
         stretch = reply[begin:end]
         if tag.lower() in PYTHON_TAGS:  # after a fence tagged for another language, it is that language's
             found.append((begin, unfenced(stretch)))
-            if tag:  # a tagged fence only opens a block: what follows is its body
+            if tag:  # a tagged fence only opens a block: what follows is its body, whole (after its cut: it wins a tie)
                 found.append((begin, stretch))
         if line:
             begin, tag = line.end() + 1, line[1]

@@ -146,13 +146,21 @@ def solve(
         report.price = price_of(report.model, spec.price)
     report.spec, report.task = report.spec or str(spec.path), report.task or spec.task
     judge = StrengthJudge(FileJudge(validator, spec.target), validator, spec, report)
-    return run(answer_for(spec, validator), judge, model, budget, report, on_attempt, on_note, clock, on_stage)
+
+    def switched(note: str) -> None:  # edit mode asking for one whole function: said in the log and the report
+        note = f"attempt {len(report.attempts) + 1}: {note}"
+        report.notes.append(note)
+        on_note(note)
+
+    answer = answer_for(spec, validator, switched)
+    return run(answer, judge, model, budget, report, on_attempt, on_note, clock, on_stage)
 
 
-def answer_for(spec: Spec, validator: Validator) -> Answer:
+def answer_for(spec: Spec, validator: Validator, on_switch: Callable[[str], None] = lambda note: None) -> Answer:
+    """`on_switch`: told when edit mode asks for one whole function instead of edit blocks."""
     current = current_text(spec.target_path)
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     python = spec.target_kind == "python"  # a document or a query is written whole
     if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
-        return EditFile(spec, current, lambda: validator.failures_seen)
+        return EditFile(spec, current, lambda: validator.failures_seen, on_switch)
     return WholeFile(spec, current)

@@ -42,8 +42,12 @@ def system(spec: Spec) -> dict[str, str]:
     return {"role": "system", "content": SYSTEM.format(role=ROLES[kind], target=spec.target, kind=kind)}
 
 
-def task_text(spec: Spec, edit: bool = False) -> str:
-    doing = f"Change `{spec.target}` with edit blocks." if edit else f"Write the file `{spec.target}`."
+def task_text(spec: Spec, edit: bool = False, unit: str | None = None) -> str:
+    """`unit`: the one function or class asked for whole (bot/core/splice.py), instead of edit blocks."""
+    if unit:
+        doing = f"Rewrite {unit} of `{spec.target}`, whole."
+    else:
+        doing = f"Change `{spec.target}` with edit blocks." if edit else f"Write the file `{spec.target}`."
     text = f"Task: {spec.task.strip()}\n{doing}"
     if spec.required_name:
         text += f" It must define `{spec.required_name}`."

@@ -49,9 +49,11 @@ def test_code_before_the_first_fence_is_a_candidate():
 
 def test_of_several_blocks_the_only_one_defining_the_name_is_taken_though_a_fence_is_unclosed():
     """The first block's fence never closes: paired as fences, both blocks are one body holding a
-    fence line, which no parser takes. Between fence lines, the last stretch defines `add`."""
-    reply = f"```python\nimport math\n```python\ndef helper(x):\n    return x\n```python\n{ADD}```\n"
-    assert extract_code(reply, "add") == ADD
+    fence line, which no parser takes. Between fence lines, the last stretch defines `add`, and
+    what a fence tagged `python` opens is its body whole, not from its first `def`."""
+    final = f"LIMIT = 10\n\n\n{ADD}"
+    reply = f"```python\nimport math\n```python\ndef helper(x):\n    return x\n```python\n{final}```\n"
+    assert extract_code(reply, "add") == final
     after_the_blocks = f"```python\nimport math\n```\nThen the function itself:\n\n{ADD}"
     assert extract_code(after_the_blocks, "add") == ADD
 
@@ -62,6 +64,11 @@ def test_of_candidates_defining_the_name_one_that_parses_wins_and_of_equals_the_
     assert extract_code(f"```python\n{ADD}```\n```python\n{broken}```\n", "add") == ADD
     assert extract_code(f"```python\n{ADD}```\n```python\n{later}```\n", "add") == later
     assert extract_code(f"```python\n{broken}```\n", "add") == broken  # judged: the syntax error is told
+
+
+def test_a_block_tagged_for_another_language_is_not_the_code():
+    reply = f"```python\n{ADD}```\nThe old version, for comparison:\n```text\ndef add(a, b):\n    return a - b\n```\n"
+    assert extract_code(reply, "add") == ADD
 
 
 def test_code_indented_as_a_whole_is_taken_without_its_margin():

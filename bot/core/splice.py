@@ -1,0 +1,150 @@
+"""One whole function or class in place of edit blocks: for a model that can't write SEARCH/REPLACE
+blocks (bot/core/edits.py), the unit the failures point at is named, the model writes its complete
+new text, and it goes into the file by the definition's span (`ast`: its decorators to its last
+line). The rest of the file stays as it is, however long."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from bot.core import source
+from bot.core.prompts import task_text
+from bot.core.protocol import Messages
+from bot.spec import Spec
+from bot.text import fence
+
+SYSTEM = (
+    "You repair existing code so that its automated tests pass; you cannot change the tests. "
+    "You are asked for one function or class of `{target}`: reply with its complete new text (its "
+    "decorators, its `def` or `class` line and its whole body) in a single ```python block, and "
+    "nothing else of importance. It takes the place of the current definition; the rest of the file "
+    "stays as it is. Write no edit blocks."
+)
+SWITCHED = "That was the second reply in a row whose edit blocks could not be applied, so write no edit blocks now."
+
+
+class NotSpliced(Exception):
+    """The reply's code can't take the unit's place; the reason is its message."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A function, method or class of the file: what the model is asked to write whole."""
+
+    name: str  # as the `def` or `class` line names it
+    qualname: str  # `Class.method` for a method
+    kind: str  # "function", "method" or "class"
+    first: int  # its first line, decorators included (1-based)
+    last: int
+    indent: str  # of its `def` or `class` line
+
+    @property
+    def called(self) -> str:
+        return f"the {self.kind} `{self.qualname}`"
+
+    def text(self, code: str) -> str:
+        return "\n".join(code.splitlines()[self.first - 1 : self.last]) + "\n"
+
+
+def request(spec: Spec, unit: Unit, code: str, failing: str, why: str) -> Messages:
+    """The prompt asking for `unit` whole: `why` (what came of the last reply), how the file fails
+    the tests, and the unit as it is now."""
+    text = (
+        f"{task_text(spec, unit=unit.called)}\n\n{why}\n\n"
+        f"## How `{spec.target}` fails the tests now\n\n{failing.strip() or '(the tests gave no details)'}\n\n"
+        f"## {unit.called[0].upper()}{unit.called[1:]} now (lines {unit.first}-{unit.last} of `{spec.target}`)\n\n"
+        f"{fence(unit.text(code), 'python')}\n\n{asking(unit)}"
+    )
+    return [{"role": "system", "content": SYSTEM.format(target=spec.target)}, {"role": "user", "content": text}]
+
+
+def asking(unit: Unit) -> str:
+    return f"Reply with the complete corrected text of {unit.called} in one ```python block."
+
+
+def units(code: str) -> list[Unit]:
+    """The file's functions and classes, and the methods and classes inside classes; not what is
+    nested in a function (the function is the unit). None for code that doesn't parse."""
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
+    lines = code.splitlines()
+    found: list[Unit] = []
+
+    def visit(body: list[ast.stmt], owner: str) -> None:
+        for node in body:
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            is_class = isinstance(node, ast.ClassDef)
+            kind = "class" if is_class else "method" if owner else "function"
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            line = lines[node.lineno - 1]
+            indent = line[: len(line) - len(line.lstrip())]
+            qualname = f"{owner}.{node.name}" if owner else node.name
+            found.append(Unit(node.name, qualname, kind, first, node.end_lineno or node.lineno, indent))
+            if is_class:
+                visit(node.body, qualname)
+
+    visit(tree.body, "")
+    return found
+
+
+def pointed_at(code: str, failures: str, target: str, task: str) -> Unit | None:
+    """The one unit the failures point at: the innermost one holding the most of the lines the
+    tracebacks show in `target` (of equals, the one shown last, nearest an error); else the one the
+    failures name most often (`test_windowed` names `windowed`); else the one the task names."""
+    every = units(code)
+    frames = [innermost(every, line) for line in shown_lines(failures, target)]
+    hits = Counter(unit for unit in frames if unit is not None)
+    if hits:
+        most = max(hits.values())
+        return next(unit for unit in reversed(frames) if unit is not None and hits[unit] == most)
+    for text in (failures, task):
+        named = source.named_in(text, code)
+        words = Counter(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
+        counts = {unit: words[unit.name] + words[f"test_{unit.name}"] for unit in every if unit.name in named}
+        if counts:
+            return max(counts, key=counts.__getitem__)  # of equals, the first in the file
+    return None
+
+
+def shown_lines(text: str, path: str) -> list[int]:
+    """The lines of `path` the tracebacks in `text` show, in the order shown."""
+    found = []
+    for pattern in source.LOCATIONS:
+        for match in pattern.finditer(text):
+            if match["path"] == path or match["path"].endswith("/" + path):
+                found.append((match.start(), int(match["line"])))
+    return [line for _, line in sorted(found)]
+
+
+def innermost(every: list[Unit], line: int) -> Unit | None:
+    holding = [unit for unit in every if unit.first <= line <= unit.last]
+    return max(holding, key=lambda unit: unit.first, default=None)
+
+
+def spliced(code: str, unit: Unit, new: str) -> str:
+    """`code` with `unit` replaced by the definition of its name in `new` (the reply's code, at
+    the top level): indented as the unit was, its decorators with it; what else `new` holds is
+    left out, as the model was told."""
+    try:
+        tree = ast.parse(new)
+    except SyntaxError as exc:
+        raise NotSpliced(f"the code in your reply does not parse: {exc.msg} (its line {exc.lineno})") from None
+    defining = [
+        node
+        for node in tree.body
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == unit.name
+    ]
+    if not defining:
+        raise NotSpliced(f"the code in your reply does not define `{unit.name}`")
+    node = defining[-1]
+    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+    piece = new.splitlines()[first - 1 : node.end_lineno]
+    lines = code.splitlines(keepends=True)
+    placed = "".join(f"{unit.indent}{line}\n" if line.strip() else "\n" for line in piece)
+    return "".join(lines[: unit.first - 1]) + placed + "".join(lines[unit.last :])
