@@ -28,6 +28,12 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
     run.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
     run.add_argument(
+        "--request-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long one model request may take (default: the spec's request_timeout, else 120)",
+    )
+    run.add_argument(
         "--max-attempts", type=int, metavar="N", help="at most N model calls (default: the spec's, else 3)"
     )
     run.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
@@ -101,7 +107,13 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         spec.max_attempts = args.max_attempts
     if args.strength is not None:
         spec.strength = args.strength
-    model = open_model(settings_from(args.model, args.base_url, args.api, spec.model, spec.api), redact)
+    if args.request_timeout is not None and not args.request_timeout > 0:
+        raise UserError("--request-timeout: must be a number of seconds above 0")
+    settings = settings_from(
+        args.model, args.base_url, args.api, spec.model, spec.api,
+        args_timeout=args.request_timeout, spec_timeout=spec.request_timeout,
+    )  # fmt: skip
+    model = open_model(settings, redact)
     sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")

@@ -154,6 +154,7 @@ class Spec(Strict):
     limits: SpecLimits = SpecLimits()
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
+    request_timeout: float | None = Field(default=None, gt=0)  # seconds per model request; None: 120
     # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
     # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
     mode: Literal["auto", "whole", "edit"] = "auto"

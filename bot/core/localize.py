@@ -20,7 +20,6 @@ SYSTEM = (
     "files to read to fix it, at most 5, most likely first, one per line in one fenced block, and nothing else."
 )
 MAX_FILES = 5
-MAP_TOKENS = 6_000  # the outline shown: the whole map of a small repository, the top of a large one
 
 
 @dataclass(frozen=True)
@@ -34,7 +33,7 @@ def localize(model: Model, root: Path, issue: str, named: list[str], report: Rep
     started = time.monotonic()
     repo_map = repomap.RepoMap.build(root)
     ranked = repomap.rank(repo_map, repomap.mentions(issue))
-    shown = repomap.render(repo_map, ranked, MAP_TOKENS)
+    shown = repomap.render(repo_map, ranked, repomap.budget_of(model))
     given = [path for path in named if path in repo_map.files]
     if given:
         report.stage("localize").seconds += time.monotonic() - started

@@ -55,6 +55,11 @@ GREPPED_NAMES = 20
 CHARS_PER_TOKEN = 4  # OpenAI's rule of thumb for English; about right for code
 SIGNATURE_CHARS = 160
 DOC_CHARS = 100
+# The outline's budget: the whole map of a small repository, the top of a large one. A model on
+# this machine reads its prompt at a CPU's pace (about 26 tokens/s for a 1.5B model on two cores:
+# 6,000 tokens of map cost four minutes before the first token of the answer), so it gets less.
+MAP_TOKENS = 6_000
+LOCAL_MAP_TOKENS = 2_000
 
 NAME = re.compile(r"(?<![\w.])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*(?!\w)")
 CAMEL_CASE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
@@ -539,6 +544,16 @@ class Shown:
     files: tuple[str, ...]  # the files the outline names, in its order
     cut_short: str | None  # the last of them, when the budget cut its outline short
     tokens: int  # estimated_tokens of the text
+
+
+def budget_of(model: object) -> int:
+    """The outline's budget for `model`: the one its settings name (`map_tokens`), else by where
+    it runs. Models opened by open_model say both (models.base.Masked); another (a test's scripted
+    model) gets the hosted default."""
+    chosen = getattr(model, "map_tokens", None)
+    if isinstance(chosen, int):
+        return chosen
+    return LOCAL_MAP_TOKENS if getattr(model, "local", False) else MAP_TOKENS
 
 
 def estimated_tokens(text: str) -> int:

@@ -72,6 +72,12 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
     )
     parser.add_argument("--base-url", help="an OpenAI-compatible endpoint (default: OPENAI_BASE_URL, else OpenAI)")
     parser.add_argument("--api", choices=("responses", "chat"), help="which API to call (default: responses)")
+    parser.add_argument(
+        "--request-timeout",
+        type=float,
+        metavar="SECONDS",
+        help="how long one model request may take (default: 120)",
+    )
     parser.add_argument("--jobs", type=int, default=1, metavar="N", help="tasks run in parallel (default: 1)")
     pick = parser.add_mutually_exclusive_group()
     pick.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
@@ -146,6 +152,8 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         raise UserError("--samples: at most 100")
     if args.temperature is not None and not 0 <= args.temperature <= 2:
         raise UserError("--temperature: must be between 0 and 2")
+    if args.request_timeout is not None and not args.request_timeout > 0:
+        raise UserError("--request-timeout: must be a number of seconds above 0")
     shard = parse_shard(args.shard)
     offered = REPO_STRATEGIES if is_repo_taskset(args.taskset) else STRATEGIES
     if args.strategy not in (*offered, "all"):
@@ -159,7 +167,7 @@ def evaluate(args: argparse.Namespace, redact) -> int:
     out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="autofix-eval-") as scratch:
         tasks = select(load_taskset(args.taskset, Path(scratch)), args.limit, args.sample, args.seed, shard)
-        settings = settings_from(args.model, args.base_url, args.api, None, None)
+        settings = settings_from(args.model, args.base_url, args.api, None, None, args_timeout=args.request_timeout)
         model = open_model(dataclasses.replace(settings, temperature=args.temperature, seed=args.seed), redact)
         meta = {
             "taskset": args.taskset,

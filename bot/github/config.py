@@ -4,6 +4,7 @@ the repository's `.github/autofix.yml`. An input that is set wins over the file.
 from __future__ import annotations
 
 import base64
+import math
 import os
 import ssl
 import tempfile
@@ -27,6 +28,7 @@ INPUTS = (
     "config", "specs", "spec", "draft", "sandbox", "plan", "pr", "publish", "allow-unproven", "strength",
     "ca-bundle",
     "sign-commits",
+    "request-timeout",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -45,6 +47,10 @@ class RepoConfig(Strict):
     timeout: float | None = Field(None, gt=0)
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
+    request_timeout: float | None = Field(None, gt=0)  # seconds per model request
+    # The repository map's budget in tokens, for a free-form issue's localize prompt; default by
+    # where the model runs (bot/core/repomap.py: smaller on this machine, where prompts are slow).
+    map_tokens: int | None = Field(None, ge=100)
     price: ModelPrice | None = None  # dollars per million tokens, for a model the price list lacks
     setup: str | None = None  # installs the project's dependencies; the only step with network
     # The Python the repository's environment is made with (uv's request: "3.12", "3.12.4",
@@ -147,6 +153,10 @@ class Config:
         ):
             raise UserError(
                 f"input max-tokens: must be a whole number of tokens, at least 1, got {self.inputs['max-tokens']!r}"
+            )
+        if "request-timeout" in self.inputs and self.request_timeout is None:
+            raise UserError(
+                f"input request-timeout: must be a number of seconds above 0, got {self.inputs['request-timeout']!r}"
             )
         if "pr" in self.inputs and not self.inputs["pr"].isdigit():
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
@@ -256,6 +266,16 @@ class Config:
     @property
     def api(self) -> str | None:
         return self.inputs.get("api")
+
+    @property
+    def request_timeout(self) -> float | None:
+        """The input's seconds per model request, which win over the spec's and the file's; None
+        when not given or not a number above 0 (check_inputs says so)."""
+        try:
+            value = float(self.inputs.get("request-timeout", ""))
+        except ValueError:
+            return None
+        return value if value > 0 and math.isfinite(value) else None
 
     @property
     def basic_auth(self) -> str | None:

@@ -21,7 +21,7 @@ from bot.github.config import OUT, Config, RepoConfig
 from bot.github.forge import Forge, PullResult
 from bot.github.git import Git
 from bot.github.workflow import Workflow, append_summary
-from bot.models.base import Model, ModelSettings
+from bot.models.base import REQUEST_TIMEOUT, Model, ModelSettings
 from bot.models.registry import Hints, open_model
 from bot.redact import Redactor
 from bot.sandbox.tiers import Sandbox, within
@@ -99,6 +99,8 @@ class Step:
         settings = ModelSettings(
             name=c.model or spec.model, api=c.api or spec.api or "responses", base_url=c.base_url, api_key=c.api_key,
             ca_bundle=str(trusted) if (trusted := self.trusted()) else None,
+            timeout=c.request_timeout or spec.request_timeout or c.repo.request_timeout or REQUEST_TIMEOUT,
+            map_tokens=c.repo.map_tokens,
         )  # fmt: skip
         hints = Hints(f"set the `model` input, or `model:` in {c.config_path} or the spec", KEY_HINT)
         model = self.open_model(settings, self.redact, hints)

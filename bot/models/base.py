@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Protocol
+from urllib.parse import urlsplit
 
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str holds a pair as one code point: any left is lone
 
@@ -29,11 +31,14 @@ class Model(Protocol):
 
 class Masked:
     """A model whose prompts pass through `redact` first: test output, files and issue text can
-    carry a secret, and a prompt leaves the machine."""
+    carry a secret, and a prompt leaves the machine. It also says where the model runs, for the
+    prompts sized to it (bot/core/repomap.py's budget)."""
 
-    def __init__(self, model: Model, redact: Callable[[str], str]):
+    def __init__(self, model: Model, redact: Callable[[str], str], settings: ModelSettings | None = None):
         self.model, self.redact = model, redact
         self.name, self.banner = model.name, model.banner
+        self.local = settings is not None and settings.local  # on this machine: prompt processing is the cost
+        self.map_tokens = settings.map_tokens if settings is not None else None
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
         reply = self.model.complete([{**message, "content": self.redact(message["content"])} for message in messages])
@@ -43,17 +48,36 @@ class Masked:
         return reply if text == reply.text else replace(reply, text=text)
 
 
+REQUEST_TIMEOUT = 120.0  # seconds; a model on a CPU may need more for a long prompt (`request_timeout`)
+
+
 @dataclass(frozen=True)
 class ModelSettings:
     name: str | None
     api: str = "responses"
     base_url: str | None = None
     api_key: str | None = None
-    timeout: float = 120.0
+    timeout: float = REQUEST_TIMEOUT  # seconds one request may take (`request_timeout`)
     max_retries: int = 2
     temperature: float | None = None  # None: the endpoint's default, nothing sent
     seed: int | None = None  # sent where the API takes one; None: none sent
     ca_bundle: str | None = None  # a PEM file of the certificates HTTPS is verified against; None: the SDK's
+    map_tokens: int | None = None  # the repository map's budget; None: by where the model runs
+
+    @property
+    def local(self) -> bool:
+        """The model runs on this machine: in-process (`local:`), or behind a loopback address."""
+        return (self.name or "").startswith("local:") or on_loopback(self.base_url)
+
+
+def on_loopback(url: str | None) -> bool:
+    host = (urlsplit(url).hostname or "") if url else ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 # Added to the settings' seed by calls made inside `seed_offset`: a caller that sends one prompt
@@ -74,3 +98,28 @@ def seed_offset(offset: int) -> Iterator[None]:
 def request_seed(settings: ModelSettings) -> int | None:
     """The seed this call sends: the settings', moved by the caller's offset."""
     return None if settings.seed is None else settings.seed + SEED_OFFSET.get()
+
+
+# Steps of WARMER_STEP added to the settings' temperature by calls made inside `warmer`: a model
+# that sent back code it had already sent is asked again a little hotter, so it leaves that reply.
+WARMTH: ContextVar[int] = ContextVar("warmth", default=0)
+WARMER_STEP = 0.3
+WARMEST = 1.2  # above this a small model's replies turn to noise; a temperature set higher stays as it is
+
+
+@contextmanager
+def warmer(steps: int) -> Iterator[None]:
+    token = WARMTH.set(steps)
+    try:
+        yield
+    finally:
+        WARMTH.reset(token)
+
+
+def request_temperature(settings: ModelSettings) -> float | None:
+    """The temperature this call sends: the settings', raised inside `warmer`. None when the
+    settings set none: the endpoint's own default is unknown, and some endpoints refuse any."""
+    if settings.temperature is None:
+        return None
+    raised = settings.temperature + WARMER_STEP * WARMTH.get()
+    return round(max(settings.temperature, min(raised, WARMEST)), 3)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from bot.models.base import ModelSettings, Reply, request_seed
+from bot.models.base import ModelSettings, Reply, request_seed, request_temperature
 
 CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
 MAX_REPLY_TOKENS = 1024  # a whole file for a task; bounds a small model that rambles
@@ -50,8 +50,9 @@ class LocalModel:
     def sampling(self) -> dict[str, Any]:
         """What was asked for; llama.cpp's own defaults hold for the rest."""
         sampling: dict[str, Any] = {}
-        if self.settings.temperature is not None:
-            sampling["temperature"] = self.settings.temperature
+        temperature = request_temperature(self.settings)
+        if temperature is not None:
+            sampling["temperature"] = temperature
         seed = request_seed(self.settings)
         if seed is not None:
             sampling["seed"] = seed

@@ -6,7 +6,7 @@ import ssl
 from typing import Any
 
 from bot.errors import ModelUnavailable, UserError, warn
-from bot.models.base import ModelSettings, Reply, request_seed
+from bot.models.base import ModelSettings, Reply, request_seed, request_temperature
 
 
 class OpenAIModel:
@@ -43,8 +43,9 @@ class OpenAIModel:
         try:
             # Only what was asked for is sent: without it, the endpoint's own defaults hold.
             sampling: dict[str, Any] = {}
-            if self.settings.temperature is not None:
-                sampling["temperature"] = self.settings.temperature
+            temperature = request_temperature(self.settings)
+            if temperature is not None:
+                sampling["temperature"] = temperature
             if self.api == "chat":
                 seed = request_seed(self.settings)  # the Responses API takes no seed
                 if seed is not None:
@@ -93,8 +94,11 @@ class OpenAIModel:
                 f"the model API failed after retries ({exc.status_code}): {server_message(exc)}"
             ) from None
         except openai.APITimeoutError:
+            # A slow server, not a broken one, most often: a model on a CPU takes minutes over a long prompt.
+            tries = self.settings.max_retries + 1
             raise ModelUnavailable(
-                f"the model API did not answer within {self.settings.timeout:g} s (after retries)"
+                f"the model did not answer within {self.settings.timeout:g} s"
+                f"{f' ({tries} tries)' if tries > 1 else ''}; raise request_timeout for a slow endpoint"
             ) from None
         except openai.APIConnectionError:
             raise ModelUnavailable(

@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from bot.errors import UserError
-from bot.models.base import Masked, Model, ModelSettings
+from bot.models.base import REQUEST_TIMEOUT, Masked, Model, ModelSettings
 
 Provider = Callable[[str, ModelSettings], Model]
 
@@ -37,10 +37,10 @@ def open_model(settings: ModelSettings, redact: Callable[[str], str], hints: Hin
         raise UserError(f"no model configured: {hints.name}")
     prefix, _, rest = settings.name.partition(":")
     if rest and prefix in PROVIDERS:
-        return Masked(load(PROVIDERS[prefix])(rest, settings), redact)
+        return Masked(load(PROVIDERS[prefix])(rest, settings), redact, settings)
     if not settings.api_key and not settings.base_url:
         raise UserError(f"no API key: {hints.key}")
-    return Masked(load(DEFAULT_PROVIDER)(settings.name, settings), redact)
+    return Masked(load(DEFAULT_PROVIDER)(settings.name, settings), redact, settings)
 
 
 def load(provider: str | Provider) -> Provider:
@@ -58,6 +58,9 @@ def settings_from(
     spec_model: str | None,
     spec_api: str | None,
     environ: Mapping[str, str] = os.environ,
+    *,
+    args_timeout: float | None = None,
+    spec_timeout: float | None = None,
 ) -> ModelSettings:
     """Flags win over the spec, which wins over the environment's defaults."""
     return ModelSettings(
@@ -65,4 +68,5 @@ def settings_from(
         api=args_api or spec_api or "responses",
         base_url=args_base_url or environ.get("OPENAI_BASE_URL") or None,
         api_key=environ.get("OPENAI_API_KEY") or None,
+        timeout=args_timeout or spec_timeout or REQUEST_TIMEOUT,
     )
