@@ -21,14 +21,16 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
+from bot.core.prompts import with_failures
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
+from bot.core.repeats import Judged, Streak, repeated
 from bot.core.report import Attempt, Report
 from bot.core.strength import StrengthJudge
 from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
 from bot.judge.canaries import FORGED
 from bot.judge.validate import Validator, Verdict, current_text
-from bot.models.base import Model
+from bot.models.base import Model, warmer
 from bot.models.prices import price_of
 from bot.spec import Spec
 
@@ -43,33 +45,50 @@ def run(
     on_note: Callable[[str], None] = lambda note: None,
     clock: Callable[[], float] = time.monotonic,
     on_stage: Callable[[str], None] = lambda stage: None,
+    *,
+    restart: Callable[[], Answer] | None = None,
+    judged: Judged | None = None,
+    current_failures: Callable[[], str] = lambda: "",
 ) -> Report:
+    """`restart` makes a fresh answer: given, a repair that fails as the last attempt judged did
+    is followed by a fresh sample from the task. `judged` holds what was judged before the loop
+    (the current code); `current_failures`, how the current code fails, goes in every first prompt."""
+    seen = judged if judged is not None else Judged()
     try:
         for note in judge.preflight():
             report.notes.append(note)
             on_note(note)
         started = clock()
-        messages = answer.first()
+        messages = with_failures(answer.first(), current_failures())
+        repeats = 0  # replies in a row that repeated a judged candidate: the next call is that much hotter
+        streak, repairing = Streak(), False  # whether this call's prompt is a repair prompt
         for number in range(1, budget.max_attempts + 1):
             on_stage(f"attempt {number} of {budget.max_attempts}")
             attempt_started, started_at = clock(), datetime.now(UTC).isoformat(timespec="seconds")
-            reply = model.complete(messages)
+            with warmer(repeats):
+                reply = model.complete(messages)
             answered = clock()
             try:
                 candidate = answer.apply(reply.text)
             except Unusable as why:
-                candidate = Candidate(reply.text, "", {})
+                candidate, failure = Candidate(reply.text, "", {}), None
                 kind, verdict = why.kind, Verdict(False, [f"({why.kind})"], why.feedback)
             else:
-                verdict = confirmed(judge, candidate)
-                kind = Kind.PASSED if verdict.passed else Kind.FORGED if verdict.forged else Kind.FAILED
-            judged = clock()
+                earlier = seen.find(candidate)
+                if earlier is not None:  # a model call, but no test run: the verdict is known
+                    kind, verdict, failure = Kind.REPEATED, repeated(*earlier), earlier[1]
+                else:
+                    verdict = failure = confirmed(judge, candidate)
+                    kind = Kind.PASSED if verdict.passed else Kind.FORGED if verdict.forged else Kind.FAILED
+                    seen.add(candidate, f"attempt {number}", verdict)
+            repeats = repeats + 1 if kind == Kind.REPEATED else 0
+            judged_at = clock()
             attempt = Attempt(
                 number=number,
                 passed=verdict.passed,
                 failing_tests=verdict.failing,
                 feedback=verdict.feedback,
-                seconds=round(judged - attempt_started, 3),
+                seconds=round(judged_at - attempt_started, 3),
                 tokens={"input": reply.input_tokens, "output": reply.output_tokens},
                 cached_tokens=reply.cached_tokens,
                 code=candidate.code,
@@ -78,7 +97,7 @@ def run(
                 kind=str(kind),
                 started_at=started_at,
                 model_seconds=round(answered - attempt_started, 3),
-                test_seconds=round(judged - answered, 3),
+                test_seconds=round(judged_at - answered, 3),
                 prompt=messages,
                 reply=reply.text,
             )
@@ -95,7 +114,15 @@ def run(
             if spent:
                 report.stop_reason = spent
                 return report
-            messages = answer.next(verdict.feedback)
+            stuck = streak.stuck(number, failure, kind == Kind.REPEATED, repairing)
+            if restart is not None and stuck:
+                note = f"{stuck}: the next call starts afresh from the task"
+                report.notes.append(note)
+                on_note(note)
+                answer = restart()
+                messages, repairing = with_failures(answer.first(), current_failures()), False
+            else:
+                messages, repairing = answer.next(verdict.feedback), True
     except (UserError, ModelUnavailable) as exc:
         report.stop_reason = f"stopped: {exc}"
         raise
@@ -118,13 +145,23 @@ def confirmed(judge: Judge, candidate: Candidate) -> Verdict:
 
 
 class FileJudge:
-    """The Validator as the loop's judge: the candidate's text for the target, in a scratch copy."""
+    """The Validator as the loop's judge: the candidate's text for the target, in a scratch copy.
+    Existing code is judged in the preflight too (after the baseline, a run of the tests it failed
+    there): how it fails goes in the first prompt as a repair prompt would say it, and a reply that
+    gives it back unchanged is known for what it is (`judged`)."""
 
-    def __init__(self, validator: Validator, target: str):
-        self.validator, self.target = validator, target
+    def __init__(self, validator: Validator, target: str, current: str | None = None, judged: Judged | None = None):
+        self.validator, self.target, self.current = validator, target, current
+        self.judged = judged if judged is not None else Judged()
+        self.failures = ""  # how the current code fails its tests; "" when it passes, or there is none
 
     def preflight(self) -> list[str]:
-        return self.validator.preflight()
+        notes = self.validator.preflight()
+        if self.current is not None:
+            verdict = self.validator.check(self.current)
+            self.failures = "" if verdict.passed else verdict.feedback
+            self.judged.add(Candidate(self.current, "", {self.target: self.current}), "the current code", verdict)
+        return notes
 
     def check(self, candidate: Candidate) -> Verdict:
         return self.validator.check(candidate.files[self.target])
@@ -139,28 +176,41 @@ def solve(
     on_note: Callable[[str], None] = lambda note: None,
     clock: Callable[[], float] = time.monotonic,
     on_stage: Callable[[str], None] = lambda stage: None,
+    *,
+    restart_when_stuck: bool = True,
 ) -> Report:
-    """A task that writes one target file, judged by the validator: whole, or by edits (`mode`)."""
+    """A task that writes one target file, judged by the validator: whole, or by edits (`mode`).
+    `restart_when_stuck`: a repair that fails as the attempt before it did is followed by a fresh
+    answer from the task and the original file (the eval's `repair` turns it off, to compare)."""
     budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds, spec.max_cost)
     if report.price is None:
         report.price = price_of(report.model, spec.price)
     report.spec, report.task = report.spec or str(spec.path), report.task or spec.task
-    judge = StrengthJudge(FileJudge(validator, spec.target), validator, spec, report)
+    current, judged = current_text(spec.target_path), Judged()
+    file_judge = FileJudge(validator, spec.target, current, judged)
+    judge = StrengthJudge(file_judge, validator, spec, report)
 
     def switched(note: str) -> None:  # edit mode asking for one whole function: said in the log and the report
         note = f"attempt {len(report.attempts) + 1}: {note}"
         report.notes.append(note)
         on_note(note)
 
-    answer = answer_for(spec, validator, switched)
-    return run(answer, judge, model, budget, report, on_attempt, on_note, clock, on_stage)
+    def answer() -> Answer:
+        return answer_for(spec, current, lambda: validator.failures_seen or file_judge.failures, switched)
+
+    return run(
+        answer(), judge, model, budget, report, on_attempt, on_note, clock, on_stage,
+        restart=answer if restart_when_stuck else None, judged=judged, current_failures=lambda: file_judge.failures,
+    )  # fmt: skip
 
 
-def answer_for(spec: Spec, validator: Validator, on_switch: Callable[[str], None] = lambda note: None) -> Answer:
-    """`on_switch`: told when edit mode asks for one whole function instead of edit blocks."""
-    current = current_text(spec.target_path)
+def answer_for(
+    spec: Spec, current: str | None, failures: Callable[[], str], on_switch: Callable[[str], None] = lambda note: None
+) -> Answer:
+    """`failures`: the current code's, known once the preflight ran (an edit's windows follow them).
+    `on_switch`: told when edit mode asks for one whole function instead of edit blocks."""
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     python = spec.target_kind == "python"  # a document or a query is written whole
     if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
-        return EditFile(spec, current, lambda: validator.failures_seen, on_switch)
+        return EditFile(spec, current, failures, on_switch)
     return WholeFile(spec, current)

@@ -1,4 +1,5 @@
-"""What the model is told: the task first, then the task with its last code and the failures."""
+"""What the model is told: the task first (for existing code, with its current failures), then the
+task with its last code and the failures."""
 
 from __future__ import annotations
 
@@ -35,6 +36,16 @@ def repair(spec: Spec, previous_code: str, feedback: str) -> list[dict[str, str]
         f"Fix the code. Reply with the whole corrected file `{spec.target}`."
     )
     return [system(spec), {"role": "user", "content": content}]
+
+
+def with_failures(messages: list[dict[str, str]], failures: str) -> list[dict[str, str]]:
+    """A first prompt for existing code, with how that code fails the tests now (the same feedback
+    a repair prompt carries): where to look, and what is wrong there. The system message stays first
+    and as it was, so a server that caches prefixes reuses it."""
+    if not failures:
+        return messages
+    *before, last = messages
+    return [*before, {**last, "content": f"{last['content']}\n\nIt fails the tests now:\n{failures}"}]
 
 
 def system(spec: Spec) -> dict[str, str]:

@@ -22,6 +22,7 @@ class Kind(StrEnum):
     NO_CODE = "no code"  # the reply held no code to judge
     REFUSED = "edits refused"  # the reply's edits could not be applied; nothing changed
     FORGED = "forged"  # judged, and the run's report was tampered with (bot/judge/canaries.py)
+    REPEATED = "same code"  # the code of a candidate judged before (bot/core/repeats.py): not judged again
 
 
 @dataclass

@@ -41,7 +41,7 @@ class Attempt:
     # Inline checks whose values couldn't cross to the checker (a lambda argument): judged in the
     # candidate's own process, so no stronger than the candidate's honesty.
     inprocess_checks: list[str] = field(default_factory=list)
-    kind: str = ""  # bot.core.protocol.Kind: passed, failed, no code, edits refused
+    kind: str = ""  # bot.core.protocol.Kind: passed, failed, no code, edits refused, same code, forged
     started_at: str = ""  # UTC, ISO 8601
     model_seconds: float = 0.0  # waiting for the model's reply
     test_seconds: float = 0.0  # judging the candidate (the rest of `seconds` is autofix's own)
@@ -51,7 +51,8 @@ class Attempt:
 
     def headline(self, max_attempts: int) -> str:
         """The attempt's one log line, the same in the CLI and the Action."""
-        verdict = "PASS" if self.passed else "FAIL"
+        # A reply repeating code judged before is a model call, not a test run: SAME, not FAIL.
+        verdict = "PASS" if self.passed else "SAME" if self.kind == "same code" else "FAIL"
         used = self.tokens["input"] + self.tokens["output"]
         count = len(self.inprocess_checks)
         trust = f"  ({count} check{'s' * (count != 1)} judged in the candidate's process)" if count else ""
@@ -67,10 +68,12 @@ class StageUse:
     output: int = 0
     cached: int = 0
     seconds: float = 0.0  # the stage's whole time, model and tests
+    input_per_call: list[int] = field(default_factory=list)  # each call's prompt tokens, as the endpoint counted
 
     def add(self, reply, seconds: float) -> None:
         self.calls += 1
         self.input += reply.input_tokens
+        self.input_per_call.append(reply.input_tokens)
         self.output += reply.output_tokens
         self.cached += reply.cached_tokens
         self.seconds += seconds

@@ -36,9 +36,15 @@ FIRST_REPLIES = "first-replies.jsonl"
 # What makes two runs comparable. The shard is metadata too, but slices of one run differ in it;
 # --samples too, as a re-run with more samples extends the run.
 IDENTITY = ("taskset", "model", "attempts", "temperature", "seed")
-STRATEGIES = ("one-shot", "repair", "resample")  # the loop's, on spec tasks
+STRATEGIES = ("one-shot", "repair", "resample", "repair+resample")  # the loop's, on spec tasks
 REPO_STRATEGIES = ("freeform",)  # on a repository with an injected bug (humaneval-repo): bot/eval/freeform.py
-COMPARISONS = (("repair", "one-shot"), ("resample", "one-shot"), ("repair", "resample"))  # a − b, if both ran
+COMPARISONS = (  # a − b, if both ran
+    ("repair", "one-shot"),
+    ("resample", "one-shot"),
+    ("repair", "resample"),
+    ("repair+resample", "repair"),
+    ("repair+resample", "resample"),
+)
 
 
 @dataclass
@@ -49,7 +55,7 @@ class Result:
     strategy: str
     passed: bool
     calls: int  # model calls made
-    attempts: int  # candidates validated: calls whose reply held code
+    attempts: int  # candidates validated: calls whose reply held code not judged before
     tokens_in: int
     tokens_out: int
     seconds: float  # wall time of the pair

@@ -1,13 +1,17 @@
-"""The three strategies `autofix eval` compares, each given the same number of model calls.
+"""The four strategies `autofix eval` compares, each given the same number of model calls.
 
-All three run through `loop.solve`, so a candidate is extracted, validated (and a pass
+All four run through `loop.solve`, so a candidate is extracted, validated (and a pass
 confirmed) exactly as `autofix run` does it, and repair's feedback is the loop's own:
 - one-shot: the loop with a budget of 1 call;
 - repair: the loop with K calls, each after the first carrying the test feedback;
 - resample: the loop with K calls whose model never sees the feedback: every call sends
-  the first prompt again, so each is a fresh independent sample and the first pass wins.
+  the first prompt again, so each is a fresh independent sample and the first pass wins;
+- repair+resample: repair, except that a repair failing the same checks the same way as the
+  attempt before it is followed by a fresh sample from the task (Olausson et al.'s hybrid), as
+  `autofix run` does it.
+In all four a reply repeating code already judged is not judged again: a call, not a test run.
 
-Paired: a task's first call is made once (per --samples repeat) and all three share its reply, so
+Paired: a task's first call is made once (per --samples repeat) and all of them share its reply, so
 they differ only in what follows it; it counts in each one's calls, tokens and time, which keeps
 the budgets equal. Each call of a task sends a seed of its own (where the API takes one): the
 same prompt sent with the same seed would come back the same, and resampling would repeat itself.
@@ -136,7 +140,7 @@ def run_pair(
     asked = FreshSamples(paired) if strategy == "resample" else paired
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
     started = clock()
-    solve(spec, asked, validator, report, clock=clock)
+    solve(spec, asked, validator, report, clock=clock, restart_when_stuck=strategy == "repair+resample")
     seconds, validation_seconds = clock() - started + paired.reused_seconds, validator.seconds
     killed = mutants = 0
     if strength and report.passed:
@@ -153,7 +157,7 @@ def run_pair(
         strategy=strategy,
         passed=report.passed,
         calls=len(report.attempts),
-        attempts=sum(a.kind != Kind.NO_CODE for a in report.attempts),
+        attempts=sum(a.kind not in (Kind.NO_CODE, Kind.REPEATED) for a in report.attempts),
         tokens_in=report.tokens["input"],
         tokens_out=report.tokens["output"],
         seconds=round(seconds, 3),

@@ -53,13 +53,14 @@ def report() -> Report:
 
 def test_a_pass_that_fails_when_repeated_is_not_a_pass(tmp_path):
     validator = Verdicts(Verdict(True), Verdict(False, ["t"], "- t: failed"), Verdict(True), Verdict(True))
-    result = solve(spec(tmp_path), Replies(Reply(CODE), Reply(CODE)), validator, report())
+    again = CODE.replace("return 1", "return 1  # again")  # the same code would not be judged again
+    result = solve(spec(tmp_path), Replies(Reply(CODE), Reply(again)), validator, report())
     assert [a.passed for a in result.attempts] == [False, True]
     assert (
         result.attempts[0].feedback == "The tests passed once, then failed when repeated in a clean copy:\n- t: failed"
     )
     assert validator.checked == 4
-    assert (tmp_path / "f.py").read_text() == "def f():\n    return 1\n"
+    assert (tmp_path / "f.py").read_text() == "def f():\n    return 1  # again\n"
 
 
 def test_the_token_budget_stops_the_loop(tmp_path):
@@ -85,9 +86,10 @@ def test_the_time_budget_stops_the_loop(tmp_path):
 
 
 def test_repair_prompts_carry_the_last_code_and_its_feedback(tmp_path):
-    model = Replies(Reply(CODE), Reply(CODE.replace("1", "2")), Reply(CODE))
+    model = Replies(Reply(CODE), Reply(CODE.replace("1", "2")), Reply(CODE.replace("1", "3")))
+    first = Verdict(False, ["t"], "Failing checks:\n- t: expected 1, got None")  # unlike the next: no fresh start
     failing = Verdict(False, ["t"], "Failing checks:\n- t: expected 1, got 2")
-    solve(spec(tmp_path), model, Verdicts(failing, failing, Verdict(True), Verdict(True)), report())
+    solve(spec(tmp_path), model, Verdicts(first, failing, Verdict(True), Verdict(True)), report())
     last = model.calls[2][1]["content"]
     assert "```python\ndef f():\n    return 2\n```" in last
     assert "It failed the tests:\nFailing checks:\n- t: expected 1, got 2" in last

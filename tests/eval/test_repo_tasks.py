@@ -316,7 +316,7 @@ def test_a_fix_that_fits_the_example_alone_and_a_bug_never_reproduced_resolve_no
         (["humaneval-repo", "--strategy", "repair"], "--strategy repair: humaneval-repo is evaluated by freeform"),
         (
             ["humaneval", "--strategy", "freeform"],
-            "--strategy freeform: humaneval is evaluated by one-shot, repair, resample",
+            "--strategy freeform: humaneval is evaluated by one-shot, repair, resample, repair+resample",
         ),
         (["humaneval-repo:1"], "taskset: 'humaneval-repo:1': the repository holds 2 to 164 problems"),
         (

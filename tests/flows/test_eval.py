@@ -84,7 +84,7 @@ def figures(summary: dict) -> dict:
 
 
 # The shared first call counts in every strategy's calls and tokens: the budgets stay equal.
-# repair and resample each solve one more task than one-shot, on their second call.
+# repair, resample and repair+resample each solve one more task than one-shot, on their second call.
 TWO_SOLVED = {
     "tasks": 4,
     "passed": 2,
@@ -114,6 +114,7 @@ KNOWN_FIGURES = {
     },
     "repair": TWO_SOLVED,
     "resample": TWO_SOLVED,
+    "repair+resample": TWO_SOLVED,
 }
 
 
@@ -128,14 +129,14 @@ def is_repair(body: dict) -> bool:
     return "Your previous version" in prompt_text(body)
 
 
-def test_one_request_serves_the_first_call_of_all_three_strategies_and_a_rerun_resumes(taskset, tmp_path, capsys):
+def test_one_request_serves_the_first_call_of_all_four_strategies_and_a_rerun_resumes(taskset, tmp_path, capsys):
     out = tmp_path / "out"
     args = ("--out", out, "--model", "m", "--api", "chat")
-    with ScriptedOpenAI([KnownOutcomes()] * 14) as fake:
+    with ScriptedOpenAI([KnownOutcomes()] * 19) as fake:
         assert autofix_eval(taskset, "--jobs", "2", *args, "--base-url", fake.base_url) == 0
-    # Unpaired, every strategy would make its own first call: 4 + 9 + 9 = 22 requests. Paired, one
-    # request per task serves all three: 4, then repair's 5 and resample's 5 that follow it.
-    assert len(fake.requests) == 14 and fake.remaining == 0
+    # Unpaired, every strategy would make its own first call: 4 + 9 + 9 + 9 = 31 requests. Paired, one
+    # request per task serves all four: 4, then the 5 of each of repair, resample and repair+resample.
+    assert len(fake.requests) == 19 and fake.remaining == 0
     bodies = [r.json for r in fake.requests]
     # The first prompt goes out once per task, then again only as resample's later samples; a
     # task's n-th call sends seed n − 1, so no two samples of one prompt share a seed.
@@ -145,11 +146,17 @@ def test_one_request_serves_the_first_call_of_all_three_strategies_and_a_rerun_r
         "second_sample": [0, 1],
         "never": [0, 1, 2],
     }
-    assert seeds(bodies, repair=True) == {"always": [], "after_feedback": [1], "second_sample": [1, 2], "never": [1, 2]}
-    assert not any("temperature" in b for b in bodies)  # none asked for: the endpoint's own
-    # repair sends the loop's own feedback; resample never does
+    assert seeds(bodies, repair=True) == {
+        "always": [],
+        "after_feedback": [1, 1],
+        "second_sample": [1, 2, 1, 2],
+        "never": [1, 2, 1, 2],
+    }
+    # none asked for: the endpoint's own, also after a reply repeated its code (nothing to raise)
+    assert not any("temperature" in b for b in bodies)
+    # repair and repair+resample send the loop's own feedback; resample never does
     feedback = [prompt_text(b) for b in bodies if "`after_feedback`" in prompt_text(b) and is_repair(b)]
-    assert len(feedback) == 1 and "- order: expected [3, 1, 2], got [1, 2, 3]" in feedback[0]
+    assert len(feedback) == 2 and all("- order: expected [3, 1, 2], got [1, 2, 3]" in f for f in feedback)
 
     data = load(out)
     assert (data["taskset"], data["model"], data["attempts"], data["tasks"]) == (str(taskset), "m", 3, 4)
@@ -160,19 +167,24 @@ def test_one_request_serves_the_first_call_of_all_three_strategies_and_a_rerun_r
     assert all(len(replies) == 1 for replies in first.values())
     assert len((out / "first-replies.jsonl").read_text().splitlines()) == 4
     outcomes = {(r["task"], r["strategy"]): (r["passed"], r["calls"], r["attempts"]) for r in data["results"]}
+    # The fake sends the same wrong code back: a call, not a test run (attempts counts those).
     assert outcomes == {
         ("after_feedback", "one-shot"): (False, 1, 1),
         ("after_feedback", "repair"): (True, 2, 2),
-        ("after_feedback", "resample"): (False, 3, 3),
+        ("after_feedback", "resample"): (False, 3, 1),
+        ("after_feedback", "repair+resample"): (True, 2, 2),
         ("always", "one-shot"): (True, 1, 1),
         ("always", "repair"): (True, 1, 1),
         ("always", "resample"): (True, 1, 1),
+        ("always", "repair+resample"): (True, 1, 1),
         ("never", "one-shot"): (False, 1, 1),
-        ("never", "repair"): (False, 3, 3),
-        ("never", "resample"): (False, 3, 3),
+        ("never", "repair"): (False, 3, 1),
+        ("never", "resample"): (False, 3, 1),
+        ("never", "repair+resample"): (False, 3, 1),
         ("second_sample", "one-shot"): (False, 1, 1),
-        ("second_sample", "repair"): (False, 3, 3),
+        ("second_sample", "repair"): (False, 3, 1),
         ("second_sample", "resample"): (True, 2, 2),
+        ("second_sample", "repair+resample"): (False, 3, 1),
     }
     # The fake answers a prompt the same way every time: resample's three samples of
     # after_feedback and of never are one reply each (second_sample's two differ).
@@ -190,7 +202,10 @@ def test_one_request_serves_the_first_call_of_all_three_strategies_and_a_rerun_r
     never = next(r for r in data["results"] if r["task"] == "never" and r["strategy"] == "repair")
     assert never["failure"] == "all 3 attempts failed; last: order: expected [3, 1, 2], got [1, 2, 3]"
     # What a failure needs to be read later: its feedback and the code the model wrote.
-    assert never["error"].startswith("Failing checks:\n- order: expected [3, 1, 2], got [1, 2, 3]")
+    assert never["error"].startswith(
+        "This is the same code as attempt 1 (whitespace aside), so it was not run again: it fails the tests as it did "
+        "then. Write a different fix.\n\nFailing checks:\n- order: expected [3, 1, 2], got [1, 2, 3]"
+    )
     assert never["code"] == WRONG.format(name="never")
     assert all(r["error"] == r["code"] == "" for r in data["results"] if r["passed"])
     for strategy, summary in data["summary"].items():
@@ -211,7 +226,7 @@ def test_one_request_serves_the_first_call_of_all_three_strategies_and_a_rerun_r
     with ScriptedOpenAI([]) as fake:  # every run is done: the full summary, no model call
         assert autofix_eval(taskset, *args, "--base-url", fake.base_url) == 0
     assert fake.requests == []
-    assert "eval: 4 tasks x 3 strategies = 12 runs, 12 already done" in capsys.readouterr().out
+    assert "eval: 4 tasks x 4 strategies = 16 runs, 16 already done" in capsys.readouterr().out
 
 
 def test_a_strategy_run_later_pairs_with_the_first_replies_already_drawn(taskset, tmp_path, capsys):
@@ -220,13 +235,13 @@ def test_a_strategy_run_later_pairs_with_the_first_replies_already_drawn(taskset
     with ScriptedOpenAI([outcomes] * 4) as fake:
         assert autofix_eval(taskset, "--strategy", "one-shot", *args, "--base-url", fake.base_url) == 0
     assert seeds([r.json for r in fake.requests], repair=False) == {kind: [0] for kind in KINDS}
-    with ScriptedOpenAI([outcomes] * 10) as fake:
+    with ScriptedOpenAI([outcomes] * 15) as fake:
         assert autofix_eval(taskset, *args, "--base-url", fake.base_url) == 0
-    assert "eval: 4 tasks x 3 strategies = 12 runs, 4 already done" in capsys.readouterr().out
-    # The stored first replies serve repair and resample: the first prompt goes out again only
-    # as resample's later samples, with their own seeds.
+    assert "eval: 4 tasks x 4 strategies = 16 runs, 4 already done" in capsys.readouterr().out
+    # The stored first replies serve repair, resample and repair+resample: the first prompt goes
+    # out again only as resample's later samples, with their own seeds.
     bodies = [r.json for r in fake.requests]
-    assert len(bodies) == 10
+    assert len(bodies) == 15
     assert seeds(bodies, repair=False) == {
         "always": [],
         "after_feedback": [1, 2],
@@ -236,12 +251,9 @@ def test_a_strategy_run_later_pairs_with_the_first_replies_already_drawn(taskset
     assert figures(load(out)["summary"]) == KNOWN_FIGURES
 
 
-class SameReplyAtTemperatureZero:
+def same_reply(body: dict) -> Reply:
     """What a deterministic endpoint does at temperature 0: one prompt, one reply, whatever the seed."""
-
-    def __call__(self, body: dict) -> Reply:
-        assert body["temperature"] == 0
-        return Reply(fenced(WRONG.format(name="never")), 100, 10)
+    return Reply(fenced(WRONG.format(name="never")), 100, 10)
 
 
 def test_temperature_0_with_resampling_warns_that_the_samples_are_identical(tmp_path, capsys):
@@ -249,7 +261,7 @@ def test_temperature_0_with_resampling_warns_that_the_samples_are_identical(tmp_
     tasks.mkdir()
     (tasks / "never.yml").write_text(SPEC.format(name="never"))
     out = tmp_path / "out"
-    with ScriptedOpenAI([SameReplyAtTemperatureZero()] * 3) as fake:
+    with ScriptedOpenAI([same_reply] * 3) as fake:
         assert (
             autofix_eval(
                 tasks, "--strategy", "resample", "--temperature", "0", "--seed", "5", "--out", out,
@@ -257,7 +269,8 @@ def test_temperature_0_with_resampling_warns_that_the_samples_are_identical(tmp_
             )
             == 0
         )  # fmt: skip
-    assert [(r.json["temperature"], r.json["seed"]) for r in fake.requests] == [(0, 5), (0, 6), (0, 7)]
+    # The second sample's code was the first's: the third call is asked a little hotter.
+    assert [(r.json["temperature"], r.json["seed"]) for r in fake.requests] == [(0, 5), (0, 6), (0.3, 7)]
     printed = capsys.readouterr().out
     warning = (
         "resample's samples were one identical reply on 1 of 1 task it sampled more than once: at temperature 0, "
@@ -273,7 +286,7 @@ def test_temperature_0_with_resampling_warns_that_the_samples_are_identical(tmp_
     assert (data["temperature"], data["seed"], data["warnings"]) == (0, 5, [warning])
     assert f"Warning: {warning}." in (out / "eval.md").read_text()
     # The Responses API takes a temperature but no seed: none is sent there.
-    with ScriptedOpenAI([SameReplyAtTemperatureZero()]) as fake:
+    with ScriptedOpenAI([same_reply]) as fake:
         assert (
             autofix_eval(
                 tasks, "--strategy", "one-shot", "--temperature", "0", "--out", tmp_path / "responses",
@@ -301,8 +314,9 @@ def test_samples_2_reports_the_mean_and_spread_and_pass_at_k(tmp_path, capsys):
     for kind in ("always", "never", "lucky"):
         (tasks / f"{kind}.yml").write_text(SPEC.format(name=kind))
     out = tmp_path / "out"
-    # sample 1: always 1 request, never and lucky 3 each (shared, repair, resample); sample 2: lucky is right at once
-    with ScriptedOpenAI([lucky_in_sample_2] * 12) as fake:
+    # sample 1: always 1 request, never and lucky 4 each (shared, repair, resample, repair+resample); sample 2: lucky
+    # is right at once
+    with ScriptedOpenAI([lucky_in_sample_2] * 15) as fake:
         assert (
             autofix_eval(
                 tasks, "--samples", "2", "--attempts", "2", "--jobs", "2", "--out", out,
@@ -312,15 +326,15 @@ def test_samples_2_reports_the_mean_and_spread_and_pass_at_k(tmp_path, capsys):
         )  # fmt: skip
     assert fake.remaining == 0
     # sample i's n-th call of a task: seed 2 × (i − 1) + n − 1
-    assert sorted(r.json["seed"] for r in fake.requests if "`lucky`" in prompt_text(r.json)) == [0, 1, 1, 2]
+    assert sorted(r.json["seed"] for r in fake.requests if "`lucky`" in prompt_text(r.json)) == [0, 1, 1, 1, 2]
     printed = capsys.readouterr().out
-    assert "eval: 3 tasks x 3 strategies x 2 samples = 18 runs" in printed
+    assert "eval: 3 tasks x 4 strategies x 2 samples = 24 runs" in printed
     data = load(out)
     assert data["samples"] == 2 and [s["sample"] for s in data["by_sample"]] == [1, 2]
     # every strategy solves 1 of 3 tasks in sample 1 and 2 of 3 in sample 2:
     # mean 1/2, sd √((1/6)² · 2 / 1) = 0.2357, range 1/3 … 2/3
     spread = {"mean": 0.5, "sd": pytest.approx(0.2357, abs=5e-5), "min": 1 / 3, "max": 2 / 3}
-    for strategy in ("one-shot", "repair", "resample"):
+    for strategy in ("one-shot", "repair", "resample", "repair+resample"):
         summary = data["summary"][strategy]
         assert (summary["tasks"], summary["runs"], summary["passed"]) == (3, 6, 3)
         assert summary["pass_rate_spread"] == spread
@@ -334,6 +348,8 @@ def test_samples_2_reports_the_mean_and_spread_and_pass_at_k(tmp_path, capsys):
         ("repair", "one-shot", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
         ("resample", "one-shot", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
         ("repair", "resample", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
+        ("repair+resample", "repair", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
+        ("repair+resample", "resample", {"mean": 0, "sd": 0, "min": 0, "max": 0}),
     ]
     # pass@k from each task's 2 first calls: always 2 of 2, never 0 of 2, lucky 1 of 2.
     # pass@1: (1 + 0 + 1/2) / 3; pass@2: (1 + 0 + 1) / 3, lucky's 1 − C(1,2)/C(2,2) being 1.
@@ -363,7 +379,7 @@ def test_samples_2_reports_the_mean_and_spread_and_pass_at_k(tmp_path, capsys):
     )
     markdown = (out / "eval.md").read_text()
     assert "## Sample 1" in markdown and "## Sample 2" in markdown
-    assert "| lucky | 2 | pass (1 call) | pass (1 call) | pass (1 call) |" in markdown.splitlines()
+    assert "| lucky | 2 | pass (1 call) | pass (1 call) | pass (1 call) | pass (1 call) |" in markdown.splitlines()
     # a later sample's code lands beside the first's
     assert (out / "solutions" / "sample-2" / "one-shot" / "lucky" / "lucky.py").read_text() == RIGHT.format(
         name="lucky"
@@ -402,7 +418,7 @@ def png_size(path: Path) -> tuple[int, int]:
 
 def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, capsys):
     out = tmp_path / "he"
-    with ScriptedOpenAI([HumanEvalScript()] * 55) as fake:
+    with ScriptedOpenAI([HumanEvalScript()] * 70) as fake:
         assert (
             autofix_eval(
                 "humaneval",
@@ -421,14 +437,27 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             )
             == 0
         )
-    # 20 first calls, shared; then repair's 5x1 + 5x2, resample's 10x2
-    assert len(fake.requests) == 55 and fake.remaining == 0
+    # 20 first calls, shared; then repair's 5x1 + 5x2, resample's 10x2, repair+resample's 5x1 + 5x2
+    assert len(fake.requests) == 70 and fake.remaining == 0
     repair_prompts = [p for p in fake.prompts() if "Your previous version" in p]
     assert "It failed the tests:\nFailing checks:\n- line " in repair_prompts[0]
     assert ": raised AssertionError: " in repair_prompts[0]
 
     data = load(out)
-    assert data["tasks"] == 20 and len(data["results"]) == 60
+    assert data["tasks"] == 20 and len(data["results"]) == 80
+    repaired = {
+        "tasks": 20,
+        "passed": 15,
+        "pass_rate": 0.75,
+        "pass_rate_within": [0.5, 0.75, 0.75],
+        "calls": 35,
+        "mean_calls_per_solved": 20 / 15,
+        "tokens_in": 1750,
+        "tokens_out": 700,
+        "tokens_per_solved": 2450 / 15,
+        "strength_measured": 0,
+        "mean_strength": None,
+    }
     assert figures(data["summary"]) == {
         "one-shot": {
             "tasks": 20,
@@ -443,19 +472,7 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             "strength_measured": 0,
             "mean_strength": None,
         },
-        "repair": {
-            "tasks": 20,
-            "passed": 15,
-            "pass_rate": 0.75,
-            "pass_rate_within": [0.5, 0.75, 0.75],
-            "calls": 35,
-            "mean_calls_per_solved": 20 / 15,
-            "tokens_in": 1750,
-            "tokens_out": 700,
-            "tokens_per_solved": 2450 / 15,
-            "strength_measured": 0,
-            "mean_strength": None,
-        },
+        "repair": repaired,
         "resample": {
             "tasks": 20,
             "passed": 10,
@@ -469,28 +486,33 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
             "strength_measured": 0,
             "mean_strength": None,
         },
+        # Nothing to resample from: HumanEval/2's repairs are the same code again, told so once.
+        "repair+resample": repaired,
     }
     passed = {(r["task"], r["strategy"]) for r in data["results"] if r["passed"]}
     assert passed == {
         (f"HumanEval/{i}", s)
         for i in range(20)
-        for s in ("one-shot", "repair", "resample")
-        if i % 4 in (0, 3) or (i % 4 == 1 and s == "repair")
+        for s in ("one-shot", "repair", "resample", "repair+resample")
+        if i % 4 in (0, 3) or (i % 4 == 1 and s in ("repair", "repair+resample"))
     }
-    assert [r["task"] for r in data["results"][:6]] == ["HumanEval/0"] * 3 + ["HumanEval/1"] * 3
+    assert [r["task"] for r in data["results"][:8]] == ["HumanEval/0"] * 4 + ["HumanEval/1"] * 4
 
     table = (out / "eval.md").read_text().splitlines()
-    rows = [line.split(" | ") for line in table if line.startswith(("| one-shot |", "| repair |", "| resample |"))]
-    assert [cells[:8] + cells[10:] for cells in rows[:3]] == [  # all but the two latency cells
+    names = ("| one-shot |", "| repair |", "| resample |", "| repair+resample |")
+    rows = [line.split(" | ") for line in table if line.startswith(names)]
+    assert [cells[:8] + cells[10:] for cells in rows[:4]] == [  # all but the two latency cells
         ["| one-shot", "20", "10", "50.0%", "50.0%", "—", "—", "1.00", "1000 / 400", "140 |"],
         ["| repair", "20", "15", "75.0%", "50.0%", "75.0%", "75.0%", "1.33", "1750 / 700", "163 |"],
         ["| resample", "20", "10", "50.0%", "50.0%", "50.0%", "50.0%", "1.00", "2000 / 800", "280 |"],
+        ["| repair+resample", "20", "15", "75.0%", "50.0%", "75.0%", "75.0%", "1.33", "1750 / 700", "163 |"],
     ]
     # Wilson: 10/20 0.5 ± 0.2007; 15/20 0.70972 ± 0.17842
-    assert rows[3:] == [
+    assert rows[4:] == [
         ["| one-shot", "29.9–70.1%", "29.9–70.1%", "—", "— |"],
         ["| repair", "53.1–88.8%", "29.9–70.1%", "53.1–88.8%", "53.1–88.8% |"],
         ["| resample", "29.9–70.1%", "29.9–70.1%", "29.9–70.1%", "29.9–70.1% |"],
+        ["| repair+resample", "53.1–88.8%", "29.9–70.1%", "53.1–88.8%", "53.1–88.8% |"],
     ]
     # Repair alone solves 5 tasks (i % 4 == 1), and nothing else differs: p = 2 / 2^5. The interval:
     # 5 · (2π − 1) for π from 0.025^(1/5) = 0.4782 (P(X ≥ 5 | 5, π) = 0.025) to 1.
@@ -501,9 +523,13 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
         "(resample alone 0, one-shot alone 0, of 20 tasks)",
         "- repair − resample: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
         "(repair alone 5, resample alone 0, of 20 tasks)",
+        "- repair+resample − repair: 0 tasks (no task solved by one alone), p = 1 "
+        "(repair+resample alone 0, repair alone 0, of 20 tasks)",
+        "- repair+resample − resample: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
+        "(repair+resample alone 5, resample alone 0, of 20 tasks)",
     ]
-    assert "| HumanEval/1 | fail (1 call) | pass (2 calls) | fail (3 calls) |" in table
-    assert "| HumanEval/2 | fail (1 call) | fail (3 calls) | fail (3 calls) |" in table
+    assert "| HumanEval/1 | fail (1 call) | pass (2 calls) | fail (3 calls) | pass (2 calls) |" in table
+    assert "| HumanEval/2 | fail (1 call) | fail (3 calls) | fail (3 calls) | fail (3 calls) |" in table
     assert png_size(out / "eval.png") == (640, 420)
     assert (
         capsys.readouterr().out.splitlines()[-1]

@@ -36,7 +36,7 @@ def test_a_local_gguf_model_runs_the_loop_and_records_calls_and_tokens(tmp_path,
     data = json.loads((out / "eval.json").read_text())
     assert data["model"] == f"local:{GGUF}"
     results = {r["strategy"]: r for r in data["results"]}
-    assert sorted(results) == ["one-shot", "repair", "resample"]
+    assert sorted(results) == ["one-shot", "repair", "repair+resample", "resample"]
     for strategy, r in results.items():
         budget = 1 if strategy == "one-shot" else 2
         # a pass ends the run early; a failure uses every call and names what failed

@@ -1,0 +1,88 @@
+"""What the loop remembers of the candidates it judged, so that no attempt is wasted: a reply whose
+code is one already judged in this task (whitespace aside) is not judged again, the model is told
+so; and a repair that fails the same checks the same way as the attempt it repaired shows the
+feedback isn't moving the model, so the next call starts afresh from the task (Olausson et al.'s
+hybrid of repair and resampling)."""
+
+from __future__ import annotations
+
+from bot.core.protocol import Candidate
+from bot.judge.validate import Verdict
+
+Key = tuple[tuple[str, str], ...]
+
+
+def normalized(text: str) -> str:
+    """`text` without trailing spaces, each run of blank lines one blank line, none at either end."""
+    kept: list[str] = []
+    for line in (line.rstrip() for line in text.splitlines()):
+        if line or (kept and kept[-1]):
+            kept.append(line)
+    return "\n".join(kept).strip("\n")
+
+
+def key(candidate: Candidate) -> Key:
+    """What a candidate is: the files a judge writes, or for a tree edited in place (`files` empty)
+    the tree's patch."""
+    files = candidate.files or {"": candidate.diff}
+    return tuple(sorted((path, normalized(text)) for path, text in files.items()))
+
+
+class Judged:
+    """The failing verdict of every candidate judged in a task, by what the candidate is."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Key, tuple[str, Verdict]] = {}
+
+    def add(self, candidate: Candidate, label: str, verdict: Verdict) -> None:
+        """`label` names it for the model: "attempt 2", "the current code"."""
+        if not verdict.passed:  # current code that passes: the same code in a reply is judged, and passes
+            self.seen.setdefault(key(candidate), (label, verdict))
+
+    def find(self, candidate: Candidate) -> tuple[str, Verdict] | None:
+        return self.seen.get(key(candidate))
+
+
+def repeated(label: str, verdict: Verdict) -> Verdict:
+    """The verdict of a reply that repeats a judged candidate, no test run: what it is, and the
+    feedback it got then."""
+    told = (
+        f"This is the same code as {label} (whitespace aside), so it was not run again: it fails the tests "
+        f"as it did then. Write a different fix.\n\n{verdict.feedback}"
+    )
+    return Verdict(False, [f"(same code as {label})"], told)
+
+
+class Streak:
+    """The attempts whose replies held code, each with how its code fails: a repair that fails the
+    same checks the same way as the attempt before it is stuck, and so is code sent back again
+    after the model was told it had sent it before (the first repeat is told, not restarted)."""
+
+    def __init__(self) -> None:
+        self.last: tuple[int, Verdict, bool] | None = None  # its number, how its code fails, whether it repeated
+
+    def stuck(self, number: int, failure: Verdict | None, repeat: bool, repair: bool) -> str | None:
+        """Why the call after attempt `number` should start afresh, or None. `failure`: how its
+        code fails (for a repeat, the verdict of the code it repeats; None: no code); `repair`: its
+        prompt was a repair prompt."""
+        if failure is None:
+            return None
+        last, self.last = self.last, (number, failure, repeat)
+        if not repair or last is None or not same_failure(last[1], failure):
+            return None
+        if not repeat:
+            return f"attempt {number} failed the same checks the same way as attempt {last[0]}"
+        if last[2]:
+            return f"attempt {number} sent back code judged before, after attempt {last[0]} was told it had"
+        return None
+
+
+def same_failure(a: Verdict, b: Verdict) -> bool:
+    """The same checks failing the same way: the same names, and the same messages (the feedback's
+    first paragraph lists each failing check with its message; the details after it hold line
+    numbers that move with any edit)."""
+    return a.failing == b.failing and head(a.feedback) == head(b.feedback)
+
+
+def head(feedback: str) -> str:
+    return feedback.split("\n\n", 1)[0]
