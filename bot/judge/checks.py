@@ -7,6 +7,9 @@ import operator
 import signal
 from dataclasses import dataclass, field
 
+from bot.judge.assertions import Assertion, clip, cut_pair, explain, rewrite
+from bot.text import clip_head, clip_line
+
 OPERATORS = {
     "Eq": (operator.eq, "=="),
     "NotEq": (operator.ne, "!="),
@@ -36,32 +39,55 @@ def prepare(code: str) -> list[dict]:
     """Split the checks into the statements the runner executes, once per task.
 
     An `assert a OP b` becomes a comparison whose operands the runner serialises; any other
-    assert a truth test; everything else plain code (imports, helpers, loops)."""
+    assert a truth test; everything else plain code (imports, helpers, loops). Each keeps its text
+    as the task wrote it (`shown`), and runs with the captures of its assertions inserted
+    (bot/judge/assertions.py), which `explain` holds for the feedback (never sent: `wire`)."""
+    tree = ast.parse(code)
+    executed, assertions = rewrite(code, tree)
+    run_tree = ast.parse(executed) if executed != code else tree
     statements = []
-    for node in ast.parse(code).body:
-        source = ast.get_source_segment(code, node)
+    for node, run in zip(tree.body, run_tree.body, strict=True):
+        shown = ast.get_source_segment(code, node)
         # `uses` and `binds` let the runner send a statement to the candidate's process when it
         # needs a name that only exists there (see checks_runner.run_all).
         names = {"uses": sorted(used_names(node)), "binds": sorted(bound_names(node))}
-        statement = {"line": node.lineno, "kind": "exec", "source": source, **names}
-        if isinstance(node, ast.Assert):
-            statement = {"line": node.lineno, **names}
+        end = node.end_lineno or node.lineno
+        inside = [a for line, a in sorted(assertions.items()) if node.lineno <= line <= end]
+        statement: dict = {"line": node.lineno, "shown": shown, **names, "explain": inside}
+        if isinstance(node, ast.Assert) and isinstance(run, ast.Assert):
             if isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
                 statement["name"] = node.msg.value
-            elif node.msg is not None:
-                statement["message"] = ast.get_source_segment(code, node.msg)
-            test = node.test
+            elif run.msg is not None:
+                statement["message"] = ast.get_source_segment(executed, run.msg)
+            test = run.test
             if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in COMPARED:
                 statement.update(
                     kind="compare",
                     op=COMPARED[type(test.ops[0])],
-                    left=ast.get_source_segment(code, test.left),
-                    right=ast.get_source_segment(code, test.comparators[0]),
+                    left=ast.get_source_segment(executed, test.left),
+                    right=ast.get_source_segment(executed, test.comparators[0]),
                 )
             else:
-                statement.update(kind="truth", test=ast.get_source_segment(code, test))
+                statement.update(kind="truth", test=ast.get_source_segment(executed, test))
+            statement["captures"] = [capture.name for capture in assertions[node.lineno].captures]
+        else:
+            statement.update(kind="exec", source=ast.get_source_segment(executed, run))
+            statement["asserts"] = [
+                [a.first, a.last, [c.name for c in a.captures], paired(a)] for a in inside if a.captures
+            ]
         statements.append(statement)
     return statements
+
+
+def paired(assertion: Assertion) -> bool:
+    """The runner cuts the operands of `==` where they first differ: its first two captures."""
+    roles = [capture.role for capture in assertion.captures[:2]]
+    return assertion.op == "==" and roles == ["left", "right"]
+
+
+def wire(statements: list[dict]) -> list[dict]:
+    """The statements as the runner gets them: plain values only."""
+    return [{key: value for key, value in s.items() if key != "explain"} for s in statements]
 
 
 def used_names(node: ast.AST) -> set[str]:
@@ -77,11 +103,17 @@ def bound_names(node: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
 
 
+BLOCK_CHARS = 1_500  # of one failing check's block in the feedback
+SHOWN_CHARS = 600  # of the statement quoted in it
+LINE_CHARS = 200  # of one of its lines
+SUMMARY_CHARS = 150  # of one value in a failing check's summary line
+
+
 @dataclass
 class CheckResults:
     failures: list[str] = field(default_factory=list)  # "name: expected ..., got ..."
     names: list[str] = field(default_factory=list)  # the failing checks' names
-    details: list[str] = field(default_factory=list)  # tracebacks, for the feedback's tail
+    blocks: list[str] = field(default_factory=list)  # each failing check: its statement, values, traceback
     total: int = 0
     inprocess: list[str] = field(default_factory=list)  # checks judged in the candidate's process
     forged: list[str] = field(default_factory=list)  # planted checks that came back passed
@@ -140,8 +172,9 @@ def judge(
     if import_error:
         results.failures.append("importing the target failed, so no check ran")
         results.names.append("(import)")
-        results.details.append(str(import_error))
+        results.blocks.append(clip_head(f"### (import)\n{str(import_error).strip()}", BLOCK_CHARS))
         return results
+    assertions = {a.first: a for s in statements for a in s.get("explain", ())}
     if lines != [s["line"] for s in statements]:
         results.failures.append("the checks' report does not match the checks that were run")
         results.names.append("(all checks)")
@@ -164,9 +197,43 @@ def judge(
         if failure:
             results.names.append(name)
             results.failures.append(f"{name}: {failure}")
-            if record.get("traceback"):
-                results.details.append(str(record["traceback"]))
+            results.blocks.append(block(statement, record, failure, assertions))
     return results
+
+
+def block(statement: dict, record: dict, failure: str, assertions: dict[int, Assertion]) -> str:
+    """One failing check as the model reads it: the statement as the task wrote it, then the
+    traceback of what it raised (the checks' and the work folder's frames) and the values its
+    assertion compared. What a record from the candidate's process holds is only shown."""
+    name, line = statement.get("name"), statement["line"]
+    shown = clip_head("\n".join(clip_line(text, LINE_CHARS) for text in statement["shown"].splitlines()), SHOWN_CHARS)
+    parts = [f"### {name} (line {line})" if name else f"### line {line}", shown]
+    traceback = record.get("traceback") if record.get("kind") == "error" else None
+    if isinstance(traceback, str) and traceback.strip():
+        parts.append(traceback.strip())
+    try:
+        explained = explanation(statement, record, assertions)
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, MemoryError, RecursionError):
+        explained = ""
+    if explained:
+        parts.append(explained)
+    elif len(parts) == 2:
+        parts.append(failure)
+    return clip_head("\n".join(parts), BLOCK_CHARS)
+
+
+def explanation(statement: dict, record: dict, assertions: dict[int, Assertion]) -> str:
+    values = {name: text for name, text in record.get("captured") or () if isinstance(text, str)}
+    own = statement["explain"][0] if statement["kind"] != "exec" else None
+    kind = record["kind"]
+    if kind == "compare" and own is not None:
+        return explain(own, values, repr(decode(record["left"])), repr(decode(record["right"])))
+    if kind == "error" and record.get("at") in assertions:
+        assertion = assertions[record["at"]]
+        return explain(assertion, values, raised=not record["error"].startswith("AssertionError"))
+    if kind == "error" and own is not None:
+        return explain(own, values, raised=True)
+    return explain(own, values) if own is not None and kind == "truth" else ""
 
 
 # The record kinds each statement kind may produce: a record from the candidate's process can't
@@ -204,7 +271,8 @@ def judge_record(record: dict) -> str | None:
         if compare(left, right):
             return None
     except TypeError as exc:
-        return f"cannot compare {left!r} {symbol} {right!r}: {exc}"
+        return f"cannot compare {clip(repr(left), SUMMARY_CHARS)} {symbol} {clip(repr(right), SUMMARY_CHARS)}: {exc}"
     if record["op"] == "Eq":
-        return f"expected {right!r}, got {left!r}{detail}"
-    return f"{left!r} {symbol} {right!r} is false{detail}"
+        got, wanted = cut_pair(repr(left), repr(right), SUMMARY_CHARS)
+        return f"expected {wanted}, got {got}{detail}"
+    return f"{clip(repr(left), SUMMARY_CHARS)} {symbol} {clip(repr(right), SUMMARY_CHARS)} is false{detail}"

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.errors import UserError
-from bot.judge import checks, guard, hooks, integrity
+from bot.judge import checks, guard, hooks, integrity, selftests
 from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import per_test, summary_line
@@ -75,6 +75,7 @@ class Findings:
     details: list[str] = field(default_factory=list)
     inprocess: list[str] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)  # failing tests of a pytest run, told one by one
+    blocks: list[str] = field(default_factory=list)  # failing checks told one by one, before the details
     root: str = ""  # the scratch folder their tracebacks name
     forged: bool = False
 
@@ -165,7 +166,7 @@ class Validator:
             for name, message, detail in checked.problems:
                 found.add(name, message, detail)
             if self.spec.tests.code and checked.parsed:
-                self.run_checks(work, found)
+                self.run_checks(work, found, code)
             if self.spec.tests.command:
                 self.run_command(work, found)
             for path, change in scratch.restore():
@@ -179,17 +180,21 @@ class Validator:
             forged=found.forged,
         )
 
-    def run_checks(self, work: Path, found: Findings) -> None:
+    def run_checks(self, work: Path, found: Findings, code: str) -> None:
         # Not `-I`: it would ignore PYTHONHASHSEED. The environment is an allowlist already, and
         # -S skips site's .pth files: the runner gets autofix's sys.path instead.
         # The nonce travels in a memfd the checker reads and closes before the candidate exists:
         # never in an argument, the environment or a file the candidate could read.
         nonce = f"@@autofix-{secrets.token_hex(16)}@@"
         target, kind = str(work / self.spec.target), self.spec.target_kind
-        code = runner_code()
+        runner = runner_code()
         statements = [*self.statements, planted_check(self.statements)]
-        payload = marshal.dumps((nonce, target, kind, statements, self.runner_paths, RUNNER_BOOT, code))
-        fd, code_fd = memfd_of("autofix-checks", payload), memfd_of("autofix-runner", code)
+        # The module is imported without the lines that would run its own tests (selftests.py).
+        own_tests = selftests.find(code, self.original) if kind == "python" else []
+        source = selftests.skipping(code, own_tests) if own_tests else None
+        wired = (nonce, target, kind, checks.wire(statements), self.runner_paths, RUNNER_BOOT, runner)
+        payload = marshal.dumps((*wired, str(work), source))
+        fd, code_fd = memfd_of("autofix-checks", payload), memfd_of("autofix-runner", runner)
         try:
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_BOOT, "check", str(code_fd), str(fd)]
             env = allowed_environ(DETERMINISTIC)
@@ -209,7 +214,8 @@ class Validator:
         found.names += results.names
         found.messages += results.failures
         if results.failures:
-            found.details += [without_result_line(outcome.output, nonce), *results.details]
+            found.blocks += ([selftests.note(own_tests)] if own_tests else []) + results.blocks
+            found.details.append(without_result_line(outcome.output, nonce))
 
     def run_command(self, work: Path, found: Findings) -> None:
         baseline = self.baseline()
@@ -406,16 +412,21 @@ def compose_feedback(
     target: str = "",
     budget: int = FEEDBACK_CHARS,
 ) -> str:
-    """Failing checks first, then each failing test's own traceback (failures.py), else the tail
-    of the tracebacks and output, within a fixed budget."""
+    """Failing checks first, then each failing check's and test's own block (its statement or
+    test, values, frames: checks.py, failures.py) and the output after them; without blocks, the
+    tail of the output. Within a fixed budget."""
     if not failures:
         return ""
     head = "Failing checks:\n" + "\n".join(f"- {clip_head(f, MESSAGE_CHARS)}" for f in failures)
     head = clip_head(head, budget // 2)
     tail = "\n\n".join(d.strip() for d in details if d and d.strip())
     room = budget - len(head) - 20
-    if found is not None and found.cases and room > 0:
-        return f"{head}\n\nDetails:\n{clip_head(per_test(found.cases, target, found.root) + chr(10) * 2 + tail, room)}"
+    blocks = [*found.blocks] if found is not None else []
+    if found is not None and found.cases:
+        blocks.append(per_test(found.cases, target, found.root))
+    if blocks and room > 0:
+        told = "\n\n".join([*blocks, tail]).strip()
+        return f"{head}\n\nDetails:\n{clip_head(told, room)}"
     if not tail or room <= 0:
         return head
     return f"{head}\n\nDetails:\n{clip_tail(tail, room)}"

@@ -36,6 +36,9 @@ SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple", set: "set", frozense
 PR_SET_DUMPABLE = 4
 ITEMS = 100_000  # what one list on the wire may hold; more fails that statement
 MESSAGE_BYTES = 64 * 2**20
+VALUE_CHARS = 2_000  # of one captured value's repr sent back (autofix cuts it again)
+TRACEBACK_CHARS = 3_000
+CHECKS = "<checks>"  # the checks' file name in their code objects
 # Operators a handle forwards to the candidate's object (its own semantics, asked for by the checks).
 FORWARDED = (
     "__len__",
@@ -69,6 +72,40 @@ FORWARDED = (
     "__int__",
     "__float__",
 )
+
+
+# Whether a top-level assertion held, only to decide whether its captured values are worth sending:
+# the verdict is autofix's, which compares the operands itself (bot/judge/checks.py).
+HOLDS = {
+    "Eq": lambda a, b: a == b,
+    "NotEq": lambda a, b: a != b,
+    "Lt": lambda a, b: a < b,
+    "LtE": lambda a, b: a <= b,
+    "Gt": lambda a, b: a > b,
+    "GtE": lambda a, b: a >= b,
+    "In": lambda a, b: a in b,
+    "NotIn": lambda a, b: a not in b,
+}
+
+
+class Shown:
+    """What a failure may show: the work folder (frames elsewhere, this runner's, the standard
+    library's, are left out), the checks' lines as the task wrote them, and the values each
+    assertion captures (bot/judge/assertions.py), by the lines it spans."""
+
+    root = ""
+    lines: dict[int, str] = {}
+    asserts: dict[int, list] = {}  # line -> [its first line, the names it captures, paired]
+
+    @classmethod
+    def learn(cls, statements):
+        for statement in statements:
+            if "shown" in statement:  # not the planted check: its line is one of the task's
+                for number, text in enumerate(_str(statement["shown"]).split("\n")):
+                    cls.lines[statement["line"] + number] = text
+            for first, last, names, paired in statement.get("asserts", ()):
+                for number in range(first, last + 1):
+                    cls.asserts[number] = [first, names, paired]
 
 
 class NotPlain(Exception):
@@ -246,23 +283,72 @@ def run_statement(statement, namespace):
             record["kind"] = "ok"
             return record
         if kind == "compare":
-            record.update(
-                kind="compare",
-                op=statement["op"],
-                left=encode(evaluate(statement["left"])),
-                right=encode(evaluate(statement["right"])),
-            )
+            left, right = evaluate(statement["left"]), evaluate(statement["right"])
+            record.update(kind="compare", op=statement["op"], left=encode(left), right=encode(right))
+            held = holds(HOLDS[statement["op"]], left, right)
         else:
-            record.update(kind="truth", value=encode(evaluate(statement["test"])))
+            value = evaluate(statement["test"])
+            record.update(kind="truth", value=encode(value))
+            held = holds(bool, value)
         if statement.get("message"):
             record["detail"] = _str(evaluate(statement["message"]))[:500]
+        if not held:
+            record["captured"] = captured(statement.get("captures", ()), namespace)
     except NotPlain as exc:
         record.update(kind="notplain", type=_str(exc))
     except CannotCross:
         raise
     except BaseException as exc:  # noqa: BLE001 - SystemExit from a candidate is a failure too
         record.update(kind="error", error=error_text(exc), traceback=formatted(exc))
+        if kind != "exec":  # the captures bound before it raised: its names are its own
+            record["captured"] = captured(statement.get("captures", ()), namespace)
+        else:
+            record.update(failed_assertion(exc))
     return record
+
+
+def holds(test, *values):
+    """Plain values only (the record's operands encoded): nothing of the candidate's runs here."""
+    try:
+        return bool(test(*values))
+    except Exception:  # noqa: BLE001 - values that can't be compared: autofix says why
+        return False
+
+
+def captured(names, values, paired=False):
+    """The reprs of the captured subexpressions bound in `values`, bounded; when `paired`, the
+    first two are the operands of `==`, cut where they first differ."""
+    shown = []
+    for name in names:
+        if name in values:
+            try:
+                text = _repr(values[name])
+            except Exception:  # noqa: BLE001 - a repr that fails shows as such, and the check goes on
+                text = "<a value whose repr failed>"
+            shown.append([name, text])
+    start = 0
+    if paired and [pair[0] for pair in shown[:2]] == names[:2]:
+        common = len(os.path.commonprefix([shown[0][1], shown[1][1]]))
+        start = common - VALUE_CHARS // 4 if common > VALUE_CHARS // 2 else 0
+    for index, pair in enumerate(shown):
+        cut = start if index < 2 else 0
+        pair[1] = ("..." if cut else "") + pair[1][cut : cut + VALUE_CHARS]
+    return shown
+
+
+def failed_assertion(exc):
+    """For an assertion of the checks that failed or raised, the line it starts on and the
+    values it captured: those of its last frame in the checks, when that frame stopped at one."""
+    tb, stopped = exc.__traceback__, None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == CHECKS:
+            stopped = tb
+        tb = tb.tb_next
+    found = Shown.asserts.get(stopped.tb_lineno) if stopped is not None else None
+    if stopped is None or found is None:
+        return {}
+    first, names, paired = found
+    return {"at": first, "captured": captured(names, stopped.tb_frame.f_locals, paired)}
 
 
 def error_text(exc):
@@ -270,13 +356,57 @@ def error_text(exc):
     return (remote[0] if remote else f"{_type(exc).__name__}: {exc}")[:1000]
 
 
-def formatted(exc):
+def formatted(exc, header=True):
+    """The traceback a failure shows, as Python prints one but with the frames of the checks and
+    of the work folder only: never this runner's, nor the standard library's. Where the candidate
+    raised in its own process, its frames there follow the checks' call (`header`: the server
+    leaves the first line to the checker)."""
     remote = getattr(exc, "autofix_remote", None)
-    if remote:
-        return remote[1][-3000:]
-    import traceback  # only on failure: it costs a few milliseconds to import
+    text = frame_lines(exc.__traceback__) + (remote[1] if remote else exception_only(exc))
+    if len(text) > TRACEBACK_CHARS:
+        text = "  ...\n" + text[-TRACEBACK_CHARS:]
+    return with_header(text) if header else text
 
-    return traceback.format_exc()[-3000:]
+
+def with_header(text):
+    return "Traceback (most recent call last):\n" + text if text.startswith("  ") else text
+
+
+def frame_lines(tb):
+    import linecache  # only on failure, as traceback below: they cost milliseconds to import
+
+    lines, last, repeated = [], None, 0
+    while tb is not None:
+        code, number = tb.tb_frame.f_code, tb.tb_lineno
+        path, tb = code.co_filename, tb.tb_next
+        if path == CHECKS:
+            text = Shown.lines.get(number, "")
+        elif Shown.root and path.startswith(Shown.root + os.sep):
+            text, path = linecache.getline(path, number), path[len(Shown.root) + 1 :]
+        else:
+            continue
+        if (path, number, code.co_name) == last:  # a recursion: said as Python says it
+            repeated += 1
+            if repeated >= 3:
+                continue
+        else:
+            lines += repeat_note(repeated)
+            last, repeated = (path, number, code.co_name), 0
+        lines.append(f'  File "{path}", line {number}, in {code.co_name}\n')
+        if text.strip():
+            lines.append(f"    {text.strip()}\n")
+    return "".join(lines + repeat_note(repeated))
+
+
+def repeat_note(repeated):
+    return [f"  [Previous line repeated {repeated - 2} more times]\n"] if repeated > 2 else []
+
+
+def exception_only(exc):
+    import traceback
+
+    text = "".join(traceback.format_exception_only(_type(exc), exc))
+    return text.replace(Shown.root + os.sep, "") if Shown.root else text
 
 
 def as_pairs(mapping):
@@ -423,17 +553,19 @@ def start_server(boot, code):
 
 def check(payload_fd):
     with os.fdopen(int(payload_fd), "rb") as payload:
-        nonce, target, kind, statements, paths, boot, code = marshal.loads(payload.read())
+        nonce, target, kind, statements, paths, boot, code, root, source = marshal.loads(payload.read())
     non_dumpable()
+    Shown.root = root
+    Shown.learn(statements)
     sys.path[:] = paths  # never the work folder: nothing the candidate wrote is imported here
     global CHECKER
     pid, channel = start_server(boot, code)
     CHECKER = Checker(channel, pid)
     result: dict[str, object] = {"import_error": None, "records": []}
     try:
-        names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target, kind])
+        names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target, kind, root, source])
         if names[0] == "raise":
-            raise RuntimeError(_str(names[3]))
+            raise RuntimeError(with_header(_str(names[3])))
         module = Handle(0, "module")
         namespace = {name: CHECKER.incoming(reply) for name, reply in names[1] if visible(name)}
     except BaseException as exc:  # noqa: BLE001 - whatever happened, importing failed
@@ -512,21 +644,15 @@ class Server:
             try:
                 reply = self.answer(message)
             except BaseException as exc:  # noqa: BLE001 - the checker judges what the candidate raised
-                import traceback
-
-                reply = [
-                    "raise",
-                    _type(exc).__name__,
-                    f"{_type(exc).__name__}: {exc}"[:1000],
-                    traceback.format_exc()[-3000:],
-                ]
+                reply = ["raise", _type(exc).__name__, f"{_type(exc).__name__}: {exc}"[:1000], formatted(exc, False)]
             self.channel.send(reply)
 
     def answer(self, message):
         kind = message[0]
         if kind == "init":
             sys.path[:] = message[1]
-            module = load(message[2], message[3])
+            Shown.root = message[4]
+            module = load(message[2], message[3], message[5])
             self.objects[0] = module
             self.namespace = {k: v for k, v in vars(module).items() if not k.startswith("__")}
             self.namespace["__name__"] = "__autofix_checks__"
@@ -545,6 +671,7 @@ class Server:
                 raise TypeError(f"'{_type(target).__name__}' object has no {name}")
             return self.reply_for(method(target, *[decode(a, self.objects) for a in message[3]]))
         if kind == "statement":
+            Shown.learn([dict(pairs) for pairs in [*message[1], message[2]]])
             for prelude in message[1]:
                 try:
                     run_statement(dict(prelude), self.namespace)
@@ -554,13 +681,14 @@ class Server:
         raise ValueError("unknown request")
 
 
-def load(target, kind):
+def load(target, kind, source):
     """Import the target as a module named after its file, from its own folder; a document
-    becomes a module whose one name is `data`."""
+    becomes a module whose one name is `data`. `source`, when given, is the file's text without
+    the lines that run its own tests (bot/judge/selftests.py), its lines where they were."""
     name = os.path.splitext(os.path.basename(target))[0]
     if kind in ("json", "yaml"):
         return document(name, target, kind)
-    if name in sys.modules:  # a name the interpreter already holds (json.py, random.py...)
+    if name in sys.modules or source is not None:  # a name the interpreter holds (json.py, random.py...)
         import importlib.util
 
         spec = importlib.util.spec_from_file_location(name, target)
@@ -568,7 +696,10 @@ def load(target, kind):
             raise ImportError(f"cannot import {target}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        spec.loader.exec_module(module)
+        if source is None:
+            spec.loader.exec_module(module)
+        else:
+            exec(compile(source, target, "exec", dont_inherit=True), vars(module))
         return module
     return __import__(name)
 
