@@ -177,7 +177,10 @@ def test_a_yaml_document_is_parsed_and_the_checks_run_on_it_as_data_in_the_sandb
     assert code == 0
     unclosed, wrong, _ = report["attempts"]
     assert unclosed["feedback"] == "Failing checks:\n- config.yaml:2:8: invalid YAML: this '[' is never closed"
-    assert wrong["feedback"] == "Failing checks:\n- replicas: expected 3, got 2"
+    assert wrong["feedback"] == (
+        "Failing checks:\n- replicas: expected 3, got 2\n\nDetails:\n"
+        "### replicas (line 3)\nassert data['replicas'] == 3, 'replicas'\ndata['replicas'] is 2, expected 3"
+    )
     assert wrong["inprocess_checks"] == []  # plain data: judged in the checker, not the server
 
 
