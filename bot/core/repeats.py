@@ -13,12 +13,8 @@ Key = tuple[tuple[str, str], ...]
 
 
 def normalized(text: str) -> str:
-    """`text` without trailing spaces, each run of blank lines one blank line, none at either end."""
-    kept: list[str] = []
-    for line in (line.rstrip() for line in text.splitlines()):
-        if line or (kept and kept[-1]):
-            kept.append(line)
-    return "\n".join(kept).strip("\n")
+    """`text` without trailing spaces and blank lines: what a model changes in code it sends back."""
+    return "\n".join(line for line in (line.rstrip() for line in text.splitlines()) if line)
 
 
 def key(candidate: Candidate) -> Key:
