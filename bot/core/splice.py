@@ -14,7 +14,7 @@ from bot.core import source
 from bot.core.prompts import task_text
 from bot.core.protocol import Messages
 from bot.spec import Spec
-from bot.text import fence
+from bot.text import FEEDBACK_CHARS, clip_head, fence
 
 SYSTEM = (
     "You repair existing code so that its automated tests pass; you cannot change the tests. "
@@ -51,10 +51,11 @@ class Unit:
 
 def request(spec: Spec, unit: Unit, code: str, failing: str, why: str) -> Messages:
     """The prompt asking for `unit` whole: `why` (what came of the last reply), how the file fails
-    the tests, and the unit as it is now."""
+    the tests, and the unit as it is now (whole: what it doesn't show, the reply would drop)."""
+    failing = clip_head(failing.strip(), FEEDBACK_CHARS) or "(the tests gave no details)"
     text = (
         f"{task_text(spec, unit=unit.called)}\n\n{why}\n\n"
-        f"## How `{spec.target}` fails the tests now\n\n{failing.strip() or '(the tests gave no details)'}\n\n"
+        f"## How `{spec.target}` fails the tests now\n\n{failing}\n\n"
         f"## {unit.called[0].upper()}{unit.called[1:]} now (lines {unit.first}-{unit.last} of `{spec.target}`)\n\n"
         f"{fence(unit.text(code), 'python')}\n\n{asking(unit)}"
     )

@@ -10,7 +10,7 @@ import pytest
 
 from bot.core.edit_file import EditFile
 from bot.core.protocol import Unusable
-from bot.core.splice import NotSpliced, Unit, pointed_at, spliced, units
+from bot.core.splice import NotSpliced, Unit, pointed_at, request, spliced, units
 from bot.spec import Spec
 
 CODE = """\
@@ -154,3 +154,11 @@ def test_a_refusal_after_an_applied_edit_is_the_first_in_a_row_again(tmp_path):
             messages = answer.next("- test_win::test_sums: failed")
     assert notes == [] and answer.unit is None
     assert "<<<<<<< SEARCH" in messages[0]["content"]  # edit blocks are asked for still
+
+
+def test_the_failures_shown_with_the_unit_are_cut_to_the_feedback_budget():
+    spec = Spec.model_validate({"task": "t", "target": "pkg/win.py", "tests": {"command": "true"}})
+    failing = "E   assert 1 == 2\n" * 1_000  # 18,000 characters
+    user = request(spec, SUMS, CODE, failing, "")[1]["content"]
+    kept = 6_000 - 38  # the budget, less the mark and its margin
+    assert f"now\n\n{failing[:kept]}\n[... {17_999 - kept} characters cut ...]\n\n## The method" in user
