@@ -18,7 +18,10 @@ FIXES = {  # the wrong line, and what it should be
     "roman": ('(5, "V"), (1, "I"),', '(5, "V"), (4, "IV"), (1, "I"),'),
     "words": ('split(" ")', "split()"),
     "moving_average": ("range(len(values) - n)]", "range(len(values) - n + 1)]"),
-    "rle": ("    return runs\n", "    if current is not None:\n        runs.append((current, count))\n    return runs\n"),
+    "rle": (
+        "    return runs\n",
+        "    if current is not None:\n        runs.append((current, count))\n    return runs\n",
+    ),
     "median": (
         "        return ordered[middle]\n    return ordered[middle]\n",
         "        return ordered[middle]\n    return (ordered[middle - 1] + ordered[middle]) / 2\n",
