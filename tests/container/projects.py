@@ -1,0 +1,104 @@
+"""The real repositories the smoke test repairs: projects nobody here wrote, from their PyPI sdists
+(their own code and test suites, each with a runtime dependency), one bug planted in each. The
+versions are pinned, so the bug's lines and the suites' figures stay as measured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# What a checkout wouldn't hold: setuptools' build records. PKG-INFO stays: it is in the sdist,
+# and setuptools-scm reads the version there where git can't give one.
+NOT_IN_GIT = (".egg-info",)
+
+
+@dataclass(frozen=True)
+class Bug:
+    path: str
+    right: str  # the project's line(s), exactly
+    wrong: str  # what the bug makes of them
+
+    def plant(self, text: str) -> str:
+        """The text with the bug; its lines are there once, so the fix's SEARCH block finds one place."""
+        planted = text.replace(self.right, self.wrong)
+        assert text.count(self.right) == 1 and planted.count(self.wrong) == 1, f"{self.path}: not one place"
+        return planted
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    version: str
+    needs: tuple[str, ...]  # what its `setup` installs from the local index, build backend included
+    setup: str  # `setup:` of its .github/autofix.yml; {index} is the local index's URL
+    tests: str  # its test command
+    bug: Bug
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}=={self.version}"
+
+
+# python-slugify's suite: 140 tests, 5 skipped (the optional transliteration backends), ~2 s.
+SLUGIFY = Project(
+    "python-slugify", "9.2.0", ("text-unidecode>=1.3", "pytest", "setuptools>=77"),
+    "pip install --index-url {index} -e . pytest", "python -m pytest -q tests",
+    Bug(
+        "slugify/_legacy.py",
+        "    text = DUPLICATE_DASH_PATTERN.sub(DEFAULT_SEPARATOR, text).strip(DEFAULT_SEPARATOR)\n",
+        "    text = DUPLICATE_DASH_PATTERN.sub(DEFAULT_SEPARATOR, text)\n",
+    ),
+)  # fmt: skip
+# num2words: 62 language modules, 1,428 tests, ~5 s; its CLI tests need delegator.py and the
+# script installed in bin/, so the maintainers' command leaves them out. Installed, not editable.
+NUM2WORDS = Project(
+    "num2words", "0.5.14", ("docopt>=0.6.2", "pytest", "setuptools>=40.8.0", "wheel"),
+    "pip install --index-url {index} . pytest", "python -m pytest -q tests --ignore=tests/test_cli.py",
+    Bug("num2words/lang_EN.py", '                lastword = lastword[:-1] + "ie"\n',
+        '                lastword = lastword[:-1] + "i"\n'),
+)  # fmt: skip
+# inflect: 284 tests and 16 xfailed, its modules' doctests among them (pytest.ini), ~7 s; built
+# with setuptools-scm; its `test` extra brings pytest. The README's form of `setup`.
+INFLECT = Project(
+    "inflect", "7.6.0",
+    ("jaraco.functools", "more_itertools>=8.5.0", "typeguard>=4.0.1", "pytest>=6,!=8.1.*", "pygments",
+     "setuptools>=77", "setuptools_scm[toml]>=3.4.1", "coherent.licensed"),
+    "pip install --index-url {index} -e '.[test]'", "python -m pytest -q",
+    # the `try:` line too: the `except` branch holds the wrong line already
+    Bug("inflect/__init__.py", "            try:\n                post = nth[abs(n) % 100]\n",
+        "            try:\n                post = nth[abs(n) % 10]\n"),
+)  # fmt: skip
+PROJECTS = (SLUGIFY, NUM2WORDS, INFLECT)
+
+
+def fetch(projects: tuple[Project, ...], folder: Path) -> dict[str, Path]:
+    """Each project's sdist from PyPI, unpacked in `folder`: {name: its tree}."""
+    sdists = folder / "sdists"
+    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+            "--dest", str(sdists), *(p.requirement for p in projects)]  # fmt: skip
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    trees = {}
+    for project in projects:
+        [archive] = [p for p in sdists.iterdir() if _is_sdist_of(p.name, project)]
+        with tarfile.open(archive) as tar:
+            tar.extractall(folder, filter="data")
+        trees[project.name] = folder / archive.name.removesuffix(".tar.gz")
+    return trees
+
+
+def _is_sdist_of(filename: str, project: Project) -> bool:
+    normalized = project.name.replace("-", "_").lower()
+    return filename.lower() == f"{normalized}-{project.version}.tar.gz"
+
+
+def files_of(tree: Path) -> dict[str, bytes]:
+    """The tree's files as a repository would hold them (relative path: bytes)."""
+    found = {}
+    for path in sorted(tree.rglob("*")):
+        relative = path.relative_to(tree)
+        if path.is_file() and not any(part.endswith(NOT_IN_GIT) for part in relative.parts):
+            found[relative.as_posix()] = path.read_bytes()
+    return found
