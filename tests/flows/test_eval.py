@@ -4,7 +4,9 @@ real sandbox, and models whose outcomes are known, so every summary figure is as
 from __future__ import annotations
 
 import json
+import os
 import struct
+import sys
 import threading
 from pathlib import Path
 
@@ -778,3 +780,29 @@ def test_strength_reports_the_mean_share_of_mutants_the_checks_of_each_strategys
     )
     assert line in capsys.readouterr().out.splitlines()
     assert line in (out / "eval.md").read_text().splitlines()
+
+
+def test_a_spec_whose_target_exists_is_evaluated_as_its_repair(tmp_path, capsys, monkeypatch):
+    """examples/repair/median.py as shipped: every strategy's first prompt shows the file as it
+    is, the fixed line passes the program's own pytest file, and the shipped file is unchanged."""
+    shipped = Path(__file__).resolve().parents[2] / "examples" / "repair"
+    folder = tmp_path / "repair"
+    folder.mkdir()
+    for name in ("median.yml", "median.py", "test_median.py"):
+        (folder / name).write_text((shipped / name).read_text())
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    before = (folder / "median.py").read_text()
+    fixed = before.replace(
+        "        return ordered[middle]\n    return ordered[middle]\n",
+        "        return ordered[middle]\n    return (ordered[middle - 1] + ordered[middle]) / 2\n",
+    )
+    with ScriptedOpenAI([Reply(fenced(fixed), 100, 10)]) as server:
+        code = autofix_eval(folder, "--model", "m", "--base-url", server.base_url, "--out", tmp_path / "out")
+        prompts = server.prompts()
+    assert code == 0, capsys.readouterr().err[-2000:]
+    assert len(prompts) == 1 and "return ordered[middle]\n    return ordered[middle]" in prompts[0]
+    assert "test_even" in prompts[0]  # the preflight's failures come with the file
+    assert {s: f["passed"] for s, f in load(tmp_path / "out")["summary"].items()} == {
+        "one-shot": 1, "repair": 1, "resample": 1, "repair+resample": 1,
+    }  # fmt: skip
+    assert (folder / "median.py").read_text() == before
