@@ -1,0 +1,70 @@
+"""`autofix eval`'s repair+resample, paired with the others at equal calls: the real openai SDK
+against the scripted server, the real sandbox. A model whose repairs are stuck on one failure,
+and whose fresh samples pass after the first: repair fails, resample and repair+resample pass."""
+
+from __future__ import annotations
+
+from fake_openai import Reply, ScriptedOpenAI, prompt_text
+from test_eval import autofix_eval, fenced, load
+
+SPEC = """\
+task: Write add(a, b), the sum of two numbers.
+target: add.py
+tests:
+  code: |
+    assert add(2, 3) == 5, "sum"
+timeout: 20
+"""
+PRODUCT = "def add(a, b):\n    return a * b\n"
+SAME_PRODUCT = "def add(a, b):\n    return b * a\n"  # other code, the same failure: sum: expected 5, got 6
+SUM = "def add(a, b):\n    return a + b\n"
+
+
+def stuck_repairs(body: dict) -> Reply:
+    """A repair prompt gets the product again, always; the first prompt the sum, but for seed 0."""
+    if "Your previous version" in prompt_text(body):
+        return Reply(fenced(SAME_PRODUCT), 100, 10)
+    return Reply(fenced(PRODUCT if body["seed"] == 0 else SUM), 100, 10)
+
+
+def test_repair_and_resample_resamples_where_repair_is_stuck(tmp_path, capsys):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "add.yml").write_text(SPEC)
+    out = tmp_path / "out"
+    with ScriptedOpenAI([stuck_repairs] * 6) as fake:
+        assert autofix_eval(tasks, "--out", out, "--model", "m", "--api", "chat", "--base-url", fake.base_url) == 0
+    assert fake.remaining == 0
+    data = load(out)
+    results = {r["strategy"]: (r["passed"], r["calls"], r["attempts"]) for r in data["results"]}
+    assert results == {
+        "one-shot": (False, 1, 1),
+        "repair": (False, 3, 2),  # its second repair is the same code again: a call, no test run
+        "resample": (True, 2, 2),
+        "repair+resample": (True, 3, 3),  # the shared call, one repair, then a fresh sample
+    }
+    # repair+resample's requests after the shared first call: a repair, then the first prompt again
+    first, *later = [r.json for r in fake.requests]
+    hybrid = later[-2:]
+    assert "Your previous version" in prompt_text(hybrid[0])
+    assert (hybrid[1]["messages"], hybrid[1]["seed"]) == (first["messages"], 2)
+    compared = {(c["a"], c["b"]): (c["tasks"], c["only_a"], c["only_b"]) for c in data["comparisons"]}
+    assert compared[("repair+resample", "repair")] == (1, 1, 0)
+    assert compared[("repair+resample", "resample")] == (1, 0, 0)
+    assert data["summary"]["repair+resample"]["calls"] == data["summary"]["repair"]["calls"] == 3
+    assert "| add | fail (1 call) | fail (3 calls) | pass (2 calls) | pass (3 calls) |" in (
+        (out / "eval.md").read_text().splitlines()
+    )
+    assert "eval: 1 task x 4 strategies = 4 runs" in capsys.readouterr().out
+
+
+def test_repair_and_resample_runs_alone(tmp_path):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "add.yml").write_text(SPEC)
+    out = tmp_path / "out"
+    with ScriptedOpenAI([stuck_repairs] * 3) as fake:
+        args = ("--strategy", "repair+resample", "--out", out, "--model", "m", "--api", "chat")
+        assert autofix_eval(tasks, *args, "--base-url", fake.base_url) == 0
+    [result] = load(out)["results"]
+    assert (result["strategy"], result["passed"], result["calls"]) == ("repair+resample", True, 3)
