@@ -76,3 +76,13 @@ def test_localize_shows_a_local_model_a_shorter_outline(tmp_path):
     near, far = outline_shown(local, tmp_path), outline_shown(hosted, root)
     assert LOCAL_MAP_TOKENS - 100 < estimated_tokens(near) <= LOCAL_MAP_TOKENS
     assert MAP_TOKENS - 100 < estimated_tokens(far) <= MAP_TOKENS
+
+
+def test_the_report_has_each_stage_calls_prompt_tokens(tmp_path):
+    model = open_model(ModelSettings(name="m", api_key="k"), str)
+    model.model = Recorder()
+    report = Report(model="m", sandbox="none", target="", max_attempts=1)
+    for _ in range(2):
+        localize(model, repository(tmp_path), ISSUE, [], report)
+    assert report.stages["localize"].input_per_call == [10, 10]
+    assert report.to_dict()["stages"]["localize"]["input_per_call"] == [10, 10]
