@@ -22,7 +22,9 @@ tar=$(mktemp --suffix=.tar)
 trap 'rm -f "$tar"' EXIT
 mirror=http://deb.debian.org
 # minbase: what a slim image has (no systemd, no docs); the archive's current bookworm, with its
-# updates and security fixes, as the real image's rebuilds take them.
+# updates and security fixes, as the real image's rebuilds take them. The hooks are sh scripts
+# mmdebstrap runs with the new tree as $1.
+# shellcheck disable=SC2016
 mmdebstrap --quiet --variant=minbase --include=python3,python3-venv,python3-pip,ca-certificates \
   --aptopt='Acquire::Check-Valid-Until "false"' \
   --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-exclude=/usr/share/man/*' \
