@@ -131,7 +131,7 @@ def capture(code: str, expr: ast.expr, role: str) -> Capture:
 def calls(expr: ast.expr) -> list[ast.Call]:
     """The calls inside `expr` in source order, not looking into what may not be evaluated."""
     found: list[ast.Call] = []
-    stack: list[ast.AST] = [expr]
+    stack: list[ast.AST] = [] if isinstance(expr, OPAQUE) else [expr]
     while stack:
         node = stack.pop()
         if isinstance(node, ast.Call):

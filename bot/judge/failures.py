@@ -1,23 +1,37 @@
 """Failing tests told one by one, not as the tail of the output: each test's pytest node id (to
-paste into pytest), its message and the frames of its traceback that lie in the work folder; the
-same error at the same line counted once ("and 4 more tests like this"); the failures that touch
-the target first. With many failures, the tail of the output would keep only pytest's summary."""
+paste into pytest), its message and the frames of its traceback that lie in the work folder, with
+pytest's own introspection of both sides of a failing assert; the test function's lines up to the
+failure, from its file when the traceback style left them out (`--tb=short`, `native`); the same
+error at the same line counted once ("and 4 more tests like this"); the failures that touch the
+target first. With many failures, the tail of the output would keep only pytest's summary."""
 
 from __future__ import annotations
 
+import ast
 import re
+from pathlib import Path
 
-from bot.judge.integrity import Case
+from bot import safefs
+from bot.judge.integrity import SOURCE_CAP, Case
 
 SEPARATOR = re.compile(r"^(?:_ ){2,}_\s*$", re.M)  # between the entries of pytest's long traceback
 LOCATION = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+): ", re.M)  # "tests/test_x.py:12: in f"
+NATIVE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)', re.M)  # --tb=native
 LIKE_THIS_SHOWN = 3  # names of the other tests that fail the same way
+SOURCE_LINES = 30  # of a test function shown up to its failure
+# pytest's long style shows the test's source with ">" at the failing line, and strips the text,
+# which takes the first line's indentation with it.
+LONG_STYLE = re.compile(r"^>   ", re.M)
 
 
-def node_id(test_id: str) -> str:
-    """`tests.test_calc::TestAdd::test_add[1]` as pytest names it: `tests/test_calc.py::TestAdd::test_add[1]`."""
+def node_id(test_id: str, details: str = "") -> str:
+    """`tests.test_calc::TestAdd::test_add[1]` as pytest names it: `tests/test_calc.py::TestAdd::test_add[1]`.
+    The plugin's dotted module is ambiguous (`tests/v1.2/test_x.py`); the traceback's own path
+    for it, when `details` has one, is what pytest takes."""
     module, sep, rest = test_id.partition("::")
-    return f"{module.replace('.', '/')}.py{sep}{rest}" if sep else f"{module.replace('.', '/')}.py"
+    named = (path for path, _ in LOCATION.findall(details) if path.endswith(".py"))
+    path = next((p for p in named if p[:-3].replace("/", ".") == module), f"{module.replace('.', '/')}.py")
+    return f"{path}{sep}{rest}"
 
 
 def own_frames(details: str, root: str) -> str:
@@ -40,8 +54,9 @@ def where(details: str) -> str:
     return f"{found[-1][0]}:{found[-1][1]}" if found else ""
 
 
-def per_test(cases: list[Case], target: str, root: str) -> str:
-    """The failing tests, grouped by (message, where), the groups touching `target` first."""
+def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> str:
+    """The failing tests, grouped by (message, where), the groups touching `target` first;
+    `sources` is the folder whose test files show a test's lines when the traceback doesn't."""
     groups: dict[tuple[str, str], list[tuple[Case, str]]] = {}
     for case in cases:
         frames = own_frames(case.details, root)
@@ -50,9 +65,12 @@ def per_test(cases: list[Case], target: str, root: str) -> str:
     parts = []
     for group in ordered:
         (first, frames), others = group[0], [case for case, _ in group[1:]]
-        text = f"### {node_id(first.test_id)}\n{first.outcome}: {first.message}"
+        text = f"### {node_id(first.test_id, frames)}\n{first.outcome}: {first.message}"
+        source = test_source(node_id(first.test_id, frames), frames, sources)
+        if source:
+            text += f"\n{source}"
         if frames:
-            text += f"\n{frames}"
+            text += f"\n{indented(frames)}"
         if others:
             named = ", ".join(node_id(case.test_id) for case in others[:LIKE_THIS_SHOWN])
             text += (
@@ -61,6 +79,50 @@ def per_test(cases: list[Case], target: str, root: str) -> str:
             )
         parts.append(text)
     return "\n\n".join(parts)
+
+
+def indented(frames: str) -> str:
+    """The first line of a long-style traceback given back the indentation pytest stripped."""
+    first, newline, rest = frames.partition("\n")
+    source_first = not first.startswith((" ", ">", "E ")) and LOCATION.match(first) is None
+    return f"    {first}{newline}{rest}" if source_first and LONG_STYLE.search(frames) else frames
+
+
+def test_source(node: str, frames: str, sources: str) -> str:
+    """The test function's lines up to the one that failed (">"), read from its file under
+    `sources`, when `frames` don't show them already; "" when they do or it can't be found."""
+    path, _, rest = node.partition("::")
+    names = [name.split("[", 1)[0] for name in rest.split("::")]
+    found = sorted([*LOCATION.finditer(frames), *NATIVE.finditer(frames)], key=lambda match: match.start())
+    failed = [int(match["line"]) for match in found if match["path"] == path]
+    if not sources or not failed or not names[-1] or ".." in Path(path).parts:
+        return ""
+    if re.search(rf"^\s*(?:async\s+)?def {re.escape(names[-1])}\(", frames, re.M):
+        return ""
+    data = safefs.read_regular(Path(sources) / path, SOURCE_CAP)
+    try:
+        text = (data or b"").decode("utf-8")
+        function = defined(ast.parse(text).body, names)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return ""
+    line = failed[0]
+    if function is None or not function.lineno <= line <= (function.end_lineno or 0):
+        return ""
+    lines = text.splitlines()[function.lineno - 1 : line]
+    if len(lines) > SOURCE_LINES:
+        lines = [lines[0], "    ..."] + lines[len(lines) - SOURCE_LINES + 2 :]
+    shown = [f"    {text}" for text in lines[:-1]] + [f">   {lines[-1]}"]
+    return f"{path}:{function.lineno}, the test up to its failing line:\n" + "\n".join(shown)
+
+
+def defined(body: list[ast.stmt], names: list[str]) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The function `names` (`TestX`, `test_y`) reaches through the classes of `body`."""
+    for node in body:
+        if len(names) > 1 and isinstance(node, ast.ClassDef) and node.name == names[0]:
+            return defined(node.body, names[1:])
+        if len(names) == 1 and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == names[0]:
+            return node
+    return None
 
 
 def summary_line(output: str) -> str:

@@ -102,6 +102,6 @@ def note(found: list[SelfTest]) -> str:
         "### lines that run when the module is imported (not judged)\n"
         f"{lines}\n"
         "The module runs these itself when it is imported. The checks imported it without them, so "
-        "they decided nothing: the failures above are the checks'. Leave your own tests and prints "
+        "they decided nothing: the failing checks listed are the task's. Leave your own tests and prints "
         "out of the module."
     )

@@ -19,7 +19,7 @@ from bot.errors import UserError
 from bot.judge import checks, guard, hooks, integrity, selftests
 from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
-from bot.judge.failures import per_test, summary_line
+from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
 from bot.judge.sql import QueryCheck
@@ -78,6 +78,7 @@ class Findings:
     inprocess: list[str] = field(default_factory=list)
     cases: list[Case] = field(default_factory=list)  # failing tests of a pytest run, told one by one
     blocks: list[str] = field(default_factory=list)  # failing checks told one by one, before the details
+    sources: str = ""  # the work folder, whose test files show a failing test's lines
     root: str = ""  # the scratch folder their tracebacks name
     forged: bool = False
 
@@ -95,9 +96,10 @@ class Findings:
             # prefix cache reuses and an eval's strategies share as one first call.
             self.details.append(f"pytest: {TIMING.sub('', line)}")
 
-    def add(self, name: str, message: str, detail: str = "") -> None:
+    def add(self, name: str, message: str, detail: str = "", label: str = "") -> None:
+        """`label`: how the model reads the name (a pytest node id, where `name` is the report's id)."""
         self.names.append(name)
-        self.messages.append(f"{name}: {message}")
+        self.messages.append(f"{label or name}: {message}")
         if detail:
             self.details.append(detail)
 
@@ -162,7 +164,7 @@ class Validator:
             return Verdict(False, names, guard.feedback(refused), time.monotonic() - started)
         if self.spec.tests.command:
             self.baseline()  # measured in a copy of its own, before this check takes one
-        found = Findings()
+        found = Findings(sources=str(self.spec.workdir))
         with self.copies.use() as scratch:
             work = scratch.work
             scratch.write(self.spec.target, code)
@@ -269,8 +271,10 @@ class Validator:
                 "(pytest)" if run.unittest is None else "(unittest)",
                 f"{change} during the run; the tests' machinery may not change",
             )
+        tracebacks = {case.test_id: case.details for case in run.cases or []}
         for name, problem in problems:
-            found.add(name, problem)
+            pytest = isinstance(baseline, integrity.OriginalSuite)
+            found.add(name, problem, label=pytest_label(name, tracebacks.get(name, "")) if pytest else "")
         if failed and not problems:
             found.add(command, f"exited with code {outcome.returncode}")
         failing = [case for case in run.cases or [] if case.outcome in ("failed", "error")]
@@ -298,7 +302,7 @@ class Validator:
         if not failing and not quick.tampered:
             return False
         for case in failing:
-            found.add(case.test_id, f"{case.outcome}: {case.message}")
+            found.add(case.test_id, f"{case.outcome}: {case.message}", label=node_id(case.test_id, case.details))
         for change in quick.tampered:
             found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
         found.add_cases(failing, quick.outcome.output, str(work))
@@ -405,6 +409,11 @@ def python_paths(original: Path | None = None) -> list[Path]:
     return sorted(paths | environment)
 
 
+def pytest_label(name: str, details: str) -> str:
+    """A test's or module's id as pytest takes it; autofix's own names (`(suite)`) as they are."""
+    return name if name.startswith("(") else node_id(name, details)
+
+
 def without_result_line(output: str, nonce: str) -> str:
     return "\n".join(line for line in output.splitlines() if not line.startswith(nonce)).strip()
 
@@ -427,7 +436,7 @@ def compose_feedback(
     room = budget - len(head) - 20
     blocks = [*found.blocks] if found is not None else []
     if found is not None and found.cases:
-        blocks.append(per_test(found.cases, target, found.root))
+        blocks.append(per_test(found.cases, target, found.root, found.sources))
     if blocks and room > 0:
         told = "\n\n".join([*blocks, tail]).strip()
         return f"{head}\n\nDetails:\n{clip_head(told, room)}"

@@ -36,7 +36,7 @@ SEQUENCES: dict[type, str] = {list: "list", tuple: "tuple", set: "set", frozense
 PR_SET_DUMPABLE = 4
 ITEMS = 100_000  # what one list on the wire may hold; more fails that statement
 MESSAGE_BYTES = 64 * 2**20
-VALUE_CHARS = 2_000  # of one captured value's repr sent back (autofix cuts it again)
+VALUE_CHARS = 600  # of one captured value's repr sent back (autofix cuts it again to 240)
 TRACEBACK_CHARS = 3_000
 CHECKS = "<checks>"  # the checks' file name in their code objects
 # Operators a handle forwards to the candidate's object (its own semantics, asked for by the checks).
