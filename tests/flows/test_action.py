@@ -183,7 +183,9 @@ def test_other_actions_bots_and_events_are_ignored(world, github, capsys):
 
 def test_all_attempts_failing_leave_one_comment_edited_on_re_runs(world, github, capsys):
     world.event("issues", labeled())
-    code, out, _ = act(capsys, world, [WRONG] * 3)
+    # three different wrong codes: the same code again would be a call without a test run
+    wrongs = [WRONG.replace("(items))", f"(items))  # try {n}") for n in (1, 2, 3)]
+    code, out, _ = act(capsys, world, wrongs)
     assert code == 1
     assert out[-1] == "autofix: every attempt failed; comment on #1 created; no branch pushed"
     assert world.branches() == ["master"] and github.pulls(REPO) == []
