@@ -41,6 +41,7 @@ SANDBOXED = Path(__file__).parent.parent / "bot" / "judge" / "sandboxed"
 INSIDE = {"builtins", "ctypes", "hashlib", "hmac", "importlib", "json", "marshal", "os", "select", "sqlite3", "sys"}
 INSIDE |= {"time"}
 INSIDE |= {"traceback", "types", "unittest", "yaml", "pytest", "site", "sitecustomize"}
+INSIDE |= {"linecache"}  # the checks runner's tracebacks, as traceback reads source lines
 
 
 def imported_by(path: Path) -> set[str]:

@@ -227,7 +227,7 @@ def test_a_module_level_skip_fails(tmp_path, tier):
     skipper = "import pytest\npytest.skip('not today', allow_module_level=True)\n" + WRONG
     verdict = suite(tmp_path, tier).check(skipper)
     assert verdict.failing == ["tests.test_unique", "tests.test_unique"]  # skipped, and its tests did not run
-    assert "tests.test_unique: skipped (not today), but tests may not be skipped" in verdict.feedback
+    assert "tests/test_unique.py: skipped (not today), but tests may not be skipped" in verdict.feedback
 
 
 @pytest.mark.parametrize("tier", TIERS)
