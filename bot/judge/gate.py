@@ -19,7 +19,7 @@ from bot.errors import UserError
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
-from bot.judge.verdict import refuse_tree_writes, run_tests, writable_in
+from bot.judge.verdict import refuse_broken_command, refuse_tree_writes, run_tests, writable_in
 from bot.sandbox.tiers import Limits, Sandbox
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
 
@@ -87,6 +87,9 @@ class Suite:
             tampered = scratch.restore()
             if baseline:
                 refuse_tree_writes(run, work, f"tests.command `{self.command}`")
+                # A suite that can't start (no pytest in the environment) fails at the head and at
+                # the base alike: taken for pre-existing failures, it would be told as "not caused".
+                refuse_broken_command(run, self.command, "tests.command")
         if run.cases and not self.known:
             self.known = {case.test_id for case in run.cases}
         outcome, cases = run.outcome, run.cases

@@ -551,3 +551,18 @@ def test_a_pull_request_whose_failures_all_fail_at_the_base_gets_no_attempt(worl
         "`tests.test_env::test_generated_version`, `tests.test_env::test_time_zone_data`. "
         "This pull request didn't break them; nothing else was done." in comment.body
     )
+
+
+def test_a_suite_that_can_t_start_is_an_error_not_a_pre_existing_failure(world, github, capsys):
+    """pytest missing from the tests' environment fails at the head and at the base alike: told as
+    "the pull request didn't break them", the maintainer would never learn `setup` is wrong."""
+    world.commit_to_origin({".github/autofix.yml": "tests:\n  command: /usr/bin/python3 -m pytest -q tests\n"})
+    pull, run = open_pull(world, github, {"calc.py": CALC.replace("a + b", "a - b")})
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world)
+    assert code == 2 and openai.requests == []
+    assert out[-1].startswith("::error::tests.command: `/usr/bin/python3 -m pytest -q tests`: ")
+    assert "No module named pytest" in out[-1] and "pytest isn't installed where the tests run" in out[-1]
+    [comment] = github.comments(REPO, 2)
+    assert "pytest isn't installed where the tests run" in comment.body
+    assert "didn't break them" not in comment.body
