@@ -5,9 +5,10 @@ candidate, and a server that imports it and answers the checker's requests over 
 compiled code, which it reads from the descriptor CODE: compiling the source would cost each of
 the two processes 6 ms. FD holds the checker's payload (from autofix, read before anything else
 runs, then closed): the nonce, the target and its kind, the statements, autofix's sys.path, BOOT
-and the compiled code, for the server. A JSON or YAML target is not imported but parsed: the checks see
-the document as `data`. It makes itself non-dumpable, so that a process of the same uid can neither
-read its memory (the nonce) nor reach its file descriptors through /proc, then starts the server
+and the compiled code, for the server, the work folder, and the target's text to import (or
+None). A JSON or YAML target is not imported but parsed: the checks see the document as `data`.
+It makes itself non-dumpable, so that a process of the same uid can neither read its memory
+(the nonce) nor reach its file descriptors through /proc, then starts the server
 (`serve`) and runs every check statement in its own namespace, where the target's names are
 proxies: calling one sends the plain arguments to the server and brings back a plain value, or a
 handle when the value isn't plain (an instance, an iterator), whose attributes and operators are
@@ -17,6 +18,13 @@ can't cross the pipe (an argument the checks define, such as a lambda) runs in t
 before this split, and its record says `inprocess`: its verdict is as trustworthy as the
 candidate. The result goes to stdout as the nonce plus a Python literal that autofix reads with
 ast.literal_eval; the assertions' operands stay plain values compared by autofix.
+
+A failure carries what the model needs to repair it, as text that decides nothing: a traceback
+with the checks' frames and the work folder's only (never this runner's, the boot code's or the
+standard library's), the server's frames following the checks' call into the candidate; and the
+reprs of the values a failing assertion captured (bot/judge/assertions.py), bounded. autofix
+shows them and judges by the operands alone. The target is imported without the lines of its own
+that run tests (bot/judge/selftests.py), when autofix sends that text.
 
 Stdlib only, self-contained and light (no json, no ast: both cost start-up time), because it
 starts twice for every candidate. The wire format between the two processes is a small
