@@ -93,7 +93,9 @@ def candidates(reply: str) -> list[str]:
             code = code.strip("\n") + "\n"
             if code.strip():
                 texts[code] = max(at, texts.get(code, at))
-    return sorted(texts, key=texts.__getitem__)
+    # Of two starting at one place, the longer last: a block's body whole wins over its cut, so
+    # what a fenced block holds before its first `def` (a loop, a constant) is judged with it.
+    return sorted(texts, key=lambda code: (texts[code], len(code)))
 
 
 def dedented(code: str) -> str:
