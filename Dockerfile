@@ -47,8 +47,10 @@ RUN python -m venv /opt/autofix \
  && /opt/autofix/bin/pip install --no-cache-dir -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt \
  && ln -s /opt/autofix/bin/uv /usr/local/bin/uv
-RUN --mount=type=bind,from=wheel,source=/wheels,target=/wheels \
-    /opt/autofix/bin/pip install --no-cache-dir --no-deps /wheels/*.whl
+# Copied, not bind-mounted: buildah (podman build) keys a RUN's cache without the content of a
+# mount from another stage, and kept installing a stale wheel (1.4 MB stays in this layer).
+COPY --from=wheel /wheels /tmp/wheels
+RUN /opt/autofix/bin/pip install --no-cache-dir --no-deps /tmp/wheels/*.whl && rm -rf /tmp/wheels
 
 ENTRYPOINT ["/opt/autofix/bin/autofix"]
 
