@@ -62,8 +62,8 @@ def test_the_readme_names_every_kind_of_event_the_examples_run_on():
 def test_every_mention_of_the_container_s_tier_says_landlock():
     """The smoke test asserts `autofix: sandbox: landlock` in the container, under Docker's default
     seccomp profile; the README says so wherever it names the container's tier."""
-    smoke = (ROOT / "tests" / "container" / "smoke.py").read_text(encoding="utf-8")
-    assert '"autofix: sandbox: landlock (" in log' in smoke
+    smoke = (ROOT / "tests" / "container" / "scenarios.py").read_text(encoding="utf-8")
+    assert '"autofix: sandbox: landlock (" in done.log' in smoke
     text = " ".join(README.split())
     about_container = [s for s in re.split(r"(?<=[.;])\s", text) if "container" in s and "process" in s]
     assert all("forces `process`" not in sentence for sentence in about_container), about_container

@@ -82,7 +82,7 @@ def test_a_large_module_is_repaired_with_edits_and_never_sent_whole(tmp_path, ca
     assert "<<<<<<< SEARCH" in first  # the format is explained
     # The second shows the file as the first edit left it, and what came of it.
     assert " |     return [sum(items[i : i + size - 1]) for i in range(len(items))]" in second
-    assert "- test_big::test_window_sums: " in second
+    assert "- test_big.py::test_window_sums: " in second
 
     data = json.loads(report.read_text())
     assert [a["kind"] for a in data["attempts"]] == ["failed", "passed"]
