@@ -1,5 +1,4 @@
 import pytest
-
 from moving_average import moving_average
 
 

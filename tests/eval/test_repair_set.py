@@ -15,7 +15,7 @@ from bot.judge.validate import Validator, open_test_sandbox
 REPAIR = Path(__file__).resolve().parents[2] / "examples" / "repair"
 FIXES = {  # the wrong line, and what it should be
     "binary_search": ("    while lo < hi:\n", "    while lo <= hi:\n"),
-    "roman": ('(5, "V"), (1, "I"),', '(5, "V"), (4, "IV"), (1, "I"),'),
+    "roman": ('    (5, "V"),\n    (1, "I"),\n', '    (5, "V"),\n    (4, "IV"),\n    (1, "I"),\n'),
     "words": ('split(" ")', "split()"),
     "moving_average": ("range(len(values) - n)]", "range(len(values) - n + 1)]"),
     "rle": (
