@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
+from bot.sandbox.tiers import within
+
 MARK = "pyvenv.cfg"
 RECORDS = 500  # distributions read at most: an environment is not a place to spend time
 
@@ -74,14 +76,17 @@ def redirect(roots: tuple[str, ...], original: Path | None, work: Path) -> list[
     folder or of none (the Action installed from its workspace and judges the files of a pull
     request's head in a folder without .git), at the root's path relative to its repository's top.
     A root the copy holds no counterpart of is left."""
+    if original is None:
+        return []
+    home = os.path.realpath(original)
+    home_top = repository_top(home)
     pairs = []
-    home = os.path.realpath(original) if original is not None else None
     for root in roots:
-        if home is not None and (root == home or root.startswith(home + os.sep)):
+        if within(root, home):
             pairs.append((root, os.path.normpath(os.path.join(work, os.path.relpath(root, home)))))
             continue
-        top, home_top = repository_top(root), repository_top(home) if home is not None else None
-        if home is not None and top is not None and top != home_top and home_top in (None, home):
+        top = repository_top(root)
+        if top is not None and top != home_top and home_top in (None, home):
             pairs.append((root, os.path.normpath(os.path.join(work, os.path.relpath(root, top)))))
     return pairs
 
