@@ -92,10 +92,11 @@ def build(
             os.fchown(parent, owner.st_uid, owner.st_gid)
     finally:
         os.close(parent)
-    with setup_user(workspace, [sys.base_prefix, str(Path(uv()).parent)]) as user:
+    program = uv()
+    with setup_user(workspace, [sys.base_prefix, str(Path(program).parent)]) as user:
         env = setup_environ(prefix, user)
         wanted = python or f"{sys.base_prefix}/bin/python{sys.version_info.major}.{sys.version_info.minor}"
-        argv = [uv(), "venv", "--seed", "--allow-existing", "--python", wanted, str(prefix)]
+        argv = [program, "venv", "--seed", "--allow-existing", "--python", wanted, str(prefix)]
         made = run(user, argv, workspace, env, timeout, where)
         log(made.stdout[-LOG_CHARS:])
         if made.returncode != 0:
