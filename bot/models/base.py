@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -87,12 +87,17 @@ SEED_OFFSET: ContextVar[int] = ContextVar("seed_offset", default=0)
 
 
 @contextmanager
-def seed_offset(offset: int) -> Iterator[None]:
-    token = SEED_OFFSET.set(offset)
+def holding(variable: ContextVar[int], value: int) -> Iterator[None]:
+    """`variable` at `value` for the calls made inside the block."""
+    token = variable.set(value)
     try:
         yield
     finally:
-        SEED_OFFSET.reset(token)
+        variable.reset(token)
+
+
+def seed_offset(offset: int) -> AbstractContextManager[None]:
+    return holding(SEED_OFFSET, offset)
 
 
 def request_seed(settings: ModelSettings) -> int | None:
@@ -107,13 +112,8 @@ WARMER_STEP = 0.3
 WARMEST = 1.2  # above this a small model's replies turn to noise; a temperature set higher stays as it is
 
 
-@contextmanager
-def warmer(steps: int) -> Iterator[None]:
-    token = WARMTH.set(steps)
-    try:
-        yield
-    finally:
-        WARMTH.reset(token)
+def warmer(steps: int) -> AbstractContextManager[None]:
+    return holding(WARMTH, steps)
 
 
 def request_temperature(settings: ModelSettings) -> float | None:
