@@ -97,7 +97,7 @@ def run_freeform(
         strategy=STRATEGY,
         passed=resolved,
         calls=int(sum(stage["calls"] for stage in figures.values())),
-        attempts=sum(a.kind != Kind.NO_CODE for a in report.attempts),
+        attempts=sum(a.kind not in (Kind.NO_CODE, Kind.REPEATED) for a in report.attempts),  # test runs
         tokens_in=report.tokens["input"],
         tokens_out=report.tokens["output"],
         seconds=round(clock() - started, 3),

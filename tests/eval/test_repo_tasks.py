@@ -329,3 +329,27 @@ def test_a_fix_that_fits_the_example_alone_and_a_bug_never_reproduced_resolve_no
 def test_user_errors(args, message, tmp_path, capsys):
     assert main(["eval", *args, "--model", "m", "--out", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err == f"autofix: error: {message}\n"
+
+
+def no_fix(bug: Bug, again: bool = False) -> str:
+    """An edit that changes the broken line's text, not what it does; `again`, the same tree once more
+    (the tree keeps the first edit: only a trailing space differs, which doesn't count)."""
+    broken = bug.mutation.source.splitlines()[bug.mutation.line - 1]
+    before, after = (f"{broken}  # checked", f"{broken}  # checked ") if again else (broken, f"{broken}  # checked")
+    return f"{bug.problem.path}\n<<<<<<< SEARCH\n{before}\n=======\n{after}\n>>>>>>> REPLACE\n"
+
+
+def test_a_repair_that_repeats_a_judged_edit_is_a_call_not_an_attempt(tasks, sandbox, tmp_path):
+    first, second = bug_of(tasks, sandbox, "HumanEval/0"), bug_of(tasks, sandbox, "HumanEval/1")
+    script = {
+        "localize": [Reply(names(first), 1000, 10), Reply(names(first), 1000, 10)],
+        "reproduce": [Reply(reproduces(first), 500, 50)] + [Reply(PASSES_ALREADY, 500, 50)] * 3,
+        "repair": [Reply(no_fix(first), 2000, 100), Reply(no_fix(first, again=True), 2000, 100)],
+    }
+    out = tmp_path / "out"
+    with ScriptedOpenAI(script) as fake:
+        assert autofix_eval(fake, out, "--attempts", "2") == 0
+    assert fake.remaining == 0 and second.call  # the second task is never reproduced: no repair call
+    results = {r["task"]: r for r in json.loads((out / "eval.json").read_text())["results"]}
+    repeated = results["HumanEval/0"]
+    assert (repeated["passed"], repeated["calls"], repeated["attempts"]) == (False, 4, 1)
