@@ -173,7 +173,8 @@ class FreeForm:
         heading = f"### autofix: {where} — {'fixed' if report.passed else 'not fixed'}"
         step.finish(report, request.name, self.outcome, f"{heading}\n\n{proof}\n\n{render.log(report)}")
         if report.passed:
-            self.propose(report, proof, done.reproduction is None or done.judge.unproven)
+            named = (*request.files, *done.located.chosen, task.test_path)  # the reproduction test is its own
+            self.propose(report, proof, done.reproduction is None or done.judge.unproven, named)
             return 0
         self.comment(
             f"autofix {'reproduced the bug' if done.reproduction else 'found no test that reproduces the bug'} and "
@@ -208,7 +209,7 @@ class FreeForm:
         pre = f"pre-existing failures: {len(old)}" + (f" ({render.names(old)})" if old else "")
         return f"**Proof:** {before}; {suite}; {pre}."
 
-    def propose(self, report: Report, proof: str, unproven: bool) -> None:
+    def propose(self, report: Report, proof: str, unproven: bool, named: tuple[str, ...]) -> None:
         step, request = self.step, self.request
         changed = self.work.changed
         summary = (
@@ -231,6 +232,7 @@ class FreeForm:
             + "".join(f"{line}\n" for line in closes),
             what="fix",
             draft=unproven,
+            named=named,
         )
         publish(step, self.tree, changed, proposal, self.outcome)
         if request.kind == "issue":

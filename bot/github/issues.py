@@ -99,6 +99,7 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
                 title=f"autofix: {' '.join(str(issue.get('title') or '').split())}"[:250],
                 body=render.pull_body(report, mark, summary, fixes=number, tests=tests),
                 message=f"autofix: write {spec.target} for #{number}\n\nFixes #{number}\n",
+                named=(spec.target,),
             )
             publish(step, step.git, [spec.target], proposal, outcome)
             if not status.linked(outcome.pull):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.core import review
 from bot.github.forge import PullResult
 from bot.github.git import Git
 from bot.github.signed import SignedBranch
@@ -20,6 +21,7 @@ class Proposal:
     message: str  # the commit's
     what: str = "code"  # what the branch holds, for the log: "code", "fix"
     draft: bool = False  # a draft whatever the `draft` input says (an unproven fix)
+    named: tuple[str, ...] | None = None  # the files the task or localization named; None: none was
 
 
 def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome: TaskOutcome) -> None:
@@ -28,6 +30,9 @@ def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome:
     `sign-commits` the commit is made again through GitHub's API, which signs it, and not pushed."""
     forge, flow = step.forge, step.flow
     commit, tree = git.commit(paths, proposal.message)
+    # Read from the commits, not the work tree: exactly what the reviewer is asked to merge.
+    old, new = contents(git, git.base, paths), contents(git, commit, paths)
+    found = review.findings({path: (old.get(path), new.get(path)) for path in paths}, proposal.named)
     signing = SignedBranch(forge, git) if step.config.sign_commits else None
     remote = (signing or git).remote_branch(proposal.branch)
     if remote is not None and remote[1] == tree:
@@ -51,9 +56,21 @@ def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome:
     else:
         git.push(commit, proposal.branch, remote[0] if remote else None)
         flow.print(f"autofix: pushed {proposal.branch}")
-    body = step.for_github(proposal.body)
+    body = step.for_github(f"{proposal.body}\n\n{review.section(found)}")
     outcome.pull = forge.upsert_pull(
         proposal.branch, proposal.base, proposal.title, body, proposal.draft or step.config.draft
     )
     outcome.operation = outcome.pull.operation
     flow.print(f"autofix: pull request #{outcome.pull.number} {outcome.pull.operation}: {outcome.pull.url}")
+
+
+def contents(git: Git, rev: str, paths: list[str]) -> dict[str, str]:
+    """The text of each of `paths` that `rev` holds (undecodable bytes replaced)."""
+    listed = git.run("ls-tree", "-z", rev, "--", *paths, strip=False)
+    blobs = {}
+    for entry in listed.split("\0"):
+        if entry:
+            meta, path = entry.split("\t", 1)
+            if meta.split()[1] == "blob":
+                blobs[path] = git.blob(meta.split()[2]).decode("utf-8", "replace")
+    return blobs

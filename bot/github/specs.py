@@ -54,6 +54,7 @@ def regenerate(step: Step, relpath: str, outcome: TaskOutcome) -> int:
         title=f"autofix: regenerate {spec.target}",
         body=render.pull_body(report, render.marker("spec", name), summary, fixes=None, tests=spec.tests),
         message=f"autofix: regenerate {spec.target} from {relpath}\n",
+        named=(spec.target,),
     )
     try:
         publish(step, step.git, [spec.target], proposal, outcome)

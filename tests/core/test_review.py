@@ -1,0 +1,87 @@
+"""The reviewer's section: what a change adds that reaches out, found statically, old file vs new."""
+
+import base64
+
+from bot.core.review import findings, section
+
+PAYLOAD = base64.b64encode(bytes(range(225))).decode()  # 300 characters
+OLD = "import os\n\n\ndef unique_items(items):\n    return list(set(items))\n"
+RISKY = f'''import os
+import subprocess
+import urllib.request
+
+BLOB = "{PAYLOAD}"
+
+
+def unique_items(items):
+    subprocess.run(["true"], check=False)
+    urllib.request.urlopen("http://127.0.0.1:9")
+    home = os.environ["HOME"]
+    return list(dict.fromkeys(items))
+'''
+
+
+def lines(found):
+    return [(f.path, f.line, f.kind, f.detail) for f in found]
+
+
+def test_a_risky_fix_names_each_addition_with_its_file_and_line():
+    found = lines(findings({"pkg/unique.py": (OLD, RISKY)}, ["pkg/unique.py"]))
+    assert ("pkg/unique.py", 2, "process", "subprocess") in found
+    assert ("pkg/unique.py", 9, "process", "subprocess.run") in found
+    assert ("pkg/unique.py", 3, "network", "urllib.request") in found
+    assert ("pkg/unique.py", 10, "network", "urllib.request.urlopen") in found
+    assert ("pkg/unique.py", 11, "environment", "os.environ") in found
+    [(path, line, _, detail)] = [f for f in found if f[2] == "long literal"]
+    assert (path, line) == ("pkg/unique.py", 5) and detail.endswith("(300 characters, base64-looking)")
+    assert len(found) == 6
+    shown = section(findings({"pkg/unique.py": (OLD, RISKY)}, ["pkg/unique.py"]))
+    assert shown.startswith("### For the reviewer\n")
+    assert "- `pkg/unique.py:10` — network: `urllib.request.urlopen`" in shown
+    assert "- `pkg/unique.py:11` — environment: `os.environ`" in shown
+
+
+def test_a_plain_fix_gets_nothing_of_these_kinds():
+    plain = OLD.replace("set(items)", "dict.fromkeys(items)")
+    assert findings({"pkg/unique.py": (OLD, plain)}, ["pkg/unique.py"]) == []
+    assert "Nothing of these kinds" in section([])
+
+
+def test_only_what_the_change_adds_counts():
+    more = RISKY.replace("    return list", '    subprocess.run(["false"], check=False)\n    return list')
+    assert findings({"pkg/unique.py": (RISKY, more)}, None) == []
+
+
+def test_aliases_dynamic_code_and_outside_paths():
+    new = (
+        "from os import environ as env, system\nimport pickle\n\n"
+        "def f(x):\n    system('ls')\n    eval(x)\n    open('/etc/passwd')\n    open('../../secret')\n"
+        "    return env, pickle.loads(x), '/'.join(['a'])\n"
+    )
+    found = {(f.line, f.kind, f.detail) for f in findings({"a.py": (None, new)}, None)}
+    assert found == {
+        (1, "environment", "os.environ"),
+        (1, "process", "os.system"),
+        (2, "dynamic code", "pickle"),
+        (5, "process", "os.system"),
+        (6, "dynamic code", "eval()"),
+        (7, "outside file", "/etc/passwd"),
+        (8, "outside file", "../../secret"),
+        (9, "environment", "os.environ"),
+        (9, "dynamic code", "pickle.loads"),
+    } - {(5, "process", "os.system"), (9, "environment", "os.environ")}  # each (kind, detail) once, first line
+
+
+def test_packaging_ci_and_unnamed_files_are_named_for_any_file_type():
+    changes = {
+        ".github/workflows/ci.yml": ("on: push\n", "on: push\njobs: {}\n"),
+        "requirements-dev.txt": ("pytest\n", "pytest\nevil\n"),
+        "pkg/unique.py": (OLD, OLD.replace("set", "sorted")),
+        "notes.txt": (None, "hello\n"),
+    }
+    found = {(f.path, f.line, f.kind) for f in findings(changes, ["pkg/unique.py"])}
+    assert found == {
+        (".github/workflows/ci.yml", 2, "packaging/CI"), (".github/workflows/ci.yml", 2, "not named"),
+        ("requirements-dev.txt", 2, "packaging/CI"), ("requirements-dev.txt", 2, "not named"),
+        ("notes.txt", 1, "not named"),
+    }  # fmt: skip
