@@ -29,6 +29,7 @@ INPUTS = (
     "ca-bundle",
     "sign-commits",
     "request-timeout",
+    "workflow-token",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -73,6 +74,8 @@ class RepoConfig(Strict):
     # A free-form issue whose bug no test reproduced may still get a fix, judged by the suite
     # alone, as a draft titled "autofix (unproven)".
     allow_unproven: bool = False
+    # Open pull requests as drafts; unset: only when the token isn't the job's GITHUB_TOKEN (Config.draft).
+    draft: bool | None = None
 
 
 def load_repo_config(workspace: Path, relpath: str) -> RepoConfig:
@@ -193,7 +196,24 @@ class Config:
 
     @property
     def draft(self) -> bool:
-        return self.boolean("draft")
+        """The input, else the file's `draft`, else a draft exactly when workflows run on the branch."""
+        if "draft" in self.inputs:
+            return self.boolean("draft")
+        return self.repo.draft if self.repo.draft is not None else self.workflows_run
+
+    @property
+    def workflows_run(self) -> bool:
+        """Whether pushing with the token starts the repository's workflows, with their secrets: GitHub
+        starts none for a push by the job's own GITHUB_TOKEN (the `workflow-token` input, which
+        defaults to it), and does for any other token (a personal or an App's). Without that input
+        (outside the Action) it can't be told: False."""
+        job = self.inputs.get("workflow-token")
+        return job is not None and self.token is not None and self.token != job
+
+    @property
+    def held_for_review(self) -> bool:
+        """A draft by default only because workflows run on the branch: the pull request says so."""
+        return "draft" not in self.inputs and self.repo.draft is None and self.workflows_run
 
     @property
     def plan(self) -> bool:
@@ -286,7 +306,8 @@ class Config:
 
     @property
     def secrets(self) -> list[str]:
-        return [value for value in (self.token, self.api_key, self.basic_auth) if value]
+        job = self.inputs.get("workflow-token")
+        return [value for value in (self.token, self.api_key, self.basic_auth, job) if value]
 
 
 def run_url(environ: Mapping[str, str]) -> str | None:

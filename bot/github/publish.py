@@ -11,6 +11,11 @@ from bot.github.git import Git
 from bot.github.signed import SignedBranch
 from bot.github.step import Step, TaskOutcome
 
+HELD = (
+    "opened as a draft: autofix pushed with a token other than GITHUB_TOKEN, so this repository's workflows run "
+    "on the branch with their secrets; review the change before marking it ready"
+)
+
 
 @dataclass(frozen=True)
 class Proposal:
@@ -56,7 +61,8 @@ def publish(step: Step, git: Git, paths: list[str], proposal: Proposal, outcome:
     else:
         git.push(commit, proposal.branch, remote[0] if remote else None)
         flow.print(f"autofix: pushed {proposal.branch}")
-    body = step.for_github(f"{proposal.body}\n\n{review.section(found)}")
+    held = f"\n\n{HELD}" if step.config.held_for_review else ""
+    body = step.for_github(f"{proposal.body}{held}\n\n{review.section(found)}")
     outcome.pull = forge.upsert_pull(
         proposal.branch, proposal.base, proposal.title, body, proposal.draft or step.config.draft
     )

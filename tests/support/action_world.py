@@ -82,7 +82,7 @@ class World:
         inputs = {
             "github-token": TOKEN, "openai-api-key": API_KEY, "model": "m", "api": "", "base-url": openai_url or "",
             "max-attempts": "", "label": "", "config": ".github/autofix.yml", "specs": "", "spec": "",
-            "draft": "false", "sandbox": "auto", "plan": "false",
+            "draft": "", "sandbox": "auto", "plan": "false", "workflow-token": TOKEN,
         }  # fmt: skip
         for name, value in inputs.items():
             self.input(name, value)
