@@ -15,6 +15,7 @@ from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.write import write_target
 from bot.spec import Tests
 from bot.text import count
+from bot.visible import visible
 
 
 def on_issue(step: Step, event: dict) -> int:
@@ -69,8 +70,13 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         # The payload's title and body are what the labeler saw; a later edit can't swap the task.
         task = tasks.Issue.read(number, str(issue.get("title") or ""), str(issue.get("body") or ""))
         if instructions:
-            asked = f"Instructions from @{login}, who asked autofix:\n\n{instructions}"
-            task = replace(task, body=f"{task.body}\n\n{asked}")
+            shown = visible(instructions)
+            asked = f"Instructions from @{login}, who asked autofix:\n\n{shown.text}"
+            task = replace(task, body=f"{task.body}\n\n{asked}", hidden=task.hidden + shown)
+        # A reviewer learns that the issue said more than it showed, and how much.
+        hidden = f" Removed from the issue before prompting: {task.hidden.removed}." if task.hidden.removed else ""
+        if hidden:
+            flow.print(f"autofix: issue #{number}: removed before prompting: {task.hidden.removed}")
         block = task.block
         if not block.target:
             flow.print(f"autofix: issue #{number} names no target: the free-form flow finds the code")
@@ -92,11 +98,11 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         step.setup()
         report = write_target(step, spec, outcome, f"issue-{number}", status.stage)
         if report.passed:
-            summary = render.passed_summary(report) + f" Requested in #{number}."
+            summary = render.passed_summary(report) + f" Requested in #{number}." + hidden
             proposal = Proposal(
                 branch=f"autofix/issue-{number}",
                 base=step.git.current_branch() or step.forge.default_branch(),
-                title=f"autofix: {' '.join(str(issue.get('title') or '').split())}"[:250],
+                title=f"autofix: {' '.join(task.title.split())}"[:250],
                 body=render.pull_body(report, mark, summary, fixes=number, tests=tests),
                 message=f"autofix: write {spec.target} for #{number}\n\nFixes #{number}\n",
                 named=(spec.target,),
@@ -107,7 +113,7 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
             return 0
         operation = comment(
             f"autofix tried {count(len(report.attempts), 'time')} to write {render.code_span(spec.target)}; "
-            f"the tests failed every time ({report.stop_reason})."
+            f"the tests failed every time ({report.stop_reason})." + hidden
         )
         flow.print(f"autofix: every attempt failed; comment on #{number} {operation}; no branch pushed")
         return 1

@@ -22,6 +22,7 @@ from bot import spec as specs
 from bot.errors import UserError
 from bot.github.config import Config
 from bot.spec import KIND_OF_SUFFIX, Spec, Strict
+from bot.visible import Visible, visible
 
 DEFAULT_ATTEMPTS = 3
 # What an author without write access may name as the target: code, never a script, a makefile or
@@ -49,15 +50,19 @@ class Issue:
     body: str
     block: IssueBlock
     lines: dict[tuple, int]  # of each key in the block, for error messages
+    hidden: Visible  # what of the title and body no reader sees, removed before any prompt
 
     @classmethod
     def read(cls, number: int, title: str, body: str) -> Issue:
-        body = body.replace("\r\n", "\n")  # what GitHub's web editor sends
+        shown_title = visible(title)
+        shown = visible(body.replace("\r\n", "\n"))  # what GitHub's web editor sends
+        title, body, hidden = shown_title.text, shown.text, shown + shown_title
         text = visible_yaml_block(body)
         if text is None:
-            return cls(number, title, body, IssueBlock(), {(): 1})
+            return cls(number, title, body, IssueBlock(), {(): 1}, hidden)
         data, lines = specs.parse_yaml(text, cls.where(number))
-        return cls(number, title, body, specs.validate(IssueBlock, data, lines, cls.where(number)), lines)
+        block = specs.validate(IssueBlock, data, lines, cls.where(number))
+        return cls(number, title, body, block, lines, hidden)
 
     @staticmethod
     def where(number: int) -> Path:
