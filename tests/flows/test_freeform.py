@@ -109,6 +109,12 @@ def issue(body=ISSUE):
     return event
 
 
+NOTHING = (
+    "no new network, process, environment, outside-file, dynamic-code, long-literal, packaging/CI or "
+    "unnamed-file change."
+)
+
+
 def test_a_free_form_issue_is_reproduced_then_fixed_in_one_pull_request(shop, github, capsys):
     shop.event("issues", issue())
     script = {
@@ -140,6 +146,7 @@ def test_a_free_form_issue_is_reproduced_then_fixed_in_one_pull_request(shop, gi
     assert PROOF in pull.body and "Fixes #1" in pull.body
     assert "| localize | 1 | 920 |" in pull.body and "| reproduce | 3 | 1920 |" in pull.body
     assert "| repair | 1 | 1250 |" in pull.body
+    assert pull.body.endswith("### For the reviewer\n\nNothing of these kinds: " + NOTHING)  # both files were named
 
     report = json.loads((shop.out / "autofix-issue-1.json").read_text())
     assert "shop/durations.py" in report["files_shown"] and len(report["files_shown"]) >= 50
