@@ -31,6 +31,7 @@ from bot.judge import gate
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
 from bot.text import count, fence
+from bot.visible import visible
 
 SUITE_TIMEOUT = 600.0
 
@@ -48,6 +49,7 @@ class Request:
     base: str  # the branch the proposal goes into
     fork: bool = False  # a fork's pull request: the patch goes in a comment, nothing is pushed
     command: str | None = None  # the issue's own test command, set by a writer; else the repository's
+    hidden: str = ""  # what of the text no reader saw, removed before prompting: "1 HTML comment, 12 characters"
 
     @property
     def name(self) -> str:
@@ -57,6 +59,11 @@ class Request:
     def where(self) -> str:
         return f"{'issue' if self.kind == 'issue' else 'pull request'} #{self.number}"
 
+    @property
+    def removed(self) -> str:
+        """The sentence the pull request or the comment tells a reviewer the hidden text in."""
+        return f" Removed from the {self.where} before prompting: {self.hidden}." if self.hidden else ""
+
 
 def solve(
     step: Step, task: Issue, outcome: TaskOutcome, mark: str, status: progress.Progress, command: str | None = None
@@ -65,6 +72,7 @@ def solve(
     request = Request(
         task.number, "issue", task.title, f"{task.title}\n\n{task.body}".strip(), task.block.files or [],
         task.block.max_attempts, step.git.current_branch() or step.forge.default_branch(), command=command,
+        hidden=task.hidden.removed,
     )  # fmt: skip
     return prove_and_fix(step, request, step.git.run("rev-parse", "HEAD"), outcome, mark, status)
 
@@ -79,11 +87,18 @@ def change_pull(step: Step, number: int, login: str, text: str) -> int:
         raise UserError(
             f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again"
         )
+    shown_title, shown = visible(pull.title), visible(text)
+    title, text = " ".join(shown_title.text.split()), shown.text.strip()
+    if not text:
+        raise Skip(f"ignored: the request on pull request #{number} is all text no reader sees ({shown.removed})")
     request = Request(
-        number, "pr", f"{' '.join(pull.title.split())}: {text.splitlines()[0]}",
-        f"A change asked for in pull request #{number} ({' '.join(pull.title.split())}) by @{login}:\n\n{text}",
+        number, "pr", f"{title}: {text.splitlines()[0]}",
+        f"A change asked for in pull request #{number} ({title}) by @{login}:\n\n{text}",
         [], None, pull.head_ref, fork=pull.head_repo.lower() != step.config.repository.lower(),
+        hidden=(shown + shown_title).removed,
     )  # fmt: skip
+    if request.hidden:
+        step.flow.print(f"autofix: pull request #{number}: removed before prompting: {request.hidden}")
     outcome = TaskOutcome()
     step.outcomes.append(outcome)
     mark = render.marker("pr-change", number)
@@ -215,7 +230,7 @@ class FreeForm:
         summary = (
             f"autofix changed {', '.join(render.code_span(p) for p in changed)}; "
             f"the gate passed on attempt {len(report.attempts)} of {report.max_attempts}. "
-            f"Requested in #{request.number}."
+            f"Requested in #{request.number}.{request.removed}"
         )
         log = [proof, stages(report), render.log(report), self.judged()]
         if request.fork:  # nothing is pushed for a fork: the patch goes in the comment
@@ -265,7 +280,16 @@ class FreeForm:
 
     def comment(self, headline: str, proof: str, report: Report) -> None:
         body = "\n\n".join(
-            part for part in (self.mark, headline, proof, stages(report), render.log(report), self.judged()) if part
+            part
+            for part in (
+                self.mark,
+                headline + self.request.removed,
+                proof,
+                stages(report),
+                render.log(report),
+                self.judged(),
+            )
+            if part
         )
         number = self.request.number
         operation = self.step.forge.upsert_comment(number, self.mark, self.step.for_github(body))
