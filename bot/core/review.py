@@ -31,6 +31,7 @@ PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "re
              "sitecustomize.py", "usercustomize.py")  # fmt: skip
 CI_FOLDERS = (".github/", ".circleci/", ".gitlab/", ".buildkite/")
 
+SHOWN = 50  # findings listed; the count of the rest follows
 LONG = 200  # characters: a literal this long is a payload more often than a message
 ENCODED = 100  # characters: a base64- or hex-looking literal this long is an encoded payload
 BASE64 = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
@@ -172,7 +173,9 @@ def section(found: list[Finding]) -> str:
     heading = "### For the reviewer"
     if not found:
         return f"{heading}\n\nNothing of these kinds: no new network, process, environment, outside-file, dynamic-code, long-literal, packaging/CI or unnamed-file change."  # noqa: E501
-    lines = [f"- `{f.path}{f':{f.line}' if f.line else ''}` — {f.kind}: {shown(f)}" for f in found]
+    lines = [f"- `{f.path}{f':{f.line}' if f.line else ''}` — {f.kind}: {shown(f)}" for f in found[:SHOWN]]
+    if len(found) > SHOWN:  # the rest of the body (the attempts, the proof) must still fit
+        lines.append(f"- and {len(found) - SHOWN} more")
     intro = "What this change adds that deserves a look, found in the diff (none of it stopped the fix):"
     return "\n".join([heading, "", intro, "", *lines])
 

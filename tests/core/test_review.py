@@ -85,3 +85,12 @@ def test_packaging_ci_and_unnamed_files_are_named_for_any_file_type():
         ("requirements-dev.txt", 2, "packaging/CI"), ("requirements-dev.txt", 2, "not named"),
         ("notes.txt", 1, "not named"),
     }  # fmt: skip
+
+
+def test_a_long_list_is_cut_with_the_count_of_the_rest():
+    new = "".join(f"import socket as s{n}\n" for n in range(60))
+    found = findings({"a.py": (None, new)}, None)
+    assert len(found) == 1  # one (kind, detail): `socket`, at its first line
+    many = findings({f"p{n}/conftest.py": (None, "") for n in range(55)}, None)
+    shown = section(many)
+    assert shown.count("\n- `") == 50 and shown.endswith("\n- and 5 more")
