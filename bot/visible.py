@@ -58,8 +58,8 @@ def plural(number: int, noun: str) -> str:
 
 def visible(markdown: str) -> Visible:
     """`markdown` as a reader sees it, and how much of it was removed."""
-    text, zero_width = ZERO_WIDTH.subn("", markdown)
-    text, bidi = BIDI.subn("", text)
+    shown = plain(markdown)
+    text, zero_width, bidi = shown.text, shown.zero_width, shown.bidi
     lines = text.splitlines(keepends=True)
     comments, chars = 0, 0
     # Replaced from the end, so the line numbers of the ranges before stay right.
@@ -71,6 +71,13 @@ def visible(markdown: str) -> Visible:
             chars += sum(map(len, removed))
             lines[start:end] = [kept]
     return Visible("".join(lines), comments, chars, zero_width, bidi)
+
+
+def plain(text: str) -> Visible:
+    """Text GitHub shows as it is, not as Markdown (a job's log): only its invisible characters removed."""
+    text, zero_width = ZERO_WIDTH.subn("", text)
+    text, bidi = BIDI.subn("", text)
+    return Visible(text, zero_width=zero_width, bidi=bidi)
 
 
 def hidden_ranges(text: str):

@@ -2,7 +2,8 @@
 
 import pytest
 
-from bot.visible import visible
+from bot.github.red_ci.evidence import clean_log
+from bot.visible import plain, visible
 
 
 def test_a_comment_in_a_fenced_block_is_shown_and_kept():
@@ -41,3 +42,9 @@ def test_zero_width_and_tag_characters_are_removed_everywhere():
 def test_plain_text_is_unchanged():
     text = "Fix `unique_items`: it loses the order.\n\n> quoted <b>bold</b>\n"
     assert visible(text).text == text
+
+
+def test_a_jobs_log_loses_its_invisible_characters_but_keeps_what_looks_like_a_comment():
+    log = "2026-01-01T00:00:00.0000000Z FAILED test_x <!-- shown in the log viewer -->\u200b\u202e\n"
+    assert clean_log(log) == "FAILED test_x <!-- shown in the log viewer -->\n"
+    assert plain("a\u2066b").removed == "1 bidi control"

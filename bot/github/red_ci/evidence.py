@@ -21,6 +21,7 @@ from bot.github.render import fence
 from bot.judge.gate import Baseline
 from bot.spec import is_protected
 from bot.text import TRACEBACK_CHARS, clip_head, clip_tail
+from bot.visible import plain
 
 BUDGET = 24_000
 SHARES = (("failures", 0.3), ("files", 0.4), ("diff", 0.2), ("log", 0.1))
@@ -137,4 +138,5 @@ def protection(work: Workspace, path: str) -> str:
 
 
 def clean_log(text: str) -> str:
-    return TIMESTAMP.sub("", ANSI.sub("", text.replace("\r\n", "\n")))
+    # A log is shown as text, not Markdown: what its viewer shows nothing for is all it hides.
+    return TIMESTAMP.sub("", ANSI.sub("", plain(text.replace("\r\n", "\n")).text))
