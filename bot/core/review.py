@@ -89,7 +89,7 @@ def python(text: str) -> Iterator[tuple[int, str, str]]:
     code that doesn't parse (the judge refused it already, or it isn't this change's)."""
     try:
         tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a hostile nesting too
         return
     aliases: dict[str, str] = {}
     for node in ast.walk(tree):
