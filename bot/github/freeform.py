@@ -168,6 +168,8 @@ class FreeForm:
             model=model.name, sandbox=self.suite.sandbox.describe(), target=where, max_attempts=attempts
         )
         report.price = price_of(model.name, config.repo.price)
+        if request.hidden:
+            report.notes.append(f"removed before prompting: {request.hidden}")
         report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
         task = pipeline.Task(
             request.text, request.files, f"tests/autofix/test_{request.kind}_{request.number}.py", attempts,

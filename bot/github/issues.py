@@ -96,7 +96,7 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         spec = tasks.from_issue(config, task, writes)
         tests = spec.tests
         step.setup()
-        report = write_target(step, spec, outcome, f"issue-{number}", status.stage)
+        report = write_target(step, spec, outcome, f"issue-{number}", status.stage, task.hidden.removed)
         if report.passed:
             summary = render.passed_summary(report) + f" Requested in #{number}." + hidden
             proposal = Proposal(

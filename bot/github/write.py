@@ -13,14 +13,22 @@ from bot.spec import Spec
 
 
 def write_target(
-    step: Step, spec: Spec, outcome: TaskOutcome, name: str, on_stage: Callable[[str], None] = lambda stage: None
+    step: Step,
+    spec: Spec,
+    outcome: TaskOutcome,
+    name: str,
+    on_stage: Callable[[str], None] = lambda stage: None,
+    hidden: str = "",
 ) -> Report:
-    """`on_stage` gets the label of each attempt as it starts (the issue's status comment)."""
+    """`on_stage` gets the label of each attempt as it starts (the issue's status comment); `hidden`,
+    what of the task's text no reader saw and no prompt got, goes in the report's notes."""
     sandbox = step.sandbox()
     model = step.model(spec)
     report = outcome.report = Report(
         model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts
     )
+    if hidden:
+        report.notes.append(f"removed before prompting: {hidden}")
 
     def show(attempt: Attempt) -> None:
         with step.flow.group(attempt.headline(spec.max_attempts)):

@@ -2,6 +2,8 @@
 and zero-width characters are removed before any prompt, and the pull request or the failure
 comment says how much was. End to end through `autofix action`, like test_issue_gate.py."""
 
+import json
+
 from action_world import ISSUE_BODY, REPO, act, labeled
 from conftest import RIGHT, WRONG
 from fake_openai import Reply
@@ -24,6 +26,8 @@ def test_hidden_instructions_are_removed_and_the_pull_request_says_so(world, git
     assert f"autofix: issue #1: removed before prompting: {removed}" in out
     [pull] = github.pulls(REPO)
     assert f"Removed from the issue before prompting: {removed}." in pull.body
+    report = json.loads((world.out / "autofix-issue-1.json").read_text())
+    assert f"removed before prompting: {removed}" in report["notes"]
 
 
 def test_the_failure_comment_says_what_was_removed(world, github, capsys):
