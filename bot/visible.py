@@ -104,11 +104,15 @@ def cut_inline(segment: str, wanted: list[str]) -> tuple[str, list[str]]:
     code span holds passed over: the same text there is shown."""
     kept: list[str] = []
     removed: list[str] = []
+    unclosed: set[int] = set()  # widths with no closing run further on: none later either, so no rescan
     at = 0
     while at < len(segment) and wanted:
         ticks = BACKTICKS.match(segment, at)
         if ticks:
-            close = closing_ticks(segment, ticks.end(), len(ticks[0]))
+            width = len(ticks[0])
+            close = None if width in unclosed else closing_ticks(segment, ticks.end(), width)
+            if close is None:
+                unclosed.add(width)
             end = close if close is not None else ticks.end()
             kept.append(segment[at:end])
             at = end
