@@ -3,8 +3,9 @@
 - on an issue: the issue's flow, the comment's text added to the task as instructions;
 - on a pull request, with no text: the red-CI repair of that pull request;
 - on a pull request, with text: that change to the pull request, the comment's text the task
-  and its head the code, proven like a free-form issue, proposed into its branch (for a fork,
-  as a patch in a comment).
+  and its head the code, proven like a free-form issue, proposed into its branch;
+- on a fork's pull request: one comment pointing at the forks example, and nothing of the fork
+  runs: this job's token can write (red_ci/repair.py, `refuse_fork`).
 
 Edited comments, comments by bots and autofix's own comments (its account's, carrying its marker)
 never start anything: an edit could turn an old comment into a command nobody saw given. With a
@@ -15,7 +16,7 @@ from __future__ import annotations
 import re
 
 from bot.github import freeform, issues, progress, render
-from bot.github.red_ci.repair import repair
+from bot.github.red_ci.repair import refuse_fork, repair
 from bot.github.step import Skip, Step
 
 COMMAND = re.compile(r"\A[ \t]*/autofix(?![\w-])[ \t]*(?P<text>.*)\Z", re.S)
@@ -40,6 +41,9 @@ def on_comment(step: Step, event: dict) -> int:
         step.flow.print(f"autofix: issue #{number}, /autofix by @{login} ({permission})")
         return issues.solve(step, issue, login, permission, text)
     step.flow.print(f"autofix: pull request #{number}, /autofix by @{login} ({permission})")
+    pull = step.forge.pull(number)
+    if pull.head_repo.lower() != step.config.repository.lower():
+        return refuse_fork(step, pull, "`/autofix`" if not text else "the change asked for")
     if not text:
         return repair(step, number, None)
     return freeform.change_pull(step, number, login, text)

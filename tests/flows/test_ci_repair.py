@@ -402,7 +402,9 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
 
 
 def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(world, github, capsys):
+    """In the forks example's read-only job (`publish: false`); anywhere else it is refused (test_fork_refusal.py)."""
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD}, fork=True)
+    world.input("publish", "false")
     world.event(
         "workflow_run", run_event(github, pull, run, fork=True)
     )  # GitHub lists no pull request for a fork's run
@@ -413,12 +415,12 @@ def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(worl
         f"failed run: {github.web_url}/{REPO}/actions/runs/{run.id}" in out
     )
     assert world.branches() == ["master"] and len(github.pulls(REPO)) == 1
-    [comment] = github.comments(REPO, 2)
+    comment = (world.out / "autofix-pr-2.md").read_text()
     patch = (
         "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n"
         " def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def total(items):\n"
     )
-    assert comment.body.startswith(
+    assert comment.startswith(
         "<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of "
         f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and changed `calc.py`; the gate passed on attempt 1 of 3.\n\n" + proof(2) + "\n\n"
@@ -429,7 +431,7 @@ def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(worl
     world.git("checkout", "--quiet", "--detach", pull.head_sha, cwd=world.seed)
     subprocess.run(["git", "apply", "-"], cwd=world.seed, input=patch, text=True, check=True)
     assert (world.seed / "calc.py").read_text() == CALC
-    assert [r.method for r in github.writes()] == ["POST"]
+    assert github.writes() == []
     assert world.outputs()["pr-operation"] == "none"
 
 

@@ -129,6 +129,7 @@ def test_an_edit_through_a_link_a_fork_committed_writes_nothing_outside_the_tree
     (outside / "owned.py").write_text("ROOT_OWNED = True\n")
     links = {"vendor": Link(str(outside)), "helper.py": Link(str(outside / "owned.py"))}
     pull, run = open_pull(red_ci, github, {"calc.py": BROKEN_ADD, **links}, fork=True)
+    red_ci.input("publish", "false")  # the forks example's shape: a fork's code runs nowhere else
     red_ci.event("workflow_run", run_event(github, pull, run, fork=True))
     through = block("vendor/pwned.py", "", "PWNED = 1\n") + block("helper.py", "ROOT_OWNED = True\n", "X = 1\n")
     code, out, openai = act(capsys, red_ci, [FIX_ADD + through, FIX_ADD])

@@ -10,7 +10,9 @@ to make pass (bot/core/proof.py): when none of them fails a mutant, the fix is p
 
 Trust: the test command, `setup`, the protected paths and `edit` come from the workspace — the
 default branch actions/checkout gave the job — never from the pull request, whose code only ever
-runs inside the sandbox. A pull request from a fork gets a comment with the patch, never a push.
+runs inside the sandbox. A pull request from a fork gets a comment with the patch, never a push,
+and only in the read-only shape of FORKS_EXAMPLE (`publish: false`): anywhere else its code would
+run in a job whose token can write, and autofix refuses (`refuse_fork`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, protected_by_command
 from bot.text import count
 
+FORKS_EXAMPLE = "examples/workflows/autofix-red-ci-forks.yml"
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
 CHANGED = re.compile(r"^diff --git a/.+? b/(?P<path>.+)$", re.M)
 SYSTEM = (
@@ -88,6 +91,8 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
             f"ignored: pull request #{number} moved on from {run.head_sha[:12]} to {pull.head_sha[:12]}; "
             "the run of its new head decides"
         )
+    if fork and config.publish:  # publish: true means this job's token can write
+        return refuse_fork(step, pull, "repairing its red CI")
     run = run or forge.failed_run(pull.head_sha)
     where = f"the fork {pull.head_repo or '(deleted)'}" if fork else f"branch {pull.head_ref}"
     flow.print(
@@ -119,6 +124,28 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
             post(step, number, "\n\n".join(part for part in (mark, headline, log) if part), outcome)
 
         raise step.tell_error(exc, " while repairing this pull request's tests", comment) from None
+
+
+def refuse_fork(step: Step, pull: PullInfo, asked: str) -> int:
+    """One comment instead of running a fork's code in a job that can write: nothing of the fork is
+    fetched, checked out or shown to a model. The comment carries the repair's marker, so the forks
+    example's own comment later replaces it."""
+    fork = pull.head_repo or "a deleted fork"
+    body = (
+        f"{render.marker('pr', pull.number)}\n\nautofix did not run: this pull request comes from the fork "
+        f"{render.code_span(fork)}, and {asked} here would run its code in a job whose token can write to this "
+        "repository. A fork's pull request is repaired only in the read-only shape of "
+        f'{render.code_span(FORKS_EXAMPLE)} (README, "Red CI repair", *Forks, safely*): the job that runs its code '
+        "holds a read-only token with "
+        '`publish: "false"`, and a second job, which runs none of it, posts the patch as a comment.'
+    )
+    step.flow.annotate(
+        "warning", f"pull request #{pull.number} comes from the fork {fork}: not run here; see {FORKS_EXAMPLE}"
+    )
+    outcome = TaskOutcome()
+    step.outcomes.append(outcome)
+    post(step, pull.number, body, outcome)
+    return 0
 
 
 def protected_paths(step: Step) -> tuple[str, ...]:
