@@ -56,7 +56,8 @@ def test_a_writers_tests_count_and_the_pull_request_names_them(world, github, ca
     ]
     [pull] = github.pulls(REPO)
     assert "the repository's tests passed on attempt 1 of 2," in pull.body  # still at most the repository's attempts
-    assert pull.body.endswith(" s\n\n**Judged by:** `true`.")  # a reviewer sees what "passed" meant
+    # a reviewer sees what "passed" meant, then where to look
+    assert " s\n\n**Judged by:** `true`.\n\n### For the reviewer\n\n" in pull.body
 
 
 def test_a_block_hidden_in_an_html_comment_does_not_count(world, github, capsys):
