@@ -221,7 +221,7 @@ class FreeForm:
         if last is None or verdict is None:
             suite = f"suite: {done.judged.total} tests before, no candidate reached the whole suite"
         else:
-            suite = f"suite: {len(last.ids('passed'))} passed, {len(verdict.newly_broken)} new failures"
+            suite = f"suite: {len(last.ids('passed'))} passed, {count(len(verdict.newly_broken), 'new failure')}"
         old = done.judged.pre_existing
         pre = f"pre-existing failures: {len(old)}" + (f" ({render.names(old)})" if old else "")
         return f"**Proof:** {before}; {suite}; {pre}."

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from bot.core.report import Report
 from bot.models.prices import AS_OF
 from bot.spec import Tests
-from bot.text import FEEDBACK_CHARS, capped_markdown, fence
+from bot.text import FEEDBACK_CHARS, capped_markdown, count, fence
 
 BODY_LIMIT = 65_536  # characters: GitHub refuses a longer comment or pull request body
 BODY_CHARS = 60_000  # what the attempts' log aims at, leaving room for the rest of a body
@@ -182,7 +182,7 @@ def baseline_proof(
     """The numbers a CI fix is judged by: the whole suite before and after (the last candidate's
     target tests still failing, tests it broke), each run in a clean copy; the tests failing at the
     base branch too, which count for nothing."""
-    judged = f"{after[0]} failing, {after[1]} new failures" if after else "no candidate reached the tests"
+    judged = f"{after[0]} failing, {count(after[1], 'new failure')}" if after else "no candidate reached the tests"
     old = f" Failing at the base branch too (pre-existing, not counted): {names(pre_existing)}." if pre_existing else ""
     return (
         f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a clean copy): "

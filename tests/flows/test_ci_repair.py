@@ -322,7 +322,7 @@ def test_every_attempt_failing_leaves_one_comment_and_no_branch(world, github, c
         "<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of "
         f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
         "and tried 2 times to fix the code; no attempt passed the gate (all 2 attempts failed).\n\n"
-        + proof(2, after="0 failing, 1 new failures")
+        + proof(2, after="0 failing, 1 new failure")
         + "\n\n| # | outcome |"
     )
     assert attempt_rows(comment.body) == [
