@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.console import Paint
 from bot.errors import ModelUnavailable, UserError, warn
 from bot.redact import Redactor
 from bot.sandbox import SANDBOXES
@@ -121,29 +122,33 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         print(f"autofix: sandbox: not stronger because {sandbox.declined}")
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=spec.max_attempts)
 
+    paint = Paint.for_stream(sys.stdout)
+
     def show(attempt) -> None:
-        print(attempt.headline(spec.max_attempts))
+        print(attempt.headline(spec.max_attempts, paint))
         for line in failure_lines(attempt.feedback, attempt.kind):
             print(redact(f"    {line}"))
 
     def note(text: str) -> None:
-        print(redact(f"autofix: note: {text}"))
+        print(paint.note("autofix: note:") + redact(f" {text}"))
 
     try:
         solve(spec, model, Validator(spec, sandbox), report, on_attempt=show, on_note=note)
     finally:
         if args.report:
             report.write(args.report, redact)
-    totals = f"{count(len(report.attempts), 'attempt')}, {report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
+    totals = f"{report.seconds:.2f} s, {sum(report.tokens.values())} tokens"
     if report.cost is not None:
         totals += f", ${report.cost:.4f}"
     if report.strength is not None:
         for line in strength_lines(report.strength):
             print(redact(line))
     if report.passed:
-        print(f"passed on attempt {len(report.attempts)}: wrote {spec.target_path} ({totals})")
+        print(f"{paint.passed('passed')} on attempt {len(report.attempts)}: wrote {spec.target_path} ({totals})")
         return 0
-    print(f"failed: {report.stop_reason}; {spec.target_path} left untouched ({totals})")
+    if "attempt" not in report.stop_reason:  # a budget spent: how many attempts it took, said once
+        totals = f"{count(len(report.attempts), 'attempt')}, {totals}"
+    print(f"{paint.failed('failed')}: {report.stop_reason}; {spec.target_path} left untouched ({totals})")
     return 1
 
 

@@ -11,6 +11,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.console import PLAIN, Paint
 from bot.models.prices import Price
 from bot.safefs import shown
 
@@ -49,14 +50,15 @@ class Attempt:
     reply: str = ""  # the model's raw reply
     cached_tokens: int = 0  # of tokens["input"], served from the provider's prompt cache (priced lower)
 
-    def headline(self, max_attempts: int) -> str:
-        """The attempt's one log line, the same in the CLI and the Action."""
+    def headline(self, max_attempts: int, paint: Paint = PLAIN) -> str:
+        """The attempt's one log line, the same in the CLI and the Action (there never coloured)."""
         # A reply repeating code judged before is a model call, not a test run: SAME, not FAIL.
         verdict = "PASS" if self.passed else "SAME" if self.kind == "same code" else "FAIL"
         used = self.tokens["input"] + self.tokens["output"]
         count = len(self.inprocess_checks)
         trust = f"  ({count} check{'s' * (count != 1)} judged in the candidate's process)" if count else ""
-        return f"attempt {self.number}/{max_attempts}  {verdict}  {self.seconds:.2f} s  {used} tokens{trust}"
+        shown = paint.verdict(verdict)
+        return f"attempt {self.number}/{max_attempts}  {shown}  {self.seconds:.2f} s  {used} tokens{trust}"
 
 
 @dataclass

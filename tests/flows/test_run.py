@@ -1,6 +1,7 @@
 """`autofix run` end to end: the real openai SDK over HTTP against a scripted server."""
 
 import json
+import re
 import subprocess
 import sys
 
@@ -32,7 +33,9 @@ def test_order_mistake_is_repaired_on_attempt_2(task, capsys, api):
     out = capsys.readouterr().out.splitlines()
     assert out[2].startswith("attempt 1/3  FAIL  ") and out[2].endswith("  130 tokens")
     assert out[3] == "    order: expected [3, 1, 2], got [1, 2, 3]"
-    assert out[-1].startswith(f"passed on attempt 2: wrote {task.parent / 'unique.py'} (2 attempts, ")
+    assert re.fullmatch(  # "attempt" said once: no "(2 attempts, ...)" after "on attempt 2"
+        re.escape(f"passed on attempt 2: wrote {task.parent / 'unique.py'} (") + r"\d+\.\d\d s, 440 tokens\)", out[-1]
+    ), out[-1]
     data = json.loads(report.read_text())
     assert data["passed"] is True and data["model"] == "m"
     assert data["tokens"] == {"input": 340, "output": 100}
@@ -49,7 +52,11 @@ def test_all_attempts_failing_exits_1_and_leaves_the_target_alone(task, capsys):
         assert run(task, fake) == 1
     assert len(fake.requests) == 3
     assert target.read_text() == "# the user's own file\n"
-    assert capsys.readouterr().out.splitlines()[-1].startswith("failed: all 3 attempts failed;")
+    last = capsys.readouterr().out.splitlines()[-1]
+    # The attempts are counted once: by the reason, not again in the totals.
+    assert re.fullmatch(
+        re.escape(f"failed: all 3 attempts failed; {target} left untouched (") + r"\d+\.\d\d s, 1057 tokens\)", last
+    ), last
 
 
 def test_max_attempts_flag_and_missing_target_untouched(task):
@@ -237,6 +244,14 @@ def test_spend_shows_in_dollars_and_a_cost_budget_stops_the_run(task, capsys):
     with ScriptedOpenAI([Reply(WRONG, 1000, 500)] * 3) as fake:
         assert main(["run", str(task), "--base-url", fake.base_url, "--model", "my-own", "--report", str(report)]) == 1
     assert len(fake.requests) == 1  # $0.001 for the first 1000 input tokens: the budget is spent
+    # The reason names no attempt, so the totals say how many there were.
+    assert re.fullmatch(
+        re.escape(
+            f"failed: cost budget spent ($0.0010 of $0.001); {task.parent / 'unique.py'} left untouched (1 attempt, "
+        )
+        + r"\d+\.\d\d s, 1500 tokens, \$0\.0010\)",
+        capsys.readouterr().out.splitlines()[-1],
+    )
     data = json.loads(report.read_text())
     assert (data["stop_reason"], data["cost_usd"]) == ("cost budget spent ($0.0010 of $0.001)", 0.001)
 
