@@ -1,7 +1,7 @@
-"""The example workflows say what they mean, and the README says what the examples and the Action
+"""The example workflows say what they mean, and the docs say what the examples and the Action
 do: read from the YAML and the text, never from a copy of either here. Each check fails when the
-thing it checks is changed back (the concurrency, the trusted associations, the README's count of
-triggers, its tiers, its first-day notes)."""
+thing it checks is changed back (the concurrency, the trusted associations, the Action page's count
+of triggers, the pages' tiers, the first-day notes)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from bot.github.config import INPUTS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOWS = ROOT / "examples" / "workflows"
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+ACTION = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")  # the GitHub Action's page
+PAGES = "\n".join(p.read_text(encoding="utf-8") for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))])
 NUMBERS = {3: "three", 4: "four", 5: "five", 6: "six", 7: "seven"}
 
 
@@ -26,8 +27,8 @@ def workflow(name: str) -> dict:
 
 
 def section(title: str) -> str:
-    found = re.search(rf"^### {re.escape(title)}\n(.*?)(?=^##)", README, re.M | re.S)
-    assert found, f"README has no section {title!r}"
+    found = re.search(rf"^## {re.escape(title)}\n(.*?)(?=^#)", ACTION, re.M | re.S)
+    assert found, f"docs/action.md has no section {title!r}"
     return " ".join(found.group(1).split())
 
 
@@ -48,7 +49,7 @@ def test_the_forks_example_trusts_owners_members_and_collaborators_only():
     assert trusted.split("|") == ["OWNER", "MEMBER", "COLLABORATOR"]  # not CONTRIBUTOR: one merged typo fix earns it
 
 
-def test_the_readme_names_every_kind_of_event_the_examples_run_on():
+def test_the_action_page_names_every_kind_of_event_the_examples_run_on():
     kinds = sorted({kind for path in WORKFLOWS.glob("*.yml") for kind in workflow(path.name)["on"]})
     assert kinds == ["issue_comment", "issues", "schedule", "workflow_dispatch", "workflow_run"]
     said = re.search(
@@ -61,10 +62,10 @@ def test_the_readme_names_every_kind_of_event_the_examples_run_on():
 
 def test_every_mention_of_the_container_s_tier_says_landlock():
     """The smoke test asserts `autofix: sandbox: landlock` in the container, under Docker's default
-    seccomp profile; the README says so wherever it names the container's tier."""
+    seccomp profile; the README and docs/ say so wherever they name the container's tier."""
     smoke = (ROOT / "tests" / "container" / "scenarios.py").read_text(encoding="utf-8")
     assert '"autofix: sandbox: landlock (" in done.log' in smoke
-    text = " ".join(README.split())
+    text = " ".join(PAGES.split())
     about_container = [s for s in re.split(r"(?<=[.;])\s", text) if "container" in s and "process" in s]
     assert all("forces `process`" not in sentence for sentence in about_container), about_container
     assert "on GitHub's hosted runners it gets `landlock`" in text
@@ -93,8 +94,8 @@ def test_autofix_creates_no_label_as_the_notes_say():
     assert "create_label" not in code and '"/labels"' not in code
 
 
-def test_every_input_the_action_reads_is_declared_in_action_yml_and_the_readme():
+def test_every_input_the_action_reads_is_declared_in_action_yml_and_the_action_page():
     declared = set(yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))["inputs"])
     assert set(INPUTS) <= declared
-    inputs = re.search(r"^Inputs: (.*?)Outputs:", README, re.M | re.S)
-    assert inputs and "`ca-bundle`" in inputs.group(1) and "`pr`" in inputs.group(1) and "`publish`" in inputs.group(1)
+    inputs = re.search(r"^## Inputs\n(.*?)^## Outputs", ACTION, re.M | re.S)
+    assert inputs and set(re.findall(r"^\| `([^`]+)` \|", inputs.group(1), re.M)) == declared

@@ -352,9 +352,10 @@ def test_the_image_names_its_repository_for_ghcr():
     )
 
 
-def test_the_readme_and_every_example_use_the_major_tag():
+def test_the_docs_and_every_example_use_the_major_tag():
     examples = (ROOT / "examples" / "workflows").glob("*.yml")
-    texts = [(ROOT / "README.md").read_text(), *(p.read_text() for p in examples)]
+    pages = [ROOT / "README.md", *(ROOT / "docs").glob("*.md")]
+    texts = [*(p.read_text() for p in pages), *(p.read_text() for p in examples)]
     uses = [ref for text in texts for ref in re.findall(r"autofix/autofix@([\w.-]+)", text)]
     assert len(uses) >= 5 and set(uses) == {"v1"}
 

@@ -29,7 +29,7 @@ from bot.text import clip_line
 
 TEXT_CHARS = 120  # of an offending line, in a finding
 
-# rule: (what it catches, why code under test may not). RULES_TABLE shows them in the README.
+# rule: (what it catches, why code under test may not). RULES_TABLE shows them in docs/judging.md.
 RULES: dict[str, tuple[str, str]] = {
     "test-runner": (
         "imports `pytest`, `_pytest` or `pluggy` (also by `__import__`, `importlib` or `sys.modules`), "
