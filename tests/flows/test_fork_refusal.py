@@ -24,7 +24,7 @@ def assert_nothing_of_the_fork_ran(world, pull, openai):
 def assert_refused(world, github, pull, out):
     [comment] = github.comments(REPO, pull.number)
     assert comment.body.startswith(f"<!-- autofix:pr-{pull.number} -->\n\nautofix did not run: this pull request ")
-    assert f"`{FORKS_EXAMPLE}`" in comment.body and '(README, "Red CI repair", *Forks, safely*)' in comment.body
+    assert f"`{FORKS_EXAMPLE}`" in comment.body and '(docs/action.md, "Red CI repair", *Forks, safely*)' in comment.body
     assert f"::warning::pull request #{pull.number} comes from the fork contributor/Hello-World" in "\n".join(out)
     assert world.branches() == ["master"] and [p.number for p in github.pulls(REPO)] == [pull.number]
 
