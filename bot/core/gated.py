@@ -6,8 +6,10 @@ Red CI repair and free-form issues both work this way."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from bot.core.edits import EditError, after_reply, refused
+from bot.core.loop import REPEATED_FAILED
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.workspace import Workspace
 from bot.judge import gate, guard
@@ -60,7 +62,8 @@ class EditTree:
 
 class GateJudge:
     """The loop's judge for an edited tree: the static guard over the edited files, then the whole suite
-    in a clean copy against the baseline (bot/judge/gate.py)."""
+    in a clean copy against the baseline (bot/judge/gate.py); with more than one job, twice at once
+    in two clean copies, which confirms a pass (the loop asks no second time)."""
 
     def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
         self.suite, self.baseline, self.work = suite, baseline, work
@@ -94,12 +97,29 @@ class GateJudge:
         quick = self.quick_rejection()
         if quick is not None:
             return quick
+        if self.suite.jobs > 1:  # the confirmation run at the same time, in a clean copy of its own
+            return self.side_by_side()
         run = self.run = self.suite.run(self.work.root)
-        self.verdict = gate.judge(self.baseline, run)
-        self.last_failing = set(self.verdict.names) & set(run.results)
+        return self.verdict_of(run, gate.judge(self.baseline, run))
+
+    def side_by_side(self) -> Verdict:
+        """The whole suite twice at once, each in a clean copy: both must pass; the first to fail tells."""
+        runs = self.suite.side_by_side(partial(self.suite.run, self.work.root), partial(self.suite.run, self.work.root))
+        verdicts = [gate.judge(self.baseline, run) for run in runs]
+        failed = [i for i, verdict in enumerate(verdicts) if not verdict.passed]
+        chosen = next((i for i in failed if verdicts[i].forged), failed[0] if failed else 0)  # a forgery stops the flow
+        verdict = self.verdict_of(runs[chosen], verdicts[chosen])
+        if failed == [1]:
+            verdict.feedback = REPEATED_FAILED + verdict.feedback
+        verdict.confirmed = verdict.passed
+        return verdict
+
+    def verdict_of(self, run: gate.SuiteRun, judgement: gate.Judgement) -> Verdict:
+        self.run, self.verdict = run, judgement
+        self.last_failing = set(judgement.names) & set(run.results)
         return Verdict(
-            self.verdict.passed,
-            self.verdict.names,
-            "" if self.verdict.passed else gate.feedback(self.verdict, run),
-            forged=self.verdict.forged,
+            judgement.passed,
+            judgement.names,
+            "" if judgement.passed else gate.feedback(judgement, run),
+            forged=judgement.forged,
         )

@@ -132,15 +132,19 @@ def run(
     return report
 
 
+REPEATED_FAILED = "The tests passed once, then failed when repeated in a clean copy:\n"
+
+
 def confirmed(judge: Judge, candidate: Candidate) -> Verdict:
-    """A pass counts only if a second run in a clean copy passes too: no luck, no leftover state."""
+    """A pass counts only if a second run in a clean copy passes too: no luck, no leftover state.
+    A judge that ran both at once (`confirmed`) is not asked again."""
     verdict = judge.check(candidate)
-    if not verdict.passed:
+    if not verdict.passed or verdict.confirmed:
         return verdict
     again = judge.check(candidate)
     if again.passed:
         return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess)
-    again.feedback = "The tests passed once, then failed when repeated in a clean copy:\n" + again.feedback
+    again.feedback = REPEATED_FAILED + again.feedback
     return again
 
 

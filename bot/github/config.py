@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from bot.errors import UserError
+from bot.judge.side_by_side import jobs_for
 from bot.sandbox import SANDBOXES
 from bot.spec import STRENGTH_MODES, ModelPrice, StrengthMode, Strict, parse_yaml, validate
 
@@ -30,6 +31,7 @@ INPUTS = (
     "sign-commits",
     "request-timeout",
     "workflow-token",
+    "jobs",
 )  # fmt: skip
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
@@ -46,6 +48,7 @@ class RepoConfig(Strict):
     tests: RepoTests = RepoTests()
     max_attempts: int | None = Field(None, ge=1, le=50)
     timeout: float | None = Field(None, gt=0)
+    jobs: int | None = Field(None, ge=1, le=256)  # suite runs at once, at most (capped by the cores)
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
     request_timeout: float | None = Field(None, gt=0)  # seconds per model request
@@ -161,6 +164,8 @@ class Config:
             raise UserError(
                 f"input request-timeout: must be a number of seconds above 0, got {self.inputs['request-timeout']!r}"
             )
+        if "jobs" in self.inputs and not (self.inputs["jobs"].isdigit() and 1 <= int(self.inputs["jobs"]) <= 256):
+            raise UserError(f"input jobs: must be a whole number from 1 to 256, got {self.inputs['jobs']!r}")
         if "pr" in self.inputs and not self.inputs["pr"].isdigit():
             raise UserError(f"input pr: must be a pull request number, got {self.inputs['pr']!r}")
         for name in ("draft", "plan", "publish", "allow-unproven", "sign-commits"):
@@ -272,6 +277,13 @@ class Config:
         """The input's value; the file's is applied as a default in each task (see tasks.py)."""
         value = self.inputs.get("max-attempts")
         return int(value) if value else None
+
+    @property
+    def jobs(self) -> int:
+        """How many runs of the suite go at once: the input's, else the file's, else one per core;
+        never more than the cores this process may use."""
+        value = self.inputs.get("jobs")
+        return jobs_for(int(value) if value else self.repo.jobs)
 
     @property
     def max_tokens(self) -> int | None:

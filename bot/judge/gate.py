@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import secrets
 import shlex
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 
 from bot.errors import UserError
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
+from bot.judge.side_by_side import at_once
 from bot.judge.verdict import refuse_broken_command, refuse_tree_writes, run_tests, writable_in
 from bot.sandbox.tiers import Limits, Sandbox
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
@@ -35,6 +39,7 @@ class SuiteRun:
     machinery: list[str] = field(default_factory=list)  # what changed in the test runner's own code
     sealed: bool = False  # the runner's hook reported the finished suite (pytest, unittest)
     forged: list[str] = field(default_factory=list)  # how the canaries came back wrong (bot/judge/canaries.py)
+    by_node_ids: bool = False  # the tests asked for went on pytest's command line: it collected no others
 
     def ids(self, *outcomes: str) -> set[str]:
         return {r.test_id for r in self.results.values() if r.outcome in outcomes}
@@ -47,12 +52,20 @@ class SuiteRun:
 class Suite:
     """The repository's test command, run in the sandbox in a scratch copy of a folder: copied
     once, then each run takes in what changed in the folder and puts back what the last run
-    changed (bot/judge/scratch.py)."""
+    changed (bot/judge/scratch.py). Runs going at once (`side_by_side`, at most `jobs`) each
+    have a copy of their own."""
 
     def __init__(
-        self, sandbox: Sandbox, command: str, protected: tuple[str, ...], timeout: float, exempt: tuple[str, ...] = ()
+        self,
+        sandbox: Sandbox,
+        command: str,
+        protected: tuple[str, ...],
+        timeout: float,
+        exempt: tuple[str, ...] = (),
+        jobs: int = 1,
     ):
         self.sandbox = sandbox
+        self.jobs = jobs
         self.command = command
         self.protected = protected
         self.exempt = exempt
@@ -60,16 +73,28 @@ class Suite:
         # Test files pytest must collect beyond what the command names (a command that names its
         # own paths never collects a reproduction test autofix added elsewhere).
         self.also: tuple[str, ...] = ()
-        self.copies: Copies | None = None  # of the folder the last run judged
+        self.copies: dict[Path, Copies] = {}  # of each folder judged
+        self.lock = threading.Lock()
         self.known: set[str] = set()  # the suite's test ids, once a run reported them: the canaries' words
+
+    def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
+        """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
+        return at_once(runs, self.jobs)
+
+    def forget(self, folder: Path) -> None:
+        """Drop the copies of a folder no run will judge again (the base's checkout)."""
+        with self.lock:
+            self.copies.pop(folder, None)
 
     def run(self, folder: Path, only: set[str] | None = None, baseline: bool = False) -> SuiteRun:
         """The whole suite, or with `only` just those tests (pytest; any other runner runs whole).
         `baseline`: the run that measures the code as it is, where a suite that writes into the
         tree it judges is a configuration error (UserError)."""
-        if self.copies is None or self.copies.original != folder:
-            self.copies = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
-        with self.copies.use() as scratch:
+        with self.lock:
+            copies = self.copies.get(folder)
+            if copies is None:
+                copies = self.copies[folder] = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
+        with copies.use() as scratch:
             work = scratch.work
             also = " ".join(shlex.quote(path) for path in self.also)
             modules = sorted({test.split("::")[0] for test in only or () if "::" in test})
@@ -117,6 +142,7 @@ class Suite:
             run.tampered,
             sealed,
             run.forged,
+            run.by_node_ids,
         )
 
 
@@ -127,25 +153,57 @@ class Baseline:
     flaky: list[str]  # outcome differs between the runs
     passing: set[str]  # passed in both runs
     pre_existing: list[str] = field(default_factory=list)  # failing at the base too: not the pull request's
+    at_base: SuiteRun | None = None  # the run at the base, when measured with one
+    ran: list[str] = field(default_factory=list)  # what was run and why, for the log
 
     @classmethod
-    def measure(cls, suite: Suite, folder: Path) -> Baseline:
-        """The suite at the head, then again over only the tests that failed (all of it when the
-        runner can't select, or the first run died): failing twice is the target, once is flaky."""
+    def measure(cls, suite: Suite, folder: Path, base: Path | None = None) -> Baseline:
+        """The suite at the head; then, side by side, the flake check (the tests that failed, run
+        again; all of it when the runner can't select, or the first run died) and, given `base`
+        (the folder of the commit the pull request branched from), those tests there: failing
+        twice is the target, once is flaky. Nothing more runs when the first run passed."""
         first = suite.run(folder, baseline=True)
         if first.forged:
             raise UserError(
                 f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or conftest "
                 "of the suite changes what pytest reports, so autofix can't trust its verdict"
             )
+        ran = [f"the whole suite: {len(first.results)} tests, {len(first.failing)} failing"]
         if not first.failing and not first.killed:
-            return cls(first, [], [], first.ids("passed"))
+            return cls(first, [], [], first.ids("passed"), ran=[*ran, "nothing failed: no run again"])
         again = None if first.killed or not first.sealed else first.failing
-        second = suite.run(folder, only=again)
+        runs = [partial(suite.run, folder, only=again)]
+        if base is not None:
+            runs.append(partial(suite.run, base, only=again))
+        try:
+            second, *at_base = suite.side_by_side(*runs)
+        finally:
+            if base is not None:
+                suite.forget(base)
+        if again is None:
+            why = first.killed or "its runner reported no result for each test"
+            ran.append(f"the whole suite again (the first run's failure is outside the tests: {why})")
+        else:
+            how = "by node id" if second.by_node_ids else "selected from the whole suite"
+            ran.append(f"the {len(again)} failing tests again, to tell flaky ones ({how})")
+        if at_base:
+            what = "the whole suite" if again is None else f"the {len(again)} failing tests"
+            ran.append(f"{what} at the base, to tell pre-existing failures")
+        if len(runs) > 1:
+            ran.append(
+                f"those {len(runs)} runs " + ("side by side" if suite.jobs > 1 else "one after the other (jobs: 1)")
+            )
         ids = first.failing if again is not None else first.results.keys() | second.results.keys()
         flaky = sorted(i for i in ids if outcome_of(first, i) != outcome_of(second, i))
         passing = first.ids("passed") - (second.ids("failed", "error") if again is None else set())
-        return cls(first, sorted(first.failing & second.failing), flaky, passing - set(flaky))
+        return cls(
+            first,
+            sorted(first.failing & second.failing),
+            flaky,
+            passing - set(flaky),
+            at_base=at_base[0] if at_base else None,
+            ran=ran,
+        )
 
     def without_pre_existing(self, at_base: SuiteRun) -> Baseline:
         """The target less the tests that fail at the base the pull request branched from too."""

@@ -66,6 +66,7 @@ class Verdict:
     seconds: float = 0.0
     inprocess: list[str] = field(default_factory=list)  # checks judged inside the candidate's process
     forged: bool = False  # a canary came back wrong: the run's report was tampered with
+    confirmed: bool = False  # a pass a second run in another clean copy, at the same time, passed too
 
 
 @dataclass

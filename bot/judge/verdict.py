@@ -27,7 +27,7 @@ from pathlib import Path
 
 from bot import safefs
 from bot.errors import UserError
-from bot.judge import canaries, editables, hooks, launch
+from bot.judge import canaries, editables, hooks, launch, nodeids
 from bot.judge.integrity import Case
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, kept_workdir, within
 from bot.text import clip_line
@@ -48,6 +48,7 @@ class TestRun:
     maxfail: int = 0  # what the command's -x / --maxfail asked for; autofix's plugin lifts it
     forged: list[str] = field(default_factory=list)  # how the canaries came back wrong, when they did
     plugin: str = ""  # the module name the plugin had in this run
+    by_node_ids: bool = False  # `only` went on pytest's command line: it collected those files alone
 
 
 @dataclass
@@ -106,21 +107,32 @@ def run_tests(
         # What the run may write, pytest never collects: a conftest or test module planted there
         # during the run is never loaded.
         ignored = [f"--ignore={path}" for path in writable or ()]
-        options = ["-p", hook.plugin, "-p", "no:cacheprovider", *ignored, *shlex.split(extra_options)]
+        options = ["-p", hook.plugin, "-p", "no:cacheprovider", *ignored]
+        extra = shlex.split(extra_options)
         env["PYTHONPATH"] = str(hook.folder)
         fds = (fd,) if only_fd is None else (fd, only_fd)
         started = launch.direct(command, env)
+        # The tests asked for by node id, in place of the paths the command and `extra` name: pytest
+        # collects their files alone (the plugin still deselects the rest).
+        selected = None if started is None or only is None else nodeids.arguments([*extra, *started.rest], only, work)
         if started is not None:
-            argv = [*started.argv, *options, *started.rest]
+            argv = [*started.argv, *options, *([*extra, *started.rest] if selected is None else selected)]
             env.update(started.env)
         else:  # PYTEST_ADDOPTS reaches pytest however the command starts it; other runners ignore it
             argv = ["/bin/sh", "-c", command]
-            env["PYTEST_ADDOPTS"] = launch.joined(options)
+            env["PYTEST_ADDOPTS"] = launch.joined([*options, *extra])
         outcome = sandbox.run(argv, work, env, limits, pass_fds=fds, writable=writable)
         record = read_record(fd, nonce)
     outcome.output = canaries.scrub(outcome.output, drawn)
+    run = verdict_of(outcome, record, drawn, hook.plugin)
+    run.by_node_ids = selected is not None
+    return run
+
+
+def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canary], plugin: str) -> TestRun:
+    """What the hook's record says of the run, or a run with no verdict."""
     if record is None:
-        return TestRun(outcome, None, plugin=hook.plugin)
+        return TestRun(outcome, None, plugin=plugin)
     try:
         paths = [str(p) for p in record.get("paths", [])]
         if "unittest" in record:
@@ -130,10 +142,10 @@ def run_tests(
                 None,
                 [str(t) for t in record["tampered"]],
                 unittest=UnittestCounts(**counts),
-                plugin=hook.plugin,
+                plugin=plugin,
             )
         if "cases" not in record:  # pytest started, and ended before its session did
-            return TestRun(outcome, None, paths=paths, plugin=hook.plugin)
+            return TestRun(outcome, None, paths=paths, plugin=plugin)
         cases = [
             Case(str(name), str(result), str(message), str(details))
             for name, result, message, details in record["cases"]
@@ -148,10 +160,10 @@ def run_tests(
             int(record["exitstatus"]),
             maxfail=int(record.get("maxfail", 0)),
             forged=forged,
-            plugin=hook.plugin,
+            plugin=plugin,
         )
     except (KeyError, TypeError, ValueError, AttributeError):
-        return TestRun(outcome, None, plugin=hook.plugin)
+        return TestRun(outcome, None, plugin=plugin)
 
 
 GLOB = re.compile(r"[*?\[]")

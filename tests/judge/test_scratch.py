@@ -202,7 +202,7 @@ def test_a_gates_copy_takes_in_what_changed_in_the_folder(private_tmp):
     (folder / "data" / "gone.txt").unlink()
     (folder / "data" / "nested" / "new.txt").write_text("new")
     assert suite.run(folder).failing == set()
-    scratch = suite.copies.idle[0] if suite.copies else None
+    scratch = suite.copies[folder].idle[0] if folder in suite.copies else None
     assert scratch is not None
     assert tree(scratch.work) == tree(folder)
     (folder / "unique.py").write_text("def unique_items(items):\n    return []\n")

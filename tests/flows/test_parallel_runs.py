@@ -1,0 +1,170 @@
+"""Runs of the suite that don't depend on each other go side by side, each in a copy of its own:
+the baseline's flake check and its run at the base; a passing candidate's whole-suite run and its
+confirmation. The real sandbox runs them; a recorder around it notes when each run started and
+ended and what it was asked to run, so the tests see them overlap, and see no run started that
+the verdict doesn't read."""
+
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.core.gated import GateJudge
+from bot.core.loop import confirmed
+from bot.core.protocol import Candidate
+from bot.core.workspace import Workspace
+from bot.judge import gate
+from bot.judge.validate import python_paths
+from bot.sandbox.tiers import open_sandbox
+from bot.spec import DEFAULT_PROTECT
+
+COMMAND = f"{sys.executable} -m pytest -q tests"
+CALC = "def add(a, b):\n    return a + b\n"
+BROKEN = "def add(a, b):\n    return a - b\n"
+TESTS = (
+    "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n\n\n"
+    "def test_zero():\n    assert add(0, 0) == 0\n"
+)
+TARGET = "tests.test_calc::test_add"
+
+
+@dataclass
+class Run:
+    started: float
+    ended: float
+    argv: list[str]
+
+
+class Recorded:
+    """The real sandbox, each run's start, end and argv noted."""
+
+    def __init__(self, sandbox):
+        self.sandbox = sandbox
+        self.runs: list[Run] = []
+
+    def run(self, argv, *args, **kwargs):
+        started = time.monotonic()
+        try:
+            return self.sandbox.run(argv, *args, **kwargs)
+        finally:
+            self.runs.append(Run(started, time.monotonic(), list(argv)))
+
+    def __getattr__(self, name):
+        return getattr(self.sandbox, name)
+
+
+def project(folder: Path, calc: str) -> Path:
+    (folder / "tests").mkdir(parents=True)
+    (folder / "calc.py").write_text(calc)
+    (folder / "tests" / "test_calc.py").write_text(TESTS)
+    return folder
+
+
+@pytest.fixture
+def sandbox():
+    return Recorded(open_sandbox("bwrap", readable=python_paths()))
+
+
+def overlap(runs: list[Run]) -> bool:
+    """Every run started before any of them ended."""
+    return max(run.started for run in runs) < min(run.ended for run in runs)
+
+
+def whole(run: Run) -> bool:
+    return run.argv[-1] == "tests" and not any("::" in word for word in run.argv)
+
+
+def by_node_id(run: Run, *ids: str) -> bool:
+    return run.argv[-len(ids) :] == list(ids) and "tests" not in run.argv
+
+
+def test_the_flake_check_and_the_run_at_the_base_go_side_by_side_by_node_id(tmp_path, sandbox):
+    head, base = project(tmp_path / "head", BROKEN), project(tmp_path / "base", CALC)
+    suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2)
+    baseline = gate.Baseline.measure(suite, head, base)
+    assert (baseline.target, baseline.flaky, baseline.passing) == ([TARGET], [], {"tests.test_calc::test_zero"})
+    assert baseline.at_base is not None and baseline.at_base.failing == set()
+    assert set(baseline.at_base.results) == {TARGET}  # only what failed at the head ran at the base
+    first, *after = sandbox.runs
+    assert whole(first) and len(after) == 2
+    assert all(by_node_id(run, "tests/test_calc.py::test_add") for run in after)
+    assert overlap(after)
+    assert baseline.ran == [
+        "the whole suite: 2 tests, 1 failing",
+        "the 1 failing tests again, to tell flaky ones (by node id)",
+        "the 1 failing tests at the base, to tell pre-existing failures",
+        "those 2 runs side by side",
+    ]
+    assert base not in suite.copies  # the base's copy is dropped once measured
+
+
+def test_a_suite_that_passes_runs_once_at_baseline(tmp_path, sandbox):
+    head, base = project(tmp_path / "head", CALC), project(tmp_path / "base", CALC)
+    baseline = gate.Baseline.measure(gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2), head, base)
+    assert baseline.target == [] and baseline.at_base is None
+    assert len(sandbox.runs) == 1 and baseline.ran == [
+        "the whole suite: 2 tests, 0 failing",
+        "nothing failed: no run again",
+    ]
+
+
+def measured(tmp_path, sandbox, jobs: int = 2):
+    head = project(tmp_path / "head", BROKEN)
+    suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=jobs)
+    baseline = gate.Baseline.measure(suite, head)
+    sandbox.runs.clear()
+    return head, suite, GateJudge(suite, baseline, Workspace(head, DEFAULT_PROTECT, ()))
+
+
+def test_a_passing_candidate_and_its_confirmation_run_at_the_same_time_in_two_copies(tmp_path, sandbox):
+    head, suite, judge = measured(tmp_path, sandbox)
+    (head / "calc.py").write_text(CALC)
+    verdict = confirmed(judge, Candidate("", "", {}))
+    assert verdict.passed and verdict.confirmed
+    quick, *both = sandbox.runs
+    assert by_node_id(quick, "tests/test_calc.py::test_add")  # the tests that failed last, alone, first
+    assert len(both) == 2 and all(whole(run) for run in both) and overlap(both)
+    assert len(suite.copies[head].idle) == 2
+
+
+def test_a_candidate_failing_one_of_the_two_runs_is_refused(tmp_path, sandbox):
+    head, suite, judge = measured(tmp_path, sandbox)
+    [copy] = suite.copies[head].idle
+    # Passes as the copy's own uid, which the quick run gets again; fails as any other, which the second copy gets.
+    (head / "calc.py").write_text(
+        f"import os\n\n\ndef add(a, b):\n    return a + b if os.getuid() == {copy.uid} else a - b\n"
+    )
+    verdict = confirmed(judge, Candidate("", "", {}))
+    assert not verdict.passed and not verdict.confirmed
+    assert verdict.failing == [TARGET] and TARGET in verdict.feedback
+    assert len(sandbox.runs) == 3 and overlap(sandbox.runs[1:])
+
+
+def test_a_candidate_the_quick_run_rejects_starts_no_other_run(tmp_path, sandbox):
+    head, suite, judge = measured(tmp_path, sandbox)
+    (head / "calc.py").write_text("def add(a, b):\n    return a * b\n")
+    verdict = confirmed(judge, Candidate("", "", {}))
+    assert not verdict.passed and verdict.failing == [TARGET]
+    [quick] = sandbox.runs
+    assert by_node_id(quick, "tests/test_calc.py::test_add")
+
+
+BREAKS_ZERO = "def add(a, b):\n    return a + b + (a == 0)\n"  # test_add passes, test_zero fails
+
+
+def test_with_one_job_a_pass_is_confirmed_after_it_and_a_failure_never(tmp_path, sandbox):
+    head, suite, judge = measured(tmp_path, sandbox, jobs=1)
+    (head / "calc.py").write_text(CALC)
+    verdict = confirmed(judge, Candidate("", "", {}))
+    assert verdict.passed and not verdict.confirmed
+    quick, first, again = sandbox.runs
+    assert whole(first) and whole(again) and first.ended <= again.started
+    sandbox.runs.clear()
+    (head / "calc.py").write_text(BREAKS_ZERO)
+    judge.last_failing = set()  # as after a pass: nothing to run first
+    verdict = confirmed(judge, Candidate("", "", {}))
+    assert not verdict.passed and verdict.failing == ["tests.test_calc::test_zero"]
+    [only] = sandbox.runs
+    assert whole(only)
