@@ -129,7 +129,12 @@ def prove_and_fix(
         protected += protected_by_command(command, tree.workdir)
         work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
         suite = gate.Suite(
-            sandbox, command, protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
+            sandbox,
+            command,
+            protected,
+            config.repo.timeout or SUITE_TIMEOUT,
+            tuple(config.repo.tests.exempt),
+            config.jobs,
         )
         return FreeForm(step, request, outcome, mark, tree, work, suite, status).run()
 
@@ -156,6 +161,8 @@ class FreeForm:
         with flow.group("baseline: the repository's suite, as it is"):
             baseline = gate.Baseline.measure(self.suite, self.work.root)
             flow.untrusted(baseline.first.output)
+        for line in baseline.ran:
+            flow.print(f"autofix: baseline ran {line}")
         flow.print(
             f"autofix: baseline: {count(baseline.total, 'test')}, {len(baseline.target)} failing"
             f"{' (pre-existing, not counted)' if baseline.target else ''}"

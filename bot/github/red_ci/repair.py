@@ -18,6 +18,9 @@ run in a job whose token can write, and autofix refuses (`refuse_fork`).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 from bot.core.edits import FORMAT_HELP
 from bot.core.gated import EditTree, GateJudge
@@ -174,12 +177,21 @@ class Repair:
     def run(self, command: str, work: Workspace, diff: str | None, sandbox) -> int:
         step, config, number = self.step, self.step.config, self.pull.number
         suite = gate.Suite(
-            sandbox, command, work.protected, config.repo.timeout or SUITE_TIMEOUT, tuple(config.repo.tests.exempt)
+            sandbox,
+            command,
+            work.protected,
+            config.repo.timeout or SUITE_TIMEOUT,
+            tuple(config.repo.tests.exempt),
+            config.jobs,
         )
         self.status.stage("measuring the baseline")
-        with step.flow.group("baseline: the whole suite at the pull request's head, twice"):
-            baseline = gate.Baseline.measure(suite, work.root)
+        base = step.git.pull_base(number)
+        with step.flow.group("baseline: the suite at the pull request's head; what failed, again and at its base"):
+            with self.base_tree(base) as base_folder:
+                baseline = gate.Baseline.measure(suite, work.root, base_folder)
             step.flow.untrusted(baseline.first.output)
+        for line in baseline.ran:
+            step.flow.print(f"autofix: baseline ran {line}")
         step.flow.print(
             f"autofix: baseline: {baseline.total} tests, {len(baseline.target)} failing in both runs"
             f"{', flaky: ' + ', '.join(baseline.flaky) if baseline.flaky else ''}"
@@ -188,7 +200,7 @@ class Repair:
             post(step, number, "\n\n".join([self.mark, self.not_reproduced(baseline)]), self.outcome)
             step.flow.print("autofix: the failure did not reproduce; nothing else was done")
             return 0
-        baseline = self.at_base(suite, baseline)
+        baseline = self.at_base(baseline, base)
         if not baseline.target:
             post(step, number, "\n\n".join([self.mark, self.not_caused(baseline)]), self.outcome)
             step.flow.print("autofix: every failing test fails at the base too; nothing else was done")
@@ -250,21 +262,28 @@ class Repair:
         with self.step.flow.group(attempt.headline(self.outcome.report.max_attempts if self.outcome.report else 0)):
             self.step.flow.untrusted(attempt.feedback or attempt.diff)
 
-    def at_base(self, suite: gate.Suite, baseline: gate.Baseline) -> gate.Baseline:
-        """The suite once more, at the commit the pull request branched from: what fails there too
-        is pre-existing, not the pull request's to fix, and never counted against a candidate."""
-        step, number = self.step, self.pull.number
-        base = step.git.pull_base(number)
+    @contextmanager
+    def base_tree(self, base: str | None) -> Iterator[Path | None]:
+        """The commit the pull request branched from, checked out for the baseline's run there
+        (side by side with the flake check), or None when the clone lacks it."""
         if base is None:
+            yield None
+            return
+        with self.step.git.checkout(base, self.step.config.temp, f"autofix-base-{self.pull.number}-") as tree:
+            yield tree.workdir
+
+    def at_base(self, baseline: gate.Baseline, base: str | None) -> gate.Baseline:
+        """The failing tests as they ran at the commit the pull request branched from: what fails
+        there too is pre-existing, not the pull request's to fix, and never counted against a candidate."""
+        step = self.step
+        at_base = baseline.at_base
+        if base is None or at_base is None:
             step.flow.print(
                 "autofix: the pull request's base isn't in this clone (check out with `fetch-depth: 0`); "
                 "every failing test counts as the pull request's"
             )
             return baseline
-        with step.flow.group(f"baseline: the whole suite at the base the pull request branched from ({base[:12]})"):
-            with step.git.checkout(base, step.config.temp, f"autofix-base-{number}-") as tree:
-                # Only the tests failing at the head matter there (the whole suite when the runner can't select).
-                at_base = suite.run(tree.workdir, only=set(baseline.target) if baseline.first.sealed else None)
+        with step.flow.group(f"baseline: the failing tests at the base the pull request branched from ({base[:12]})"):
             step.flow.untrusted(at_base.output)
         separated = baseline.without_pre_existing(at_base)
         if separated.pre_existing and not separated.target and baseline.errored_everywhere:
