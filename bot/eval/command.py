@@ -34,9 +34,8 @@ from bot.eval.results import (
     read_meta,
     read_results,
     start_run,
-    summary_text,
-    write_reports,
 )
+from bot.eval.writeup import summary_text, write_reports
 from bot.text import count
 
 DEFAULT_OUT = Path("out/eval")
@@ -291,7 +290,7 @@ def report(out: Path, meta: dict, results: list, strategies: list[str]) -> None:
     if is_repo_taskset(meta["taskset"]):
         from bot.eval import freeform_report
 
-        print(freeform_report.summary_table(freeform_report.write_reports(out, meta, results, strategies)))
+        print(freeform_report.summary_text(freeform_report.write_reports(out, meta, results, strategies)))
         print(f"wrote {out / 'eval.json'} and {out / 'eval.md'}")
         return
     print(summary_text(meta, write_reports(out, meta, results, strategies)))

@@ -15,7 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.eval.freeform import STAGES
-from bot.eval.results import Result, number, ordered, percent, percentile, ratio, seconds, write_summary
+from bot.eval.results import Result, ordered, percentile, ratio, write_summary
+from bot.eval.tables import Table, number, percent, seconds, verdict, wrapped
 from bot.text import count
 
 RATES = (  # a Result's field, the summary's key for the count and for the rate
@@ -73,54 +74,94 @@ def stage_summary(uses: list[dict[str, float]]) -> dict:
     }
 
 
-def summary_table(summary: dict) -> str:
-    head = [
-        "strategy",
-        "tasks",
-        "skipped",
-        "resolved",
-        "localization hit (chosen)",
-        "localization hit (shown)",
-        "reproduction valid",
-        "gate passed",
-        "p50 latency",
-        "p95 latency",
-        "tokens in / out",
-        "tokens per resolved task",
-    ]
-    rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
+def summary_text(summary: dict) -> str:
+    """The terminal's summary: the sentence, then the tables as aligned columns."""
+    parts = [wrapped(headline(summary))] + [f"{title}:\n{table.text()}" for title, table in tables(summary)]
+    return "\n\n".join(parts)
+
+
+def headline(summary: dict) -> str:
+    """The answer first: how many tasks each strategy resolved, and where the rest stopped."""
+    sentences = []
     for strategy, s in summary.items():
-        cells = [
+        if not s["tasks"]:
+            sentences.append(
+                f"{title(strategy)} ran no task" + (f" ({s['skipped']} skipped)." if s["skipped"] else ".")
+            )
+            continue
+        skipped = f"; {s['skipped']} skipped, no mutation breaking its check" if s["skipped"] else ""
+        sentences.append(
+            f"{title(strategy)} resolved {s['resolved']} of {count(s['tasks'], 'task')} "
+            f"({percent(s['resolve_rate'])}): the broken file localized in {s['localized']}, a reproduction "
+            f"accepted in {s['reproduced']}, the gate passed in {s['gate_passed']}{skipped}."
+        )
+    return " ".join(sentences) or "No task ran."
+
+
+def title(strategy: str) -> str:
+    return strategy[:1].upper() + strategy[1:]
+
+
+def tables(summary: dict) -> list[tuple[str, Table]]:
+    resolved = [
+        [
             strategy,
             str(s["tasks"]),
             str(s["skipped"]),
             share(s["resolved"], s["resolve_rate"]),
-            *(share(s[key], s[rate]) for _, key, rate in RATES),
+            share(s["gate_passed"], s["gate_pass_rate"]),
             seconds(s["latency_p50"]),
             seconds(s["latency_p95"]),
-            f"{s['tokens_in']} / {s['tokens_out']}",
-            number(s["tokens_per_resolved"], 0),
         ]
-        rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+        for strategy, s in summary.items()
+    ]
+    stages = [
+        [strategy, *(share(s[key], s[rate]) for field, key, rate in RATES if field != "gate_passed")]
+        for strategy, s in summary.items()
+    ]
+    tokens = [
+        [strategy, str(s["tokens_in"]), str(s["tokens_out"]), number(s["tokens_per_resolved"], 0)]
+        for strategy, s in summary.items()
+    ]
+    return [
+        (
+            "Resolved",
+            Table(["strategy", "tasks", "skipped", "resolved", "gate passed", "p50 latency", "p95 latency"], resolved),
+        ),
+        (
+            "Stages",
+            Table(["strategy", "localization hit (chosen)", "localization hit (shown)", "reproduction valid"], stages),
+        ),
+        ("Tokens", Table(["strategy", "tokens in", "tokens out", "tokens per resolved task"], tokens)),
+    ]
 
 
-def stage_table(summary: dict) -> str:
-    head = ["strategy", "stage", "model calls", "tokens in / out", "seconds", "seconds per task", "tokens per task"]
-    rows = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    for strategy, s in summary.items():
-        for stage, use in s["stages"].items():
-            cells = [
-                strategy,
-                stage,
-                str(use["calls"]),
-                f"{use['tokens_in']} / {use['tokens_out']}",
-                f"{use['seconds']:.2f}",
-                number(use["seconds_per_task"], 2),
-                number(use["tokens_per_task"], 0),
-            ]
-            rows.append("| " + " | ".join(cells) + " |")
-    return "\n".join(rows)
+def stage_table(summary: dict) -> Table:
+    head = [
+        "strategy",
+        "stage",
+        "model calls",
+        "tokens in",
+        "tokens out",
+        "seconds",
+        "seconds per task",
+        "tokens per task",
+    ]
+    rows = [
+        [
+            strategy,
+            stage,
+            str(use["calls"]),
+            str(use["tokens_in"]),
+            str(use["tokens_out"]),
+            f"{use['seconds']:.2f}",
+            number(use["seconds_per_task"], 2),
+            number(use["tokens_per_task"], 0),
+        ]
+        for strategy, s in summary.items()
+        for stage, use in s["stages"].items()
+    ]
+    return Table(head, rows, left=2)
 
 
 def share(hits: int, rate: float | None) -> str:
@@ -129,42 +170,36 @@ def share(hits: int, rate: float | None) -> str:
 
 def markdown(meta: dict, summary: dict, results: list[Result]) -> str:
     tasks = len({r.task for r in results})
-    lines = [
+    parts = [
         f"# autofix eval: {meta['taskset']}",
-        "",
+        headline(summary),
         f"Model `{meta['model']}`, {count(tasks, 'task')}: each a repository of HumanEval's canonical solutions "
         "with one injected bug and the issue written from one failing example; up to "
         f"{count(meta['attempts'], 'repair call')} per task after localization and reproduction.",
-        "",
-        summary_table(summary),
-        "",
+        *(f"## {name}\n\n{table.markdown()}" for name, table in tables(summary)),
         "Resolved: the gate passed (the reproduction passes, nothing that passed breaks) and the problem's own "
         "check, hidden from the pipeline, passes. Localization hit: the broken file among the files chosen "
         "(shown: in the outline the model was shown). Reproduction valid: a test that failed on the broken "
         "code was accepted. Latency: wall time per task. Skipped tasks (no mutation breaks their check) are "
         "left out of every rate.",
-        "",
+        "## Per stage",
         "Stages: setup (the bug chosen in the sandbox, the repository written), baseline (the suite as it is), "
         "localize, reproduce and repair (the pipeline's), hidden (the problem's own check, run when the gate "
         "passed).",
-        "",
-        "## Stages",
-        "",
-        stage_table(summary),
-        "",
+        stage_table(summary).markdown(),
         "## Tasks",
-        "",
-        "| task | strategy | bug | shown | chosen | reproduced | gate | resolved | seconds |",
-        "|---|---|---|---|---|---|---|---|---|",
+        task_table(results).markdown(),
     ]
+    return "\n\n".join(parts) + "\n"
+
+
+def task_table(results: list[Result]) -> Table:
+    rows = []
     for r in results:
         if r.skipped:
-            lines.append(f"| {r.task} | {r.strategy} | skipped: {r.skipped} | — | — | — | — | — | {r.seconds:.2f} |")
+            rows.append([r.task, r.strategy, f"skipped: {r.skipped}", "—", "—", "—", "—", "—", f"{r.seconds:.2f}"])
             continue
-        marks = [yes(r.shown), yes(r.located), yes(r.reproduced), yes(r.gate_passed), yes(r.passed)]
-        lines.append(f"| {r.task} | {r.strategy} | {r.bug} | " + " | ".join(marks) + f" | {r.seconds:.2f} |")
-    return "\n".join(lines) + "\n"
-
-
-def yes(value: bool | None) -> str:
-    return "—" if value is None else "yes" if value else "no"
+        marks = [verdict(r.shown), verdict(r.located), verdict(r.reproduced), verdict(r.gate_passed), verdict(r.passed)]
+        rows.append([r.task, r.strategy, r.bug, *marks, f"{r.seconds:.2f}"])
+    head = ["task", "strategy", "bug", "shown", "chosen", "reproduced", "gate", "resolved", "seconds"]
+    return Table(head, rows, left=3)

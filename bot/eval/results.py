@@ -1,4 +1,4 @@
-"""Eval results: the resumable logs, the per-strategy summary and its uncertainty, JSON and Markdown.
+"""Eval results: the resumable logs, the per-strategy summary and its uncertainty, eval.json.
 
 An output folder holds:
   run.json       what was evaluated (taskset, model, calls per task, temperature, seed, shard):
@@ -7,7 +7,7 @@ An output folder holds:
                  a re-run skips these;
   first-replies.jsonl  each task's first model call in each sample, which every strategy shares:
                  a re-run, or one that adds a strategy, pairs with the replies already drawn;
-  eval.json, eval.md, eval.png   the summary and every result, written at the end.
+  eval.json, eval.md, eval.png   the summary and every result, written at the end (bot/eval/writeup.py).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import math
 import os
 import re
 import threading
-from collections.abc import Iterable
 from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -260,11 +259,14 @@ def compare(results: list[Result], strategies: list[str]) -> list[dict]:
         both = [task for task, strategy in outcome if strategy == a and (task, b) in outcome]
         only_a = sum(outcome[task, a] and not outcome[task, b] for task in both)
         only_b = sum(outcome[task, b] and not outcome[task, a] for task in both)
+        solved_both = sum(outcome[task, a] and outcome[task, b] for task in both)
         comparisons.append(
             {
                 "a": a,
                 "b": b,
                 "tasks": len(both),
+                "a_passed": solved_both + only_a,
+                "b_passed": solved_both + only_b,
                 "only_a": only_a,
                 "only_b": only_b,
                 "difference": only_a - only_b,
@@ -404,18 +406,6 @@ def ordered(results: list[Result]) -> list[Result]:
     return sorted(results, key=lambda r: (r.sample, natural_key(r.task), known.index(r.strategy)))
 
 
-def write_reports(out: Path, meta: dict, results: list[Result], strategies: list[str]) -> dict:
-    """eval.json, eval.md and eval.png; returns the analysis."""
-    results = ordered(results)
-    analysis = analyze(results, strategies, meta["attempts"])
-    text = markdown(meta, analysis, results, strategies)
-    write_summary(out, meta, results, strategies, analysis["summary"], text, analysis)
-    from bot.eval.plot import plot  # matplotlib is imported only when a plot is drawn
-
-    plot(out / "eval.png", meta, analysis)
-    return analysis
-
-
 def write_summary(
     out: Path,
     meta: dict,
@@ -437,249 +427,3 @@ def write_summary(
     }
     write_atomically(out / "eval.json", json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     write_atomically(out / "eval.md", text)
-
-
-def markdown(meta: dict, analysis: dict, results: list[Result], strategies: list[str]) -> str:
-    k, samples = meta["attempts"], analysis["samples"]
-    tasks = len({r.task for r in results})
-    repeats = f", each evaluated {samples} times (--samples)" if samples > 1 else ""
-    lines = [
-        f"# autofix eval: {meta['taskset']}",
-        "",
-        f"Model `{meta['model']}`, {count(tasks, 'task')}{repeats}, up to {count(k, 'model call')} per task "
-        "(one-shot: 1), every candidate validated in the sandbox.",
-        "",
-        summary_text(meta, analysis),
-        "",
-        "Pass rate within c calls: tasks solved by the c-th call. Latency: wall time per task. "
-        "Tokens per solved task: all tokens spent, failures included, divided by the tasks solved. "
-        "Paired: a task's first model call is made once and shared by the strategies, which differ only "
-        "in what follows it; the shared call counts in each strategy's calls, tokens and time.",
-    ]
-    if samples > 1:
-        for sample in analysis["by_sample"]:
-            lines += ["", f"## Sample {sample['sample']}", "", sample_text(sample["summary"], sample["comparisons"], k)]
-    lines += [
-        "",
-        "## Tasks",
-        "",
-        "| task | " + ("sample | " if samples > 1 else "") + " | ".join(strategies) + " |",
-        "|---|" + "---|" * (len(strategies) + (samples > 1)),
-    ]
-    by_run = {(r.sample, r.task, r.strategy): r for r in results}
-    for sample, task in dict.fromkeys((r.sample, r.task) for r in results):
-        cells = [cell(by_run.get((sample, task, s))) for s in strategies]
-        lines.append(f"| {task} | " + (f"{sample} | " if samples > 1 else "") + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
-def summary_text(meta: dict, analysis: dict) -> str:
-    """The summary as the console shows it and eval.md starts: the figures, their uncertainty,
-    the sampling settings and any warning."""
-    k, samples = meta["attempts"], analysis["samples"]
-    if samples == 1:
-        parts = [sample_text(analysis["summary"], analysis["comparisons"], k)]
-    else:
-        parts = [spread_table(analysis["summary"], k), spread_comparisons(analysis["comparisons"], samples)]
-        if analysis["pass_at_k"]:
-            parts.append(pass_at_k_text(analysis["pass_at_k"], samples))
-    parts.append(strength_text(analysis["summary"]))
-    parts.append(sampling_text(meta, samples))
-    parts += [f"Warning: {note}." for note in analysis["warnings"]]
-    return "\n\n".join(part for part in parts if part)
-
-
-def sample_text(summary: dict, comparisons: list[dict], k: int) -> str:
-    parts = [summary_table(summary, k), "95% intervals (Wilson):", interval_table(summary, k)]
-    if comparisons:
-        parts += [
-            "Paired, over the same tasks (the exact McNemar test on the tasks one strategy solved and "
-            "the other didn't):",
-            "\n".join(f"- {comparison_text(c)}" for c in comparisons),
-        ]
-    return "\n\n".join(parts)
-
-
-def summary_table(summary: dict, k: int) -> str:
-    head = [
-        "strategy",
-        "tasks",
-        "passed",
-        "pass rate",
-        *within_heads(k),
-        "mean calls per solved task",
-        "p50 latency",
-        "p95 latency",
-        "tokens in / out",
-        "tokens per solved task",
-    ]
-    rows = [
-        [
-            strategy,
-            str(s["tasks"]),
-            str(s["passed"]),
-            percent(s["pass_rate"]),
-            *(percent(rate) for rate in s["pass_rate_within"]),
-            number(s["mean_calls_per_solved"], 2),
-            seconds(s["latency_p50"]),
-            seconds(s["latency_p95"]),
-            f"{s['tokens_in']} / {s['tokens_out']}",
-            number(s["tokens_per_solved"], 0),
-        ]
-        for strategy, s in summary.items()
-    ]
-    return table(head, rows)
-
-
-def interval_table(summary: dict, k: int) -> str:
-    rows = [
-        [strategy, span(s["pass_rate_interval"]), *(span(found) for found in s["pass_rate_within_interval"])]
-        for strategy, s in summary.items()
-    ]
-    return table(["strategy", "pass rate", *within_heads(k)], rows)
-
-
-def spread_table(summary: dict, k: int) -> str:
-    """With several samples: each rate's mean across them, its standard deviation and range."""
-    rows = [
-        [
-            strategy,
-            str(s["tasks"]),
-            str(s["runs"]),
-            mean_sd(s["pass_rate_spread"]),
-            spread_range(s["pass_rate_spread"]),
-            *(mean_sd(rate) for rate in s["pass_rate_within_spread"]),
-            f"{s['tokens_in']} / {s['tokens_out']}",
-            number(s["tokens_per_solved"], 0),
-        ]
-        for strategy, s in summary.items()
-    ]
-    head = ["strategy", "tasks", "runs", "pass rate: mean (sd)", "range", *within_heads(k)]
-    return "Over the samples: mean, standard deviation and range of each rate.\n\n" + table(
-        [*head, "tokens in / out", "tokens per solved task"], rows
-    )
-
-
-def strength_text(summary: dict) -> str:
-    """The mean test strength of each strategy's passes, when --strength measured any."""
-    if not any(s["strength_measured"] for s in summary.values()):
-        return ""
-    figures = "; ".join(
-        f"{strategy} {number(s['mean_strength'], 2)} over {count(s['strength_measured'], 'pass', 'passes')}"
-        if s["strength_measured"]
-        else f"{strategy} —"
-        for strategy, s in summary.items()
-    )
-    return (
-        "Test strength of the passing solutions (--strength: each pass's lines mutated, the task's own "
-        f"checks judging the mutants; the mean share killed): {figures}."
-    )
-
-
-def spread_comparisons(comparisons: list[dict], samples: int) -> str:
-    if not comparisons:
-        return ""
-    lines = [f"Paired, mean over the {samples} samples (each sample's own test: its section of eval.md):"]
-    for c in comparisons:
-        d = c["difference"]
-        lines.append(
-            f"- {c['a']} − {c['b']}: {signed(d['mean'], 1)} tasks on average (sd {number(d['sd'], 2)}, range "
-            f"{signed(d['min'])} … {signed(d['max'])})"
-        )
-    return "\n".join(lines)
-
-
-def pass_at_k_text(figures: list[dict], samples: int) -> str:
-    shown = [
-        f"pass@{f['k']} {percent(f['estimate'])}" + (f" (95% CI {span(f['interval'])})" if f["interval"] else "")
-        for f in figures
-    ]
-    return (
-        f"pass@k (Chen et al. 2021's unbiased estimator) from each task's {samples} first calls, one per "
-        f"sample: {', '.join(shown)}."
-    )
-
-
-def sampling_text(meta: dict, samples: int) -> str:
-    temperature = meta.get("temperature")
-    said = "the endpoint's default temperature (none sent)" if temperature is None else f"temperature {temperature:g}"
-    seed = meta.get("seed")
-    if seed is None:
-        seeds = "no seed sent"
-    elif samples == 1:
-        seeds = f"a task's n-th call sends seed {seed} + n − 1"
-    else:
-        seeds = f"a task's n-th call in sample i sends seed {seed} + {meta['attempts']} × (i − 1) + n − 1"
-    where = "" if seed is None else " where the API takes one (Chat Completions, llama.cpp; not the Responses API)"
-    return f"Sampling: {said}; {seeds}{where}."
-
-
-def comparison_text(c: dict) -> str:
-    """`repair − resample: +4 tasks (95% CI −1.2 … +8.6), p = 0.31 (...)`."""
-    low, high = c["interval"]
-    # No task that only one of them solved: nothing to estimate, and an interval of 0 … 0 would claim certainty.
-    spread = (
-        "no task solved by one alone"
-        if not c["only_a"] + c["only_b"]
-        else f"95% CI {signed(low, 1)} … {signed(high, 1)}"
-    )
-    return (
-        f"{c['a']} − {c['b']}: {signed(c['difference'])} {'task' if abs(c['difference']) == 1 else 'tasks'} "
-        f"({spread}), p = {p_value(c['p'])} "
-        f"({c['a']} alone {c['only_a']}, {c['b']} alone {c['only_b']}, of {count(c['tasks'], 'task')})"
-    )
-
-
-def within_heads(k: int) -> list[str]:
-    return [f"within {c} call{'s' if c > 1 else ''}" for c in range(1, k + 1)]
-
-
-def table(head: list[str], rows: Iterable[list[str]]) -> str:
-    lines = ["| " + " | ".join(head) + " |", "|---" * len(head) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def cell(result: Result | None) -> str:
-    if result is None:
-        return "—"
-    plural = "s" if result.calls > 1 else ""
-    return f"pass ({result.calls} call{plural})" if result.passed else f"fail ({result.calls} call{plural})"
-
-
-def percent(value: float | None) -> str:
-    return "—" if value is None else f"{100 * value:.1f}%"
-
-
-def span(bounds: list[float] | None) -> str:
-    return "—" if bounds is None else f"{100 * bounds[0]:.1f}–{100 * bounds[1]:.1f}%"
-
-
-def mean_sd(figures: dict | None) -> str:
-    if figures is None:
-        return "—"
-    return f"{percent(figures['mean'])} (sd {number(None if figures['sd'] is None else 100 * figures['sd'], 1)})"
-
-
-def spread_range(figures: dict | None) -> str:
-    return "—" if figures is None else span([figures["min"], figures["max"]])
-
-
-def signed(value: float, digits: int = 0) -> str:
-    """+4, −2 (a minus sign, not a hyphen), 0."""
-    text = f"{abs(value):.{digits}f}"
-    if float(text) == 0:
-        return text
-    return ("+" if value > 0 else "−") + text
-
-
-def p_value(p: float) -> str:
-    return "< 0.001" if p < 0.001 else f"{p:.3g}"
-
-
-def number(value: float | None, digits: int) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
-
-
-def seconds(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f} s"

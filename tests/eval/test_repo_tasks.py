@@ -255,14 +255,24 @@ def test_two_tasks_localized_reproduced_and_resolved(tasks, sandbox, tmp_path, c
     assert "+++ b/tests/autofix/test_issue.py" in fix and "-            if idx == idx2:" in fix
     assert "+            if idx != idx2:" in fix
 
-    table = (out / "eval.md").read_text()
-    assert "| freeform | 2 | 0 | 2 (100.0%) | 2 (100.0%) | 2 (100.0%) | 2 (100.0%) | 2 (100.0%) | " in table
-    row = "| HumanEval/1 | freeform | problems/separate_paren_groups.py:14: `0` → `1` | yes | yes | yes | yes | yes |"
-    assert row in table
+    markdown = (out / "eval.md").read_text()
+    sentence = (
+        "Freeform resolved 2 of 2 tasks (100.0%): the broken file localized in 2, a reproduction accepted in 2, "
+        "the gate passed in 2."
+    )
+    assert markdown.split("\n\n")[1] == sentence
+    assert "| freeform | 2 | 0 | 2 (100.0%) | 2 (100.0%) | " in markdown  # tasks, skipped, resolved, gate passed
+    assert "| freeform | 2 (100.0%) | 2 (100.0%) | 2 (100.0%) |" in markdown  # localized (chosen, shown), reproduced
+    row = "| HumanEval/1 | freeform | problems/separate_paren_groups.py:14: `0` → `1` | ✅ | ✅ | ✅ | ✅ | ✅ |"
+    assert row in markdown
     # Slices of a sharded run merge into the same summary, no model call needed.
     assert main(["eval", "merge", str(out), "--out", str(tmp_path / "merged")]) == 0
     assert json.loads((tmp_path / "merged/eval.json").read_text())["summary"] == data["summary"]
-    assert "| freeform | 2 | 0 | 2 (100.0%) |" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert sentence in " ".join(printed.split())
+    assert ["freeform", "2", "0", "2", "(100.0%)", "2", "(100.0%)"] in [
+        line.split()[:7] for line in printed.splitlines()
+    ]
 
 
 SPECIAL_CASE = (  # passes the reported call alone: the gate passes, the hidden check doesn't

@@ -1,5 +1,5 @@
 """The eval's uncertainty against figures worked out by hand, and a summary built from a fixed
-outcome table carrying exactly those figures, in the console text, eval.md and eval.json."""
+outcome table carrying exactly those figures, in the terminal's summary and eval.json."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import math
 
 import pytest
 
-from bot.eval.results import Result, analyze, summary_text, write_reports
+from bot.eval.results import Result, analyze
 from bot.eval.stats import mcnemar_p, paired_interval, pass_at_k, wilson
+from bot.eval.writeup import summary_text, write_reports
 
 Z = 1.959964  # the normal quantile of a two-sided 95% interval
 
@@ -81,13 +82,20 @@ META = {"taskset": "fixed", "model": "m", "attempts": 3, "temperature": None, "s
 def test_a_fixed_outcome_table_gives_the_hand_figures_everywhere(tmp_path):
     analysis = write_reports(tmp_path, META, OUTCOMES, ["repair", "resample"])
     text = summary_text(META, analysis)
-    assert "| repair | 39.7–89.2% | 0.0–27.8% | 39.7–89.2% | 39.7–89.2% |" in text  # 7/10; 0/10: 0 … z²/(10+z²)
-    assert "| resample | 5.7–51.0% | 0.0–27.8% | 0.0–27.8% | 5.7–51.0% |" in text  # 2/10
-    assert (
-        "- repair − resample: +5 tasks (95% CI −1.1 … +6.9), p = 0.125 (repair alone 6, resample alone 1, of 10 tasks)"
-        in text.splitlines()
+    lines = text.splitlines()
+    assert " ".join(text.split("\n\n")[0].split()) == (
+        "Repair solved 5 more tasks than resample (7 against 2 of 10 tasks): p = 0.125 by the exact McNemar test, "
+        "not significant at the 5% level."
     )
-    assert text in (tmp_path / "eval.md").read_text()
+    # 7/10; 0/10: 0 … z²/(10+z²); 2/10, each rate with its interval, aligned on the right
+    assert lines[lines.index("Pass rate within c calls (95% Wilson interval):") + 1 :][:3] == [
+        "strategy     within 1 call      within 2 calls      within 3 calls",
+        "repair    0.0% (0.0–27.8%)  70.0% (39.7–89.2%)  70.0% (39.7–89.2%)",
+        "resample  0.0% (0.0–27.8%)    0.0% (0.0–27.8%)   20.0% (5.7–51.0%)",
+    ]
+    [row] = [line.split() for line in lines if line.startswith("repair − resample ")]
+    assert row == ["repair", "−", "resample", "10", "6", "1", "+5", "−1.1", "…", "+6.9", "0.125"]
+    assert not any(line.startswith("|") for line in lines)  # columns, not a Markdown table
     data = json.loads((tmp_path / "eval.json").read_text())
     assert data["samples"] == 1
     assert data["summary"]["repair"]["pass_rate_interval"] == pytest.approx([0.3968, 0.8922], abs=5e-5)
@@ -97,6 +105,8 @@ def test_a_fixed_outcome_table_gives_the_hand_figures_everywhere(tmp_path):
         "a": "repair",
         "b": "resample",
         "tasks": 10,
+        "a_passed": 7,
+        "b_passed": 2,
         "only_a": 6,
         "only_b": 1,
         "difference": 5,
@@ -109,11 +119,11 @@ def test_a_fixed_outcome_table_gives_the_hand_figures_everywhere(tmp_path):
 def test_every_pair_of_strategies_is_compared_and_signs_read_as_minus():
     outcomes = [run("t0", "one-shot", False, 1), run("t0", "repair", True, 2), run("t0", "resample", False, 3)]
     lines = summary_text(META, analyze(outcomes, ["one-shot", "repair", "resample"], 3)).splitlines()
-    assert [line for line in lines if line.startswith("- ")] == [
-        "- repair − one-shot: +1 task (95% CI −0.9 … +1.0), p = 1 (repair alone 1, one-shot alone 0, of 1 task)",
-        "- resample − one-shot: 0 tasks (no task solved by one alone), p = 1 "
-        "(resample alone 0, one-shot alone 0, of 1 task)",
-        "- repair − resample: +1 task (95% CI −0.9 … +1.0), p = 1 (repair alone 1, resample alone 0, of 1 task)",
+    # a − b, tasks, a alone, b alone, the difference, its interval (none without a task one alone solved), p
+    assert [line.split() for line in lines if line.startswith(("repair − ", "resample − "))] == [
+        ["repair", "−", "one-shot", "1", "1", "0", "+1", "−0.9", "…", "+1.0", "1"],
+        ["resample", "−", "one-shot", "1", "0", "0", "0", "—", "1"],
+        ["repair", "−", "resample", "1", "1", "0", "+1", "−0.9", "…", "+1.0", "1"],
     ]
 
 

@@ -120,6 +120,23 @@ KNOWN_FIGURES = {
 }
 
 
+def rows(printed: str) -> list[list[str]]:
+    """The terminal's lines as their words: a table's row, whatever its column widths."""
+    return [line.split() for line in printed.splitlines()]
+
+
+def joined(text: str) -> str:
+    """Text with its line breaks and runs of spaces as single spaces: a paragraph wrapped for the terminal."""
+    return " ".join(text.split())
+
+
+def md_rows(markdown: str, heading: str) -> list[list[str]]:
+    """The body rows of the table under `## heading` in eval.md, cell by cell."""
+    section = markdown.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    lines = [line for line in section.splitlines() if line.startswith("|")][2:]  # past the head and alignment rows
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines]
+
+
 def seeds(bodies: list[dict], repair: bool) -> dict[str, list[int]]:
     """By task, the seeds of its first-prompt requests (repair=False) or of its repair requests."""
     return {
@@ -195,11 +212,11 @@ def test_one_request_serves_the_first_call_of_all_four_strategies_and_a_rerun_re
     assert (
         "Warning: resample's samples were one identical reply on 2 of 3 tasks it sampled more than once: at "
         "temperature 0, or from an endpoint that ignores the temperature and the seed, resampling repeats one answer "
-        "instead of drawing independent samples." in printed
+        "instead of drawing independent samples." in joined(printed)
     )
     assert (
         "Sampling: the endpoint's default temperature (none sent); a task's n-th call sends seed 0 + n − 1 where the "
-        "API takes one (Chat Completions, llama.cpp; not the Responses API)." in printed
+        "API takes one (Chat Completions, llama.cpp; not the Responses API)." in joined(printed)
     )
     never = next(r for r in data["results"] if r["task"] == "never" and r["strategy"] == "repair")
     assert never["failure"] == "all 3 attempts failed; last: order: expected [3, 1, 2], got [1, 2, 3]"
@@ -279,14 +296,14 @@ def test_temperature_0_with_resampling_warns_that_the_samples_are_identical(tmp_
         "or from an endpoint that ignores the temperature and the seed, resampling repeats one answer instead of "
         "drawing independent samples"
     )
-    assert f"Warning: {warning}." in printed.splitlines()
+    assert f"Warning: {warning}." in joined(printed)
     assert (
         "Sampling: temperature 0; a task's n-th call sends seed 5 + n − 1 where the API takes one (Chat Completions, "
-        "llama.cpp; not the Responses API)." in printed
+        "llama.cpp; not the Responses API)." in joined(printed)
     )
     data = load(out)
     assert (data["temperature"], data["seed"], data["warnings"]) == (0, 5, [warning])
-    assert f"Warning: {warning}." in (out / "eval.md").read_text()
+    assert f"**Warning:** {warning}." in (out / "eval.md").read_text()
     # The Responses API takes a temperature but no seed: none is sent there.
     with ScriptedOpenAI([same_reply]) as fake:
         assert (
@@ -363,25 +380,36 @@ def test_samples_2_reports_the_mean_and_spread_and_pass_at_k(tmp_path, capsys):
     ]
     assert data["identical_samples"] == {"resample": {"tasks": 0, "of": 3}, "first_calls": {"tasks": 0, "of": 3}}
     assert data["warnings"] == []
-    lines = printed.splitlines()
-    # tokens: 100 in and 10 out per call; repair made 1 + 2 + 2 calls in sample 1, 1 + 2 + 1 in sample 2
-    assert "| one-shot | 3 | 6 | 50.0% (sd 23.6) | 33.3–66.7% | 50.0% (sd 23.6) | — | 600 / 60 | 220 |" in lines
+    lines = rows(printed)
     assert (
-        "| repair | 3 | 6 | 50.0% (sd 23.6) | 33.3–66.7% | 50.0% (sd 23.6) | 50.0% (sd 23.6) | 900 / 90 | 330 |"
-        in lines
+        "Over 2 samples, repair and resample solved as many tasks on average (sd 0.00, range 0 … 0): p = 1 in "
+        "every sample by each sample's exact McNemar test, significant at the 5% level in 0 of 2 samples."
+        in joined(printed)
     )
-    assert "- repair − resample: 0.0 tasks on average (sd 0.00, range 0 … 0)" in lines
+    # pass rate: tasks, runs, mean, sd in points, range; within c calls; tokens: 100 in and 10 out per call,
+    # repair made 1 + 2 + 2 calls in sample 1, 1 + 2 + 1 in sample 2
+    for row in (
+        ["one-shot", "3", "6", "50.0%", "23.6", "33.3–66.7%"],
+        ["repair", "3", "6", "50.0%", "23.6", "33.3–66.7%"],
+        ["one-shot", "50.0%", "(sd", "23.6)", "—"],
+        ["repair", "50.0%", "(sd", "23.6)", "50.0%", "(sd", "23.6)"],
+        ["one-shot", "600", "60", "220"],
+        ["repair", "900", "90", "330"],
+        ["repair", "−", "resample", "0", "0.00", "0", "…", "0", "1"],  # the mean difference, sd, range, p
+    ):
+        assert row in lines
     assert (
         "pass@k (Chen et al. 2021's unbiased estimator) from each task's 2 first calls, one per sample: "
-        "pass@1 50.0% (95% CI 0.0–100.0%), pass@2 66.7% (95% CI 1.3–100.0%)." in lines
+        "pass@1 50.0% (95% CI 0.0–100.0%), pass@2 66.7% (95% CI 1.3–100.0%)." in joined(printed)
     )
     assert (
         "Sampling: the endpoint's default temperature (none sent); a task's n-th call in sample i sends seed "
-        "0 + 2 × (i − 1) + n − 1 where the API takes one (Chat Completions, llama.cpp; not the Responses API)." in lines
+        "0 + 2 × (i − 1) + n − 1 where the API takes one (Chat Completions, llama.cpp; not the Responses API)."
+        in joined(printed)
     )
     markdown = (out / "eval.md").read_text()
     assert "## Sample 1" in markdown and "## Sample 2" in markdown
-    assert "| lucky | 2 | pass (1 call) | pass (1 call) | pass (1 call) | pass (1 call) |" in markdown.splitlines()
+    assert ["lucky", "2", "✅ 1 call", "✅ 1 call", "✅ 1 call", "✅ 1 call"] in md_rows(markdown, "Tasks")
     # a later sample's code lands beside the first's
     assert (out / "solutions" / "sample-2" / "one-shot" / "lucky" / "lucky.py").read_text() == RIGHT.format(
         name="lucky"
@@ -500,38 +528,52 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
     }
     assert [r["task"] for r in data["results"][:8]] == ["HumanEval/0"] * 4 + ["HumanEval/1"] * 4
 
-    table = (out / "eval.md").read_text().splitlines()
-    names = ("| one-shot |", "| repair |", "| resample |", "| repair+resample |")
-    rows = [line.split(" | ") for line in table if line.startswith(names)]
-    assert [cells[:8] + cells[10:] for cells in rows[:4]] == [  # all but the two latency cells
-        ["| one-shot", "20", "10", "50.0%", "50.0%", "—", "—", "1.00", "1000 / 400", "140 |"],
-        ["| repair", "20", "15", "75.0%", "50.0%", "75.0%", "75.0%", "1.33", "1750 / 700", "163 |"],
-        ["| resample", "20", "10", "50.0%", "50.0%", "50.0%", "50.0%", "1.00", "2000 / 800", "280 |"],
-        ["| repair+resample", "20", "15", "75.0%", "50.0%", "75.0%", "75.0%", "1.33", "1750 / 700", "163 |"],
-    ]
+    markdown = (out / "eval.md").read_text()
+    assert markdown.split("\n\n")[1] == (
+        "Repair solved 5 more tasks than resample (15 against 10 of 20 tasks): p = 0.0625 by the exact McNemar "
+        "test, not significant at the 5% level."
+    )
+    assert (
+        "![Tasks solved against model calls per task, one line per strategy, with 95% Wilson intervals](eval.png)"
+        in (markdown)
+    )
     # Wilson: 10/20 0.5 ± 0.2007; 15/20 0.70972 ± 0.17842
-    assert rows[4:] == [
-        ["| one-shot", "29.9–70.1%", "29.9–70.1%", "—", "— |"],
-        ["| repair", "53.1–88.8%", "29.9–70.1%", "53.1–88.8%", "53.1–88.8% |"],
-        ["| resample", "29.9–70.1%", "29.9–70.1%", "29.9–70.1%", "29.9–70.1% |"],
-        ["| repair+resample", "53.1–88.8%", "29.9–70.1%", "53.1–88.8%", "53.1–88.8% |"],
+    assert md_rows(markdown, "Pass rate") == [
+        ["one-shot", "20", "10", "50.0%", "29.9–70.1%"],
+        ["repair", "20", "15", "75.0%", "53.1–88.8%"],
+        ["resample", "20", "10", "50.0%", "29.9–70.1%"],
+        ["repair+resample", "20", "15", "75.0%", "53.1–88.8%"],
+    ]
+    assert md_rows(markdown, "Pass rate within c calls (95% Wilson interval)") == [
+        ["one-shot", "50.0% (29.9–70.1%)", "—", "—"],
+        ["repair", "50.0% (29.9–70.1%)", "75.0% (53.1–88.8%)", "75.0% (53.1–88.8%)"],
+        ["resample", "50.0% (29.9–70.1%)", "50.0% (29.9–70.1%)", "50.0% (29.9–70.1%)"],
+        ["repair+resample", "50.0% (29.9–70.1%)", "75.0% (53.1–88.8%)", "75.0% (53.1–88.8%)"],
+    ]
+    assert [cells[:3] for cells in md_rows(markdown, "Calls and time")] == [  # all but the two latency cells
+        ["one-shot", "20", "1.00"],
+        ["repair", "35", "1.33"],
+        ["resample", "40", "1.00"],
+        ["repair+resample", "35", "1.33"],
+    ]
+    assert md_rows(markdown, "Tokens") == [
+        ["one-shot", "1000", "400", "140"],
+        ["repair", "1750", "700", "163"],
+        ["resample", "2000", "800", "280"],
+        ["repair+resample", "1750", "700", "163"],
     ]
     # Repair alone solves 5 tasks (i % 4 == 1), and nothing else differs: p = 2 / 2^5. The interval:
     # 5 · (2π − 1) for π from 0.025^(1/5) = 0.4782 (P(X ≥ 5 | 5, π) = 0.025) to 1.
-    assert [line for line in table if line.startswith("- ")] == [
-        "- repair − one-shot: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
-        "(repair alone 5, one-shot alone 0, of 20 tasks)",
-        "- resample − one-shot: 0 tasks (no task solved by one alone), p = 1 "
-        "(resample alone 0, one-shot alone 0, of 20 tasks)",
-        "- repair − resample: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
-        "(repair alone 5, resample alone 0, of 20 tasks)",
-        "- repair+resample − repair: 0 tasks (no task solved by one alone), p = 1 "
-        "(repair+resample alone 0, repair alone 0, of 20 tasks)",
-        "- repair+resample − resample: +5 tasks (95% CI −0.2 … +5.0), p = 0.0625 "
-        "(repair+resample alone 5, resample alone 0, of 20 tasks)",
+    assert md_rows(markdown, "Paired comparisons") == [
+        ["repair − one-shot", "20", "5", "0", "+5", "−0.2 … +5.0", "0.0625"],
+        ["resample − one-shot", "20", "0", "0", "0", "—", "1"],
+        ["repair − resample", "20", "5", "0", "+5", "−0.2 … +5.0", "0.0625"],
+        ["repair+resample − repair", "20", "0", "0", "0", "—", "1"],
+        ["repair+resample − resample", "20", "5", "0", "+5", "−0.2 … +5.0", "0.0625"],
     ]
-    assert "| HumanEval/1 | fail (1 call) | pass (2 calls) | fail (3 calls) | pass (2 calls) |" in table
-    assert "| HumanEval/2 | fail (1 call) | fail (3 calls) | fail (3 calls) | fail (3 calls) |" in table
+    tasks = md_rows(markdown, "Tasks")
+    assert ["HumanEval/1", "❌ 1 call", "✅ 2 calls", "❌ 3 calls", "✅ 2 calls"] in tasks
+    assert ["HumanEval/2", "❌ 1 call", "❌ 3 calls", "❌ 3 calls", "❌ 3 calls"] in tasks
     assert png_size(out / "eval.png") == (640, 420)
     assert (
         capsys.readouterr().out.splitlines()[-1]
@@ -710,13 +752,17 @@ def test_results_written_before_pairing_still_load_and_merge(tmp_path, capsys):
     lines[0] |= {"error": "", "code": ""}
     (old / "results.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
     assert autofix_eval("merge", old, "--out", tmp_path / "merged") == 0
-    printed = capsys.readouterr().out.splitlines()
-    assert "| repair | 2 | 2 | 100.0% | 50.0% | 100.0% | 1.50 | 1.00 s | 1.00 s | 20 / 10 | 15 |" in printed
-    assert (
-        "- repair − one-shot: +1 task (95% CI −0.9 … +1.0), p = 1 (repair alone 1, one-shot alone 0, of 2 tasks)"
-        in printed
-    )
-    assert "Sampling: the endpoint's default temperature (none sent); no seed sent." in printed
+    printed = capsys.readouterr().out
+    lines = rows(printed)
+    for row in (
+        ["repair", "2", "2", "100.0%", "34.2–100.0%"],  # Wilson for 2/2
+        ["repair", "50.0%", "(9.5–90.5%)", "100.0%", "(34.2–100.0%)"],  # within 1 call, 2 calls
+        ["repair", "3", "1.50", "1.00", "s", "1.00", "s"],
+        ["repair", "20", "10", "15"],
+        ["repair", "−", "one-shot", "2", "1", "0", "+1", "−0.9", "…", "+1.0", "1"],
+    ):
+        assert row in lines
+    assert "Sampling: the endpoint's default temperature (none sent); no seed sent." in joined(printed)
     data = load(tmp_path / "merged")
     assert [(r["sample"], r["replies"]) for r in data["results"]] == [(1, [])] * 4
     # Resuming it would mix unseeded runs with seeded ones: refused, naming why.
@@ -778,7 +824,7 @@ def test_strength_reports_the_mean_share_of_mutants_the_checks_of_each_strategys
         "Test strength of the passing solutions (--strength: each pass's lines mutated, the task's own checks "
         "judging the mutants; the mean share killed): repair 0.67 over 2 passes."
     )
-    assert line in capsys.readouterr().out.splitlines()
+    assert line in joined(capsys.readouterr().out)
     assert line in (out / "eval.md").read_text().splitlines()
 
 

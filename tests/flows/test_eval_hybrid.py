@@ -52,9 +52,7 @@ def test_repair_and_resample_resamples_where_repair_is_stuck(tmp_path, capsys):
     assert compared[("repair+resample", "repair")] == (1, 1, 0)
     assert compared[("repair+resample", "resample")] == (1, 0, 0)
     assert data["summary"]["repair+resample"]["calls"] == data["summary"]["repair"]["calls"] == 3
-    assert "| add | fail (1 call) | fail (3 calls) | pass (2 calls) | pass (3 calls) |" in (
-        (out / "eval.md").read_text().splitlines()
-    )
+    assert "| add | ❌ 1 call | ❌ 3 calls | ✅ 2 calls | ✅ 3 calls |" in ((out / "eval.md").read_text().splitlines())
     assert "eval: 1 task x 4 strategies = 4 runs" in capsys.readouterr().out
 
 
