@@ -62,8 +62,9 @@ class EditTree:
 
 class GateJudge:
     """The loop's judge for an edited tree: the static guard over the edited files, then the whole suite
-    in a clean copy against the baseline (bot/judge/gate.py); with more than one job, twice at once
-    in two clean copies, which confirms a pass (the loop asks no second time)."""
+    in a clean copy against the baseline (bot/judge/gate.py), after a quick run of the tests that
+    failed last; with more than one job, the whole suite twice at once in two clean copies instead,
+    which confirms a pass (the loop asks no second time)."""
 
     def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
         self.suite, self.baseline, self.work = suite, baseline, work
@@ -94,11 +95,13 @@ class GateJudge:
         refused = screened(self.work)
         if refused:
             return Verdict(False, [f"(guard) {f.path}:{f.line}" for f in refused], guard.feedback(refused))
+        if self.suite.jobs > 1:
+            # The whole suite and its confirmation at once take about what one run takes: a quick
+            # run of the failing tests first would save little on a failure, and cost a run on a pass.
+            return self.side_by_side()
         quick = self.quick_rejection()
         if quick is not None:
             return quick
-        if self.suite.jobs > 1:  # the confirmation run at the same time, in a clean copy of its own
-            return self.side_by_side()
         run = self.run = self.suite.run(self.work.root)
         return self.verdict_of(run, gate.judge(self.baseline, run))
 

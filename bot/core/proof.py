@@ -8,8 +8,8 @@
   proof line says so); when a null mutant fails, the fix tells its own variants apart (it reads
   its own source or bytecode) and is refused.
 
-Each variant is written into the work tree (fd-relative, bot/safefs.py), judged by the suite's
-run of those tests alone, and the fix written back."""
+Each variant is written into a scratch copy of the work tree (gate.Suite.overlay), judged by the
+suite's run of those tests alone there, at most `jobs` side by side; the work tree keeps the fix."""
 
 from __future__ import annotations
 
@@ -17,7 +17,6 @@ import ast
 import time
 from collections.abc import Callable
 
-from bot import safefs
 from bot.core.gated import GateJudge
 from bot.core.protocol import Candidate
 from bot.core.report import Report
@@ -108,7 +107,7 @@ class ProofJudge:
             lambda path, mutant: self.passes({path: mutant.code}),
             self.budget,
             self.seconds,
-            1,  # the variants take turns in the one work tree
+            self.inner.suite.jobs,  # each variant is judged in a copy of its own, side by side
             self.clock,
         )
         if strength.void:
@@ -116,17 +115,12 @@ class ProofJudge:
         return None
 
     def passes(self, variant: dict[str, str]) -> bool:
-        """Whether the tests still pass with the files of `variant` written over the fix's."""
+        """Whether the tests still pass with the files of `variant` written over the fix's, in the
+        run's copy alone (the work tree keeps the fix)."""
         work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
-        current = {path: work.read(path) or "" for path in variant}
-        try:
-            for path, code in variant.items():
-                safefs.write_file(work.root, path, code.encode("utf-8"))
-            only = set(self.tests)
+        only = set(self.tests)
+        with suite.overlay(variant):
             return gate.judge(baseline, suite.run(work.root, only=only), only).passed
-        finally:
-            for path, code in current.items():
-                safefs.write_file(work.root, path, code.encode("utf-8"))
 
 
 def stubs(files: dict[str, tuple[str, str | None]], wanted: list[Wanted]) -> dict[str, str] | str:

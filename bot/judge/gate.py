@@ -13,11 +13,13 @@ from __future__ import annotations
 import secrets
 import shlex
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
+from bot import safefs
 from bot.errors import UserError
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
@@ -75,11 +77,23 @@ class Suite:
         self.also: tuple[str, ...] = ()
         self.copies: dict[Path, Copies] = {}  # of each folder judged
         self.lock = threading.Lock()
+        self.variants = threading.local()  # `files`: what this thread's runs write over the folder's (overlay)
         self.known: set[str] = set()  # the suite's test ids, once a run reported them: the canaries' words
 
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
         """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
         return at_once(runs, self.jobs)
+
+    @contextmanager
+    def overlay(self, files: Mapping[str, str]) -> Iterator[None]:
+        """This thread's runs in the block judge the folder with `files` (path: text) written over
+        it in their copy alone, put back after each run: variants of a fix (the proof's mutants)
+        judged side by side, the folder itself never changed."""
+        self.variants.files = files
+        try:
+            yield
+        finally:
+            self.variants.files = None
 
     def forget(self, folder: Path) -> None:
         """Drop the copies of a folder no run will judge again (the base's checkout)."""
@@ -96,6 +110,8 @@ class Suite:
                 copies = self.copies[folder] = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
         with copies.use() as scratch:
             work = scratch.work
+            for path, text in (getattr(self.variants, "files", None) or {}).items():
+                safefs.write_file(work, path, text.encode("utf-8"))
             also = " ".join(shlex.quote(path) for path in self.also)
             modules = sorted({test.split("::")[0] for test in only or () if "::" in test})
             run = run_tests(

@@ -13,7 +13,9 @@ import pytest
 
 from bot.core.gated import GateJudge
 from bot.core.loop import confirmed
+from bot.core.proof import ProofJudge
 from bot.core.protocol import Candidate
+from bot.core.report import Report
 from bot.core.workspace import Workspace
 from bot.judge import gate
 from bot.judge.validate import python_paths
@@ -123,8 +125,7 @@ def test_a_passing_candidate_and_its_confirmation_run_at_the_same_time_in_two_co
     (head / "calc.py").write_text(CALC)
     verdict = confirmed(judge, Candidate("", "", {}))
     assert verdict.passed and verdict.confirmed
-    quick, *both = sandbox.runs
-    assert by_node_id(quick, "tests/test_calc.py::test_add")  # the tests that failed last, alone, first
+    both = sandbox.runs  # no quick run of the failing tests first: the two take about what one takes
     assert len(both) == 2 and all(whole(run) for run in both) and overlap(both)
     assert len(suite.copies[head].idle) == 2
 
@@ -132,18 +133,18 @@ def test_a_passing_candidate_and_its_confirmation_run_at_the_same_time_in_two_co
 def test_a_candidate_failing_one_of_the_two_runs_is_refused(tmp_path, sandbox):
     head, suite, judge = measured(tmp_path, sandbox)
     [copy] = suite.copies[head].idle
-    # Passes as the copy's own uid, which the quick run gets again; fails as any other, which the second copy gets.
+    # Passes as the copy's own uid, which one of the runs gets again; fails as any other, which the other gets.
     (head / "calc.py").write_text(
         f"import os\n\n\ndef add(a, b):\n    return a + b if os.getuid() == {copy.uid} else a - b\n"
     )
     verdict = confirmed(judge, Candidate("", "", {}))
     assert not verdict.passed and not verdict.confirmed
     assert verdict.failing == [TARGET] and TARGET in verdict.feedback
-    assert len(sandbox.runs) == 3 and overlap(sandbox.runs[1:])
+    assert len(sandbox.runs) == 2 and overlap(sandbox.runs)
 
 
-def test_a_candidate_the_quick_run_rejects_starts_no_other_run(tmp_path, sandbox):
-    head, suite, judge = measured(tmp_path, sandbox)
+def test_with_one_job_a_candidate_the_quick_run_rejects_starts_no_other_run(tmp_path, sandbox):
+    head, suite, judge = measured(tmp_path, sandbox, jobs=1)
     (head / "calc.py").write_text("def add(a, b):\n    return a * b\n")
     verdict = confirmed(judge, Candidate("", "", {}))
     assert not verdict.passed and verdict.failing == [TARGET]
@@ -168,3 +169,16 @@ def test_with_one_job_a_pass_is_confirmed_after_it_and_a_failure_never(tmp_path,
     assert not verdict.passed and verdict.failing == ["tests.test_calc::test_zero"]
     [only] = sandbox.runs
     assert whole(only)
+
+
+def test_the_proofs_mutants_are_judged_side_by_side_each_in_a_copy_of_its_own(tmp_path, sandbox):
+    head, suite, judge = measured(tmp_path, sandbox)
+    judge.work.originals["calc.py"] = BROKEN  # what the edits changed, as applying them records it
+    (head / "calc.py").write_text(CALC)
+    proof = ProofJudge(judge, [TARGET], [], Report(model="m", sandbox="bwrap", target="calc", max_attempts=1))
+    assert confirmed(proof, Candidate("", "", {})).passed
+    mutants = sandbox.runs[2:]
+    assert proof.strength is not None and proof.strength.killed > 0 and len(mutants) >= 2
+    assert all(by_node_id(run, "tests/test_calc.py::test_add") for run in mutants)
+    assert overlap(mutants[:2])
+    assert (head / "calc.py").read_text() == CALC  # no variant was ever written into the work tree
