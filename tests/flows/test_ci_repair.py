@@ -401,7 +401,8 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
     finally:
         flip.close()
     assert code == 0
-    assert flip.asked == 4  # twice at the head, twice for the candidate (the base runs only the failing tests)
+    # Twice at the head, once at the base (it runs what failed at the head, beside the flake check), twice for the fix.
+    assert flip.asked == 5
     assert "autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes" in out
     named = proof(2, flaky="`tests.test_flaky::test_sometimes` (left out of the judgement)", total=5)
     assert named in github.pull(REPO, 3).body and named in github.comments(REPO, 2)[0].body
