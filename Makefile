@@ -8,7 +8,7 @@ CORE := $(VENV)/.core-stamp
 FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-strength bench-model system-deps clean
+.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-red-ci bench-strength bench-model system-deps clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -89,6 +89,11 @@ bench-eval: $(DEV) system-deps
 # autofix on a real suite (more-itertools from PyPI, one bug, a wrong then a right reply) against plain pytest.
 bench-existing: $(DEV) system-deps
 	$(PY) benchmarks/existing_code.py --mode edit
+
+# A whole `autofix action` step on toolz's suite (sdist from PyPI): red CI and a free-form issue, each
+# passing on attempt 1, against one plain suite run; then bench-existing's `autofix run`.
+bench-red-ci: $(DEV) system-deps
+	$(PY) benchmarks/red_ci.py
 
 # What test strength adds to a passing attempt of the unique_items example (3 mutants, and 20 of 26).
 bench-strength: $(CORE) system-deps
