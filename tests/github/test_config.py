@@ -1,6 +1,7 @@
 """bot/github/config.py on its own: the step's settings read once from an environment, and the
 repository's file read with its line numbers; an input that is set wins over the file."""
 
+import os
 from pathlib import Path
 
 import pytest
@@ -58,12 +59,21 @@ def test_an_input_wins_over_the_file_and_the_file_over_the_defaults():
         ({"max-tokens": "0"}, "input max-tokens: must be a whole number of tokens, at least 1, got '0'"),
         ({"pr": "#3"}, "input pr: must be a pull request number, got '#3'"),
         ({"strength": "strict"}, "input strength: must be one of report, gate, off, got 'strict'"),
+        ({"jobs": "0"}, "input jobs: must be a whole number from 1 to 256, got '0'"),
     ],
 )
 def test_a_bad_input_is_one_line_naming_it(inputs, message):
     with pytest.raises(UserError) as caught:
         config(**inputs)
     assert str(caught.value) == message
+
+
+def test_jobs_the_input_over_the_file_and_never_more_than_the_cores():
+    cores = len(os.sched_getaffinity(0))
+    assert config().jobs == cores
+    assert config().with_repo(RepoConfig(jobs=1)).jobs == 1
+    assert config(jobs="1").with_repo(RepoConfig(jobs=4)).jobs == 1
+    assert config(jobs="256").jobs == cores
 
 
 def test_outside_a_runner_the_first_missing_variable_is_named():
