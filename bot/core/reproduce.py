@@ -135,9 +135,10 @@ def collected(suite: gate.Suite, root: Path, path: str) -> gate.SuiteRun:
     """The test file's run. A command that names its own test paths (`pytest tests/unit`) never
     collects it: then it is named to pytest too, for this run and every later one of the suite."""
     module = module_id(path)
-    run = suite.run(root, only={module})
-    if suite.also or any(test.split("::")[0] == module for test in run.results) or not run.sealed:
-        return run
+    if suite.also or not suite.names_elsewhere(root, path):  # else no run is needed to know it collects nothing
+        run = suite.run(root, only={module})
+        if suite.also or any(test.split("::")[0] == module for test in run.results) or not run.sealed:
+            return run
     suite.also = (path,)
     named = suite.run(root, only={module})
     if not any(test.split("::")[0] == module for test in named.results):

@@ -21,12 +21,13 @@ from pathlib import Path
 
 from bot import safefs
 from bot.errors import UserError
+from bot.judge import launch, nodeids
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
 from bot.judge.side_by_side import at_once
 from bot.judge.verdict import refuse_broken_command, refuse_tree_writes, run_tests, writable_in
-from bot.sandbox.tiers import Limits, Sandbox
+from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
 
 
@@ -94,6 +95,12 @@ class Suite:
             yield
         finally:
             self.variants.files = None
+
+    def names_elsewhere(self, folder: Path, path: str) -> bool:
+        """Whether the test command names paths of `folder` (`pytest tests/unit`), none holding the
+        file at `path`: it collects that file only when told it too (`also`)."""
+        started = launch.direct(self.command, allowed_environ())
+        return started is not None and nodeids.outside(started.rest, path, folder)
 
     def forget(self, folder: Path) -> None:
         """Drop the copies of a folder no run will judge again (the base's checkout)."""

@@ -50,7 +50,7 @@ def arguments(rest: list[str], only: Iterable[str], work: Path) -> list[str] | N
         if node is None:
             return None
         file = node.split("::")[0]
-        if paths and not any(path == "." or file == path or file.startswith(f"{path}/") for path in paths):
+        if paths and not any(path == "." or within(file, path) for path in paths):
             return None
         if configured_between(root, os.path.dirname(file)):
             return None
@@ -58,6 +58,18 @@ def arguments(rest: list[str], only: Iterable[str], work: Path) -> list[str] | N
     if not ids:
         return None
     return [*flags, f"--rootdir={root}", *ids]
+
+
+def outside(rest: list[str], relative: str, work: Path) -> bool:
+    """Whether the command's own arguments name paths of the work folder, none of which holds the
+    file at `relative`: pytest would never collect it unless told it too."""
+    root = os.path.realpath(work)
+    paths = [os.path.normpath(word) for word in rest if not word.startswith("-") and safe_path(root, word)]
+    return bool(paths) and not any(path == "." or within(relative, path) for path in paths)
+
+
+def within(relative: str, path: str) -> bool:
+    return relative == path or relative.startswith(f"{path}/")
 
 
 def node_id(root: str, test: str) -> str | None:

@@ -16,6 +16,7 @@ from bot.core.loop import confirmed
 from bot.core.proof import ProofJudge
 from bot.core.protocol import Candidate
 from bot.core.report import Report
+from bot.core.reproduce import collected
 from bot.core.workspace import Workspace
 from bot.judge import gate
 from bot.judge.validate import python_paths
@@ -182,3 +183,16 @@ def test_the_proofs_mutants_are_judged_side_by_side_each_in_a_copy_of_its_own(tm
     assert all(by_node_id(run, "tests/test_calc.py::test_add") for run in mutants)
     assert overlap(mutants[:2])
     assert (head / "calc.py").read_text() == CALC  # no variant was ever written into the work tree
+
+
+def test_a_reproduction_outside_the_commands_paths_is_named_from_its_first_run(tmp_path, sandbox):
+    head = project(tmp_path / "head", BROKEN)
+    (head / "repro").mkdir()
+    (head / "repro" / "test_issue.py").write_text(
+        "from calc import add\n\n\ndef test_it():\n    assert add(1, 1) == 2\n"
+    )
+    suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60)
+    run = collected(suite, head, "repro/test_issue.py")
+    assert run.failing == {"repro.test_issue::test_it"} and suite.also == ("repro/test_issue.py",)
+    [only] = sandbox.runs  # `pytest tests` never collects it: no run to find that out
+    assert by_node_id(only, "repro/test_issue.py")
