@@ -43,7 +43,6 @@ from fake_openai import ScriptedOpenAI  # noqa: E402
 
 from bot.github.dispatch import main as action  # noqa: E402
 from bot.github.forge import Forge  # noqa: E402
-from bot.judge.side_by_side import cores  # noqa: E402
 
 CACHE = ROOT / "out" / "bench-red-ci"
 VERSION = "1.0.0"
@@ -193,7 +192,8 @@ def main() -> None:
             times["free-form"].append(seconds)
         print(f"run {number + 1}: " + ", ".join(f"{name} {seconds[-1]:.2f} s" for name, seconds in times.items()))
     medians = {name: statistics.median(seconds) for name, seconds in times.items()}
-    print(f"\ntoolz {VERSION}, frequencies counting twice; cores: {cores()}, jobs: {args.jobs or 'default'}")
+    cores = len(os.sched_getaffinity(0))
+    print(f"\ntoolz {VERSION}, frequencies counting twice; cores: {cores}, jobs: {args.jobs or 'default'}")
     for line in logs["red CI"].splitlines():
         if line.startswith("autofix: baseline ran"):
             print(f"  {line}")
