@@ -8,7 +8,7 @@ CORE := $(VENV)/.core-stamp
 FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-red-ci bench-strength bench-model system-deps clean
+.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-red-ci bench-strength bench-model system-deps clean pictures
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -107,3 +107,10 @@ bench-model: $(DEV) system-deps
 
 clean:
 	rm -rf $(VENV) out *.egg-info
+
+# The docs' pictures of a pull request and a failure comment, from what the flow test really
+# posts (tests/flows/test_pictures.py fails when docs/images/*.md drift: then run this).
+pictures: $(DEV)
+	@command -v chromium >/dev/null || apt-get install -y -qq chromium >/dev/null
+	AUTOFIX_PICTURES=write $(PY) -m pytest -q -p no:cacheprovider tests/flows/test_pictures.py
+	$(PY) tests/support/pictures.py docs/images

@@ -22,7 +22,7 @@ from bot.core.report import Attempt, Report
 from bot.core.reproduce import Tried
 from bot.core.workspace import Workspace
 from bot.errors import ModelUnavailable, UserError
-from bot.github import progress, render
+from bot.github import lead, progress, render
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
@@ -188,25 +188,28 @@ class FreeForm:
                 self.show, self.status.stage,
             )  # fmt: skip
         except BaseException:
-            step.finish(report, request.name, self.outcome, f"### autofix: {where} — stopped")
+            step.finish(report, request.name, self.outcome, f"### autofix: {where}")
             raise
         if done.judge is None:
             assert isinstance(done.found, list)  # no repair without a reproduction
             return self.unproven(done.found, report)
         proof = self.proof(done)
-        heading = f"### autofix: {where} — {'fixed' if report.passed else 'not fixed'}"
-        step.finish(report, request.name, self.outcome, f"{heading}\n\n{proof}\n\n{render.log(report)}")
+        step.finish(report, request.name, self.outcome, f"### autofix: {where}", f"{proof}\n\n{render.log(report)}")
         if report.passed:
             named = (*request.files, *done.located.chosen, task.test_path)  # the reproduction test is its own
-            self.propose(report, proof, done.reproduction is None or done.judge.unproven, named)
+            self.propose(report, done, proof, named)
             return 0
-        self.comment(
-            f"autofix {'reproduced the bug' if done.reproduction else 'found no test that reproduces the bug'} and "
-            f"tried {count(len(report.attempts), 'time')} to fix it; "
-            f"no attempt passed the gate ({report.stop_reason}).",
-            proof,
-            report,
+        judged = (
+            f"no attempt made {render.code_span(task.test_path)} pass with every test that passed before still passing"
+            if done.reproduction
+            else "no attempt passed the repository's suite (no test the model wrote reproduced the bug)"
         )
+        self.outcome.verdict = lead.verdict(
+            False,
+            f"autofix {'reproduced the bug in' if done.reproduction else 'could not reproduce'} {where} but could "
+            f"not fix it: {judged}, {lead.failed_attempts(report)}.",
+        )
+        self.comment(self.outcome.verdict, proof, report)
         flow.print("autofix: every attempt failed; no branch pushed")
         return 1
 
@@ -233,27 +236,37 @@ class FreeForm:
         pre = f"pre-existing failures: {len(old)}" + (f" ({render.names(old)})" if old else "")
         return f"**Proof:** {before}; {suite}; {pre}."
 
-    def propose(self, report: Report, proof: str, unproven: bool, named: tuple[str, ...]) -> None:
+    def propose(self, report: Report, done: pipeline.Outcome, proof: str, named: tuple[str, ...]) -> None:
         step, request = self.step, self.request
+        assert done.judge is not None
+        unproven = done.reproduction is None or done.judge.unproven
         changed = self.work.changed
-        summary = (
-            f"autofix changed {', '.join(render.code_span(p) for p in changed)}; "
-            f"the gate passed on attempt {len(report.attempts)} of {report.max_attempts}. "
-            f"Requested in #{request.number}.{request.removed}"
+        self.outcome.verdict = lead.verdict(True, self.passed_line(report, done, unproven))
+        reproduction = done.reproduction
+        shown = (
+            render.details(
+                f"The reproduction test, {render.html_code(reproduction.path)}: it failed before the change",
+                fence(reproduction.code, "python"),
+            )
+            if reproduction
+            else ""
         )
-        log = [proof, stages(report), render.log(report), self.judged()]
+        change = lead.change([p for p in changed if reproduction is None or p != reproduction.path], report)
+        log = [shown, proof, stages(report), render.log(report), self.judged()]
         if request.fork:  # nothing is pushed for a fork: the patch goes in the comment
             patch = f"The pull request comes from a fork, so autofix pushes nothing: apply the patch with `git apply`.\n\n{fence(self.work.patch(), 'diff')}"  # noqa: E501
-            self.comment(summary, patch, report)
+            self.comment(self.outcome.verdict, f"{change}\n\n{patch}", report)
             return
-        closes = [f"Fixes #{request.number}"] if request.kind == "issue" else []
+        closes = f"Fixes #{request.number}" if request.kind == "issue" else f"Asked for in #{request.number}"
+        links = " · ".join(filter(None, [closes, lead.links(("The Actions run", step.config.run_url))]))
+        title = lead.title(request.title, unproven) if request.kind == "issue" else " ".join(request.title.split())
         proposal = Proposal(
             branch=f"autofix/{request.name}" + ("-change" if request.kind == "pr" else ""),
             base=request.base,
-            title=f"autofix{' (unproven)' if unproven else ''}: {' '.join(request.title.split())}"[:250],
-            body="\n\n".join([self.mark, summary, *closes, *log]),
+            title=title[:250],
+            body="\n\n".join(filter(None, [self.mark, self.outcome.verdict, change, links + request.removed, *log])),
             message=f"autofix: {' '.join(request.title.split())[:60]} (#{request.number})\n\n"
-            + "".join(f"{line}\n" for line in closes),
+            + (f"Fixes #{request.number}\n" if request.kind == "issue" else ""),
             what="fix",
             draft=unproven,
             named=named,
@@ -264,24 +277,42 @@ class FreeForm:
         if request.kind == "pr":
             opened = self.outcome.pull
             assert opened is not None  # publish sets it or raises
-            self.comment(f"autofix proposes #{opened.number} into this branch: {summary}", "", report)
+            self.comment(
+                f"{self.outcome.verdict}\n\nautofix proposes #{opened.number} into this branch: review and merge it.",
+                "",
+                report,
+            )
+
+    def passed_line(self, report: Report, done: pipeline.Outcome, unproven: bool) -> str:
+        """The verdict of a fix: the reproduction test before and after, the suite, the attempt."""
+        assert done.judge is not None
+        request, run = self.request, done.judge.run
+        passed = f" ({count(len(run.ids('passed')), 'test')} passed)" if run is not None else ""
+        suite = f"every test that passed before still passes{passed}, {lead.on_attempt(report)}"
+        did = "fixed" if request.kind == "issue" else "made the change asked for in"
+        if done.reproduction is None:
+            return f"autofix proposes a fix for {request.where}, unproven: no test reproduced the bug; {suite}."
+        test = render.code_span(done.reproduction.path)
+        if unproven:
+            return (
+                f"autofix proposes a fix for {request.where}, unproven: {test} failed before and passes after it, but "
+                f"fails on none of the fix's mutants; {suite}."
+            )
+        return f"autofix {did} {request.where}: {test} failed before the change and passes after it, and {suite}."
 
     def unproven(self, tried: list[Tried], report: Report) -> int:
-        listed = "\n\n".join(
-            render.details(
-                f"Test file {n}: {render.html_code((t.refused.splitlines() or [''])[0][:200])}",
-                f"{fence(t.code or '(no code)', 'python')}\n\n{fence(t.refused)}",
-            )
-            for n, t in enumerate(tried, 1)
+        self.step.finish(report, self.request.name, self.outcome, f"### autofix: {self.request.where}")
+        self.outcome.verdict = lead.verdict(
+            False,
+            f"autofix could not reproduce the bug in {self.request.where}: none of the "
+            f"{count(len(tried), 'test file')} the model wrote failed on the current code the way the issue says, "
+            "so it changed nothing.",
         )
-        heading = f"### autofix: {self.request.where} — not reproduced"
-        self.step.finish(report, self.request.name, self.outcome, heading)
         self.comment(
-            f"autofix could not reproduce this: none of the {count(len(tried), 'test file')} the model wrote "
-            "failed on the current code for the reason given, so it changed nothing. Add a failing example "
-            "(the call, what it returns, what it should return) or a ```yaml block naming the `target` file, then "
-            "ask again.",
-            listed,
+            f"{self.outcome.verdict}\n\nTo help it, add a failing example to the issue (the call, what it returns, "
+            "what it should return), or a YAML block (a code block marked `yaml`) naming the `target` file; then ask "
+            "again: remove the label and add it again, or comment `/autofix`.",
+            refused_tests(tried),
             report,
         )
         self.step.flow.print("autofix: the bug was not reproduced; no branch pushed")
@@ -293,6 +324,7 @@ class FreeForm:
             for part in (
                 self.mark,
                 headline + self.request.removed,
+                lead.links(("The Actions run", self.step.config.run_url)),
                 proof,
                 stages(report),
                 render.log(report),
@@ -300,7 +332,7 @@ class FreeForm:
             )
             if part
         )
-        number = self.request.number
+        number = self.outcome.commented = self.request.number
         operation = self.step.forge.upsert_comment(number, self.mark, self.step.for_github(body))
         self.step.flow.print(f"autofix: comment on #{number} {operation}")
 
@@ -320,11 +352,32 @@ def strength_of(judge: ProofJudge) -> str:
 
 
 def stages(report: Report) -> str:
-    """Tokens, seconds and calls per stage, the repair's attempts included."""
-    rows = ["| stage | model calls | tokens | seconds |", "| --- | ---: | ---: | ---: |"]
+    """Calls, seconds and tokens per stage, the repair's attempts included, in the attempts' order."""
+    rows = ["**The stages:**", "", "| stage | model calls | seconds | tokens |", "| --- | ---: | ---: | ---: |"]
     for name, use in report.stages.items():
-        rows.append(f"| {name} | {use.calls} | {use.input + use.output} | {use.seconds:.2f} |")
+        rows.append(f"| {name} | {use.calls} | {use.seconds:.2f} | {use.input + use.output} |")
     if report.attempts:
         used = sum(a.tokens["input"] + a.tokens["output"] for a in report.attempts)
-        rows.append(f"| repair | {len(report.attempts)} | {used} | {sum(a.seconds for a in report.attempts):.2f} |")
-    return "\n".join(rows) if len(rows) > 2 else ""
+        rows.append(f"| repair | {len(report.attempts)} | {sum(a.seconds for a in report.attempts):.2f} | {used} |")
+    return "\n".join(rows) if len(rows) > 4 else ""
+
+
+def refused_tests(tried: list[Tried]) -> str:
+    """Each refused test file once, its reason once (in the fold's title when it is one line):
+    files the model sent the same, with the same reason, folded together."""
+    groups: list[tuple[list[int], Tried]] = []
+    for n, t in enumerate(tried, 1):
+        same = next((g for g in groups if (g[1].code, g[1].refused) == (t.code, t.refused)), None)
+        if same is not None:
+            same[0].append(n)
+        else:
+            groups.append(([n], t))
+    folds = []
+    for numbers, t in groups:
+        which = f"Test file {numbers[0]}"
+        if len(numbers) > 1:
+            which = f"Test files {', '.join(map(str, numbers))} (the same)"
+        reason, _, rest = t.refused.strip().partition("\n")
+        inside = fence(t.code or "(no code)", "python") + (f"\n\n{fence(rest)}" if rest.strip() else "")
+        folds.append(render.details(f"{which}: {render.spans(reason[:300])}", inside))
+    return "\n\n".join(folds)

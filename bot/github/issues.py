@@ -8,13 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.errors import ModelUnavailable, UserError
-from bot.github import freeform, progress, render, tasks
+from bot.github import freeform, lead, progress, render, tasks
 from bot.github.forge import MAY_TRIGGER
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.write import write_target
 from bot.spec import Tests
-from bot.text import count
 from bot.visible import visible
 
 
@@ -61,8 +60,10 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
     tests: Tests | None = None  # once known, the pull request and the comment name them
     status = progress.Progress(step, number, mark)
 
-    def comment(headline: str) -> str:
-        body = render.failure_comment(outcome.report, mark, headline, tests)
+    def comment(headline: str, *more: str) -> str:
+        opening = [headline, *more, lead.links(("The Actions run", config.run_url))]
+        body = render.failure_comment(outcome.report, mark, opening, tests)
+        outcome.commented = number
         return step.forge.upsert_comment(number, mark, step.for_github(body))
 
     try:
@@ -97,13 +98,21 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         tests = spec.tests
         step.setup()
         report = write_target(step, spec, outcome, f"issue-{number}", status.stage, task.hidden.removed)
+        decided = lead.decided_by(tests)
         if report.passed:
-            summary = render.passed_summary(report) + f" Requested in #{number}." + hidden
+            wrote = f"autofix wrote {render.code_span(spec.target)} for #{number}"
+            line = f"{wrote}: {decided} passed {lead.on_attempt(report)}."
+            outcome.verdict = lead.verdict(True, line)
+            closes = " · ".join(
+                part for part in (f"Fixes #{number}", lead.links(("The Actions run", config.run_url))) if part
+            )
             proposal = Proposal(
                 branch=f"autofix/issue-{number}",
                 base=step.git.current_branch() or step.forge.default_branch(),
-                title=f"autofix: {' '.join(task.title.split())}"[:250],
-                body=render.pull_body(report, mark, summary, fixes=number, tests=tests),
+                title=lead.title(task.title),
+                body=render.pull_body(
+                    report, mark, [outcome.verdict, lead.change([spec.target], report), closes + hidden], tests
+                ),
                 message=f"autofix: write {spec.target} for #{number}\n\nFixes #{number}\n",
                 named=(spec.target,),
             )
@@ -111,10 +120,14 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
             if not status.linked(outcome.pull):
                 retire_failure_comment(step, number, mark, outcome)
             return 0
-        operation = comment(
-            f"autofix tried {count(len(report.attempts), 'time')} to write {render.code_span(spec.target)}; "
-            f"the tests failed every time ({report.stop_reason})." + hidden
+        last = lead.still_failing(report)
+        failing = f", {len(last)} still failing at the end" if last else ""
+        outcome.verdict = lead.verdict(
+            False,
+            f"autofix could not write {render.code_span(spec.target)} for #{number}: {decided} failed "
+            f"{lead.failed_attempts(report)}{failing}.",
         )
+        operation = comment(outcome.verdict + hidden)
         flow.print(f"autofix: every attempt failed; comment on #{number} {operation}; no branch pushed")
         return 1
     except (UserError, ModelUnavailable, OSError) as exc:

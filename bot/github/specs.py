@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.core.report import Report
 from bot.errors import UserError
-from bot.github import render, tasks
+from bot.github import lead, render, tasks
 from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome, system_error
 from bot.github.write import write_target
@@ -40,19 +40,34 @@ def regenerate(step: Step, relpath: str, outcome: TaskOutcome) -> int:
         report = Report("", sandbox.describe(), spec.target, spec.max_attempts, passed=True, code=current)
         report.stop_reason = "the current code already passes its tests"
         step.flow.print(f"autofix: {relpath}: {spec.target} already passes its tests; nothing to do")
-        summary = f"### autofix: {relpath}\n\n{spec.target} already passes its tests: nothing to do."
-        step.finish(report, f"spec-{name}", outcome, summary)
+        outcome.verdict = lead.verdict(
+            True, f"{render.code_span(spec.target)} already passes {lead.decided_by(spec.tests)}: nothing to do."
+        )
+        step.finish(report, f"spec-{name}", outcome, f"### autofix: {render.code_span(spec.target)}")
         return 0
     report = write_target(step, spec, outcome, f"spec-{name}")
+    what = f"{render.code_span(spec.target)} from {render.code_span(relpath)}"
     if not report.passed:
+        outcome.verdict = lead.verdict(
+            False,
+            f"autofix could not regenerate {what}: {lead.decided_by(spec.tests)} failed "
+            f"{lead.failed_attempts(report)}.",
+        )
         step.flow.print(f"autofix: {relpath}: every attempt failed ({report.stop_reason}); no branch pushed")
         return 1
-    summary = render.passed_summary(report) + f" Regenerated from {render.code_span(relpath)}."
+    outcome.verdict = lead.verdict(
+        True, f"autofix regenerated {what}: {lead.decided_by(spec.tests)} passed {lead.on_attempt(report)}."
+    )
+    opening = [
+        outcome.verdict,
+        lead.change([spec.target], report),
+        lead.links(("The Actions run", step.config.run_url)),
+    ]
     proposal = Proposal(
         branch=f"autofix/spec-{name}",
         base=step.git.current_branch() or step.forge.default_branch(),
-        title=f"autofix: regenerate {spec.target}",
-        body=render.pull_body(report, render.marker("spec", name), summary, fixes=None, tests=spec.tests),
+        title=f"Regenerate {spec.target}: its tests no longer passed"[:250],
+        body=render.pull_body(report, render.marker("spec", name), opening, spec.tests),
         message=f"autofix: regenerate {spec.target} from {relpath}\n",
         named=(spec.target,),
     )

@@ -52,6 +52,9 @@ class TaskOutcome:
     report: Report | None = None  # kept as soon as the loop starts, so an error can still show it
     report_path: Path | None = None
     comment_path: Path | None = None  # a CI repair's comment, for a job that posts it
+    commented: int | None = None  # the issue or pull request autofix's comment on the task is on
+    verdict: str = ""  # the line the body or comment opened with, which the job summary opens with too
+    summary: list[str] | None = None  # the job summary's heading and details, written when the step ends
 
 
 @dataclass
@@ -69,6 +72,11 @@ class Step:
     repo_env: environment.Environment | None = None  # the repository's environment, once setup made it
     cleanup: ExitStack = field(default_factory=ExitStack)  # undone when the step ends, however it ends
     bundle: Path | None = None  # the certificates the step's HTTPS clients verify against, once written
+
+    def __post_init__(self) -> None:
+        # The job summary links what each task made, so it is written once all of it is made:
+        # when the step ends (the first callback in, the last out), however it ends.
+        self.cleanup.callback(self.write_summaries)
 
     @property
     def forge(self) -> Forge:
@@ -178,12 +186,39 @@ class Step:
         """A body GitHub takes: secrets masked first, so a cut never leaves part of one."""
         return render.capped(self.redact(markdown))
 
-    def finish(self, report: Report, name: str, outcome: TaskOutcome, summary: str) -> None:
+    def finish(self, report: Report, name: str, outcome: TaskOutcome, heading: str, details: str = "") -> None:
         """The one way a task's report ends, however the task ended: the outcome counts its
-        attempts, the report is written as `autofix-<name>.json`, the job summary gets `summary`."""
+        attempts, the report is written as `autofix-<name>.json`; the job summary gets `heading`,
+        the task's verdict line, the links to what it made and `details` when the step ends."""
         outcome.attempts, outcome.passed = len(report.attempts), report.passed
         self.write_report(report, name, outcome)
-        append_summary(self.config.summary, summary, self.redact)
+        outcome.summary = [heading, details]
+
+    def write_summaries(self) -> None:
+        for outcome in self.outcomes:
+            if outcome.summary is not None:
+                heading, details = outcome.summary
+                append_summary(self.config.summary, self.summary(outcome, heading, details), self.redact)
+
+    def summary(self, outcome: TaskOutcome, heading: str, details: str) -> str:
+        """A task's part of the job summary: what the body or comment opened with, and links."""
+        report = outcome.report
+        said = outcome.verdict or (
+            f"{'✅' if outcome.passed else '❌'} {report.stop_reason}." if report and report.stop_reason else ""
+        )
+        c = self.config
+        page = f"{c.server_url}/{c.repository}"
+        made = []
+        if outcome.pull is not None:
+            made.append(f"[pull request #{outcome.pull.number}]({outcome.pull.url})")
+        if outcome.commented is not None:
+            made.append(f"[the comment on #{outcome.commented}]({page}/issues/{outcome.commented})")
+        if outcome.comment_path is not None and not c.publish:
+            made.append(f"the comment to post, {render.code_span(c.shown(outcome.comment_path))}")
+        if outcome.report_path is not None:
+            made.append(f"the report, {render.code_span(c.shown(outcome.report_path))}")
+        shown = " · ".join(made)
+        return "\n\n".join(part for part in (heading, said, shown and f"**Made:** {shown}", details) if part)
 
     def write_report(self, report: Report, name: str, outcome: TaskOutcome) -> None:
         outcome.report_path = self.write_out(f"autofix-{name}.json", report.text(self.redact))
@@ -211,7 +246,7 @@ class Step:
         step fails with: an OSError (a folder the runner lacks, a full disk) as a one-line UserError."""
         error = exc if isinstance(exc, UserError | ModelUnavailable) else system_error(exc)
         try:
-            post(f"autofix stopped with an error{doing}:\n\n{render.fence(str(error))}")
+            post(f"❌ autofix stopped with an error{doing}:\n\n{render.fence(str(error))}")
         except UserError as unreported:
             self.annotate_error(unreported)
         return error

@@ -40,6 +40,5 @@ def write_target(
     try:
         solve(spec, model, step.validator(spec), report, on_attempt=show, on_note=note, on_stage=on_stage)
     finally:
-        heading = f"### autofix: {render.code_span(spec.target)} — {'passed' if report.passed else 'failed'}"
-        step.finish(report, name, outcome, f"{heading}\n\n{render.log(report)}")
+        step.finish(report, name, outcome, f"### autofix: {render.code_span(spec.target)}", render.log(report))
     return report

@@ -205,7 +205,7 @@ def inflect_red_ci(context: Context, tmp: Path) -> list[str]:
         f"the fix changes {bug.path} alone, got {changed}": changed == [bug.path],
         f"{bug.path} on {branch} is the project's own": show_file(world, branch, bug.path) == right,
         f"one comment on #{pull.number} proposing the fix": len(comments) == 1
-            and f"autofix proposes #{fixes[0].number if fixes else '?'} into this branch" in comments[0],
+            and f"**Next:** review #{fixes[0].number if fixes else '?'}, which goes into this branch" in comments[0],
     })  # fmt: skip
 
 

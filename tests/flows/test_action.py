@@ -9,6 +9,8 @@ from action_world import API_KEY, ISSUE_BODY, REPO, TOKEN, act, labeled, payload
 from conftest import RIGHT, WRONG
 from fake_openai import Failure, Reply
 
+from bot.github import render
+
 RIGHT_CODE = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
 OTHER_RIGHT = (
     "```python\ndef unique_items(items):\n    seen = set()\n"
@@ -42,17 +44,19 @@ def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, githu
 
     [pull] = github.pulls(REPO)
     assert (pull.number, pull.head_ref, pull.base_ref, pull.draft) == (2, "autofix/issue-1", "master", False)
-    assert pull.title == "autofix: unique_items loses the order"
+    assert pull.title == "Fix unique_items loses the order"
     body = pull.body
     assert body.startswith(
-        "<!-- autofix:issue-1 -->\n\nautofix wrote `unique.py`; the repository's tests passed on attempt 2 of 3, "
-        "run in the sandbox named below. Requested in #1.\n\nFixes #1\n\n"
+        "<!-- autofix:issue-1 -->\n\n✅ autofix wrote `unique.py` for #1: the 4 inline checks passed on attempt 2 of 3."
+        "\n\n**The change:** `unique.py`.\n\nFixes #1\n\n"
         "| # | outcome | failing tests | seconds | tokens |\n| ---: | --- | --- | ---: | ---: |\n"
-        "| 1 | ❌ fail | `order`, `strings` | "
+        "| 1 | ❌ fail | 2 | "
     )
     assert (
         " | 130 |\n| 2 | ✅ pass | — | " in body
-        and " | 310 |\n\n<details><summary>Attempt 1: feedback</summary>\n\n```text\n" in body
+        and " | 310 |\n\n<details><summary>Attempt 1: what failed, as the model was told</summary>\n\n"
+        "2 failing tests:\n\n- `order`\n- `strings`\n\n```text\n"
+        in body
     )
     assert "- order: expected [3, 1, 2], got [1, 2, 3]\n- strings: expected ['b', 'a'], got ['a', 'b']" in body
     assert "<summary>Attempt 2" not in body
@@ -69,7 +73,9 @@ def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, githu
     report = json.loads((world.out / "autofix-issue-1.json").read_text())
     assert report["passed"] is True and report["tokens"] == {"input": 340, "output": 100}
     assert world.summary.read_text().startswith(
-        "### autofix: `unique.py` — passed\n\n| # | outcome | failing tests | seconds | tokens |\n"
+        "### autofix: `unique.py`\n\n✅ autofix wrote `unique.py` for #1: the 4 inline checks passed on attempt 2 of 3."
+        f"\n\n**Made:** [pull request #2]({github.web_url}/{REPO}/pull/2) · the report, "
+        "`.autofix/out/autofix-issue-1.json`\n\n| # | outcome | failing tests | seconds | tokens |\n"
     )
     printed = "\n".join(out[3:])
     for secret in (TOKEN, API_KEY, BASIC_MASK.removeprefix("::add-mask::")):
@@ -115,7 +121,7 @@ def test_a_pull_request_opened_meanwhile_is_updated_not_duplicated(world, github
     assert act(capsys, world, [RIGHT])[0] == 0
     assert world.outputs()["pr-operation"] == "updated"
     [pull] = github.pulls(REPO)
-    assert pull.title == "autofix: unique_items loses the order"
+    assert pull.title == "Fix unique_items loses the order"
     assert [(r.method, r.status) for r in github.writes()] == [("POST", 422), ("PATCH", 200)]
 
 
@@ -193,11 +199,13 @@ def test_all_attempts_failing_leave_one_comment_edited_on_re_runs(world, github,
     [comment] = github.comments(REPO, 1)
     assert comment.user == "github-actions[bot]"
     assert comment.body.startswith(
-        "<!-- autofix:issue-1 -->\n\nautofix tried 3 times to write `unique.py`; the tests failed every time "
-        "(all 3 attempts failed).\n\n| # | outcome |"
+        "<!-- autofix:issue-1 -->\n\n❌ autofix could not write `unique.py` for #1: the 4 inline checks failed on "
+        "all 3 attempts, 2 still failing at the end.\n\n<details><summary>The code attempt 3 wrote for <code>unique.py"
+        "</code></summary>\n\n```python\n"
     )
-    assert comment.body.count("| ❌ fail | `order`, `strings` |") == 3 and comment.body.count("<details>") == 3
-    assert comment.body.endswith("_No branch was pushed. Remove and add the label again to re-run autofix._")
+    assert comment.body.count("| ❌ fail | 2 |") == 3 and comment.body.count("<details>") == 2  # the code, 1 feedback
+    assert "<details><summary>Attempts 1–3: the same failures</summary>" in comment.body
+    assert comment.body.endswith(render.RETRY)
     assert world.outputs() == NOTHING | {"attempts": "3", "report-path": ".autofix/out/autofix-issue-1.json"}
 
     world.checkout()
@@ -205,7 +213,7 @@ def test_all_attempts_failing_leave_one_comment_edited_on_re_runs(world, github,
     code, out, _ = act(capsys, world, [WRONG])
     assert code == 1 and out[-1] == "autofix: every attempt failed; comment on #1 updated; no branch pushed"
     [edited] = github.comments(REPO, 1)
-    assert edited.id == comment.id and "autofix tried 1 time to write" in edited.body
+    assert edited.id == comment.id and "failed on the one attempt, 2 still failing at the end." in edited.body
     assert world.branches() == ["master"]
 
     world.checkout()
@@ -228,8 +236,8 @@ def test_the_model_service_down_is_said_in_the_comment(world, github, capsys):
     assert code == 3 and len(openai.requests) == 4
     [comment] = github.comments(REPO, 1)
     assert comment.body.startswith(
-        "<!-- autofix:issue-1 -->\n\nautofix stopped with an error:\n\n"
-        "```text\nthe model API failed after retries (503): maintenance\n```\n\n| # | outcome |"
+        "<!-- autofix:issue-1 -->\n\n❌ autofix stopped with an error:\n\n"
+        "```text\nthe model API failed after retries (503): maintenance\n```\n\n<details><summary>The code attempt 1 "
     )
     assert "| 1 | ❌ fail |" in comment.body
     assert out[-1] == "::error::the model API failed after retries (503): maintenance"
@@ -302,13 +310,11 @@ def test_the_strength_input_gates_a_weak_test_and_the_pull_request_shows_the_sco
     assert "- unique.py:5 'not in' → 'in', the line becoming `if item in seen:`" in openai.prompts()[1]
     assert world.file_at("autofix/issue-1", "unique.py") == RIGHT_CODE
     body = github.pull(REPO, 2).body
-    assert (
-        "| 1 | ❌ fail | `(strength) unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'`"
-        in body
-    )
+    assert "| 1 | ❌ fail | 2 |" in body  # the two surviving mutants, named in the attempt's fold
+    assert "- `(strength) unique.py:5 'if item not in seen: seen.add(item) …' → 'if item not in seen: pass'`\n" in body
     strength = (
         "**Test strength** (mutants of the code autofix wrote): "
-        "tests killed 1 of 1 mutant (score 1.00, min_strength 0.8).\n\n"
+        "tests killed 1 of 1 mutant (score 1.00, min_strength 0.8). Only 1 mutant: weak evidence either way.\n\n"
     )
     assert f"```\n\n</details>\n\n{strength}**Model:** " in body
     assert strength in world.summary.read_text()

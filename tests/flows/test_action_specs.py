@@ -48,11 +48,11 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     assert (pull.head_ref, pull.base_ref, pull.title) == (
         "autofix/spec-b_broken",
         "master",
-        "autofix: regenerate lib/b.py",
+        "Regenerate lib/b.py: its tests no longer passed",
     )
     assert pull.body.startswith(
-        "<!-- autofix:spec-b_broken -->\n\nautofix wrote `lib/b.py`; the repository's tests passed on attempt 2 of 2, "
-        "run in the sandbox named below. Regenerated from `.autofix/b_broken.yml`.\n\n| # | outcome |"
+        "<!-- autofix:spec-b_broken -->\n\n✅ autofix regenerated `lib/b.py` from `.autofix/b_broken.yml`: "
+        "the 4 inline checks passed on attempt 2 of 2.\n\n**The change:** `lib/b.py`.\n\n| # | outcome |"
     )
     assert "Fixes #" not in pull.body
     assert github.comments(REPO) == []
@@ -70,8 +70,17 @@ def test_nightly_opens_exactly_one_pull_request_for_the_spec_that_fails(world, g
     b = json.loads((world.out / "autofix-spec-b_broken.json").read_text())
     assert [attempt["kind"] for attempt in b["attempts"]] == ["failed", "passed"]  # written through the one loop
     summary = world.summary.read_text()
-    assert "### autofix: .autofix/a_passing.yml\n\nlib/a.py already passes its tests: nothing to do." in summary
-    assert "### autofix: `lib/b.py` — passed" in summary and "### autofix: `lib/c.py` — failed" in summary
+    # One heading per spec, its target's; under it, the verdict and what the task made.
+    assert "### autofix: `lib/a.py`\n\n✅ `lib/a.py` already passes the 4 inline checks: nothing to do.\n\n" in summary
+    assert (
+        "### autofix: `lib/b.py`\n\n✅ autofix regenerated `lib/b.py` from `.autofix/b_broken.yml`: the 4 inline "
+        f"checks passed on attempt 2 of 2.\n\n**Made:** [pull request #{pull.number}]"
+        f"({github.web_url}/{REPO}/pull/{pull.number})"
+    ) in summary
+    assert (
+        "### autofix: `lib/c.py`\n\n❌ autofix could not regenerate `lib/c.py` from `.autofix/c_hopeless.yml`: "
+        "the 4 inline checks failed on the one attempt.\n\n"
+    ) in summary
 
 
 def test_the_spec_input_restricts_a_run_to_one_spec_and_reruns_change_nothing(world, github, capsys):

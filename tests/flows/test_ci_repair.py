@@ -115,10 +115,22 @@ def run_event(github, pull, run, fork=False):
     return event
 
 
-def proof(before, after="0 failing, 0 new failures", flaky="none", total=4):
+ADD_AND_TOTAL = ["tests/test_calc.py::test_add", "tests/test_calc.py::test_total"]
+
+
+def proof(before=ADD_AND_TOTAL, after="0 of them still failing, 0 new failures", flaky="none", total=4):
+    named = ", ".join(f"`{test}`" for test in before)
     return (
-        f"**Baseline proof** (the whole suite, {total} tests, run in the sandbox in a clean copy): "
-        f"before: {before} failing; after: {after}; flaky: {flaky}."
+        f"**Proof** (the whole suite, {total} tests, each run in the sandbox in a clean copy): "
+        f"before the change, {len(before)} failing ({named}); after it, {after}; flaky: {flaky}."
+    )
+
+
+def fixed(github, run, tests=2):
+    return (
+        f"✅ autofix fixed the failing tests of #2: the {tests} tests that failed of "
+        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) pass after the change, and every other test "
+        "still passes, on attempt 1 of 3."
     )
 
 
@@ -152,12 +164,12 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     assert (fix.head_ref, fix.base_ref, fix.title) == (
         "autofix/pr-2",
         "feature",
-        "autofix: fix the failing tests of #2",
+        "Fix the failing tests of #2",
     )
     assert fix.body.startswith(
-        "<!-- autofix:pr-fix-2 -->\n\nautofix reproduced the failure of "
-        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
-        "and changed `calc.py`; the gate passed on attempt 1 of 3. Into #2.\n\n" + proof(2) + "\n\n| # | outcome |"
+        f"<!-- autofix:pr-fix-2 -->\n\n{fixed(github, run)}\n\n**The change:** `calc.py`.\n\n"
+        "**The model's explanation** (its own words, unverified):\n\n```text\nThe pull request turned `+` into `-`.\n"
+        "```\n\nInto #2\n\n" + proof() + "\n\n| # | outcome |"
     )
     assert attempt_rows(fix.body) == [["| 1", "✅ pass", "—"]]
     assert fix.body.endswith(
@@ -166,9 +178,10 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     )  # red CI names no files: a fix may change any of the pull request's
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(
-        "<!-- autofix:pr-2 -->\n\nautofix proposes #3 into this branch: autofix reproduced the failure of [run "
+        f"<!-- autofix:pr-2 -->\n\n{fixed(github, run)}\n\n"
+        "**Next:** review #3, which goes into this branch (`feature`), and merge it.\n\n**The change:** `calc.py`."
     )
-    assert proof(2) in comment.body
+    assert proof() in comment.body and "```diff\ndiff --git a/calc.py b/calc.py\n" in comment.body
 
     # What the model saw: the failing tests with tracebacks, numbered source, the diff, the job log.
     [prompt] = openai.prompts()
@@ -200,7 +213,10 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
         "comment-path": ".autofix/out/autofix-pr-2.md",
     }  # fmt: skip
     assert world.summary.read_text().startswith(
-        f"### autofix: pull request #2 — fixed\n\n{proof(2)}\n\n| # | outcome |"
+        f"### autofix: pull request #2\n\n{fixed(github, run)}\n\n"
+        f"**Made:** [pull request #3]({github.web_url}/{REPO}/pull/3)"
+        f" · [the comment on #2]({github.web_url}/{REPO}/issues/2) · the report, `.autofix/out/autofix-pr-2.json`\n\n"
+        f"{proof()}\n\n| # | outcome |"
     )
     for secret in (TOKEN, API_KEY):
         assert secret not in "\n".join(out[3:]) and secret not in world.written_text()
@@ -235,8 +251,8 @@ def test_a_fix_across_two_files_from_a_manual_run(world, github, capsys):
         "calc.py",
         "text.py",
     ]
-    assert "and changed `calc.py`, `text.py`; the gate passed on attempt 1 of 3." in github.pull(REPO, 3).body
-    assert proof(3) in github.comments(REPO, 2)[0].body
+    assert "**The change:** `calc.py`, `text.py`." in github.pull(REPO, 3).body
+    assert proof([*ADD_AND_TOTAL, "tests/test_text.py::test_shout"]) in github.comments(REPO, 2)[0].body
     assert "### text.py (changed by the pull request)" in openai.prompts()[0]
 
 
@@ -300,7 +316,7 @@ def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, cap
     )
     body = github.pull(REPO, 3).body
     assert attempt_rows(body) == [
-        ["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"],
+        ["| 1", "❌ fail", "`tests/test_calc.py::test_add_negative_and_zero`"],
         ["| 2", "✅ pass", "—"],
     ]
     assert world.file_at("autofix/pr-2", "calc.py") == CALC  # the final content, not the first try
@@ -319,19 +335,21 @@ def test_every_attempt_failing_leaves_one_comment_and_no_branch(world, github, c
     assert world.branches() == ["feature", "master"] and len(github.pulls(REPO)) == 1
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(
-        "<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of "
+        "<!-- autofix:pr-2 -->\n\n❌ autofix reproduced the failure of "
         f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
-        "and tried 2 times to fix the code; no attempt passed the gate (all 2 attempts failed).\n\n"
-        + proof(2, after="0 failing, 1 new failure")
-        + "\n\n| # | outcome |"
+        "but could not fix it: no attempt made the 2 failing tests pass with every other test still passing, "
+        "on all 2 attempts.\n\n<details><summary>The change attempt 1 made</summary>\n\n```diff\ndiff --git "
     )
+    after = proof(after="0 of them still failing, 1 new failure")
+    assert f"</details>\n\n{after}\n\n| # | outcome |" in comment.body
     assert attempt_rows(comment.body) == [
-        ["| 1", "❌ fail", "`tests.test_calc::test_add_negative_and_zero`"],
+        ["| 1", "❌ fail", "`tests/test_calc.py::test_add_negative_and_zero`"],
         ["| 2", "❌ fail", "`(edits refused)`"],
     ]
     assert "no edit blocks found" in comment.body
     assert comment.body.endswith(
-        "_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: 2`, to try again._"
+        "_No branch was pushed. To try again, re-run the failed workflow, or run autofix with `pr: 2`, "
+        "or comment `/autofix` here._"
     )
     assert world.outputs()["passed"] == "false"
 
@@ -344,7 +362,7 @@ def test_a_failure_that_does_not_reproduce_gets_one_comment_and_nothing_else(wor
     assert "autofix: baseline: 4 tests, 0 failing in both runs" in out
     [comment] = github.comments(REPO, 2)
     assert comment.body == (
-        "<!-- autofix:pr-2 -->\n\nautofix could not reproduce the failure of "
+        "<!-- autofix:pr-2 -->\n\n❌ autofix could not reproduce the failure of "
         f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}): "
         f"all 4 tests passed at `{pull.head_sha[:12]}` in autofix's sandbox. "
         "The failure may be flaky or specific to the CI environment; "
@@ -404,7 +422,7 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
     # Twice at the head, once at the base (it runs what failed at the head, beside the flake check), twice for the fix.
     assert flip.asked == 5
     assert "autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes" in out
-    named = proof(2, flaky="`tests.test_flaky::test_sometimes` (left out of the judgement)", total=5)
+    named = proof(flaky="`tests/test_flaky.py::test_sometimes` (left out of the judgement)", total=5)
     assert named in github.pull(REPO, 3).body and named in github.comments(REPO, 2)[0].body
     prompt = openai.prompts()[0]
     assert "Flaky (their outcome changed between two runs; ignore them): tests.test_flaky::test_sometimes" in prompt
@@ -430,13 +448,11 @@ def test_a_pull_request_from_a_fork_gets_the_patch_in_a_comment_and_no_push(worl
         "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,5 +1,5 @@\n"
         " def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def total(items):\n"
     )
-    assert comment.startswith(
-        "<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of "
-        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) "
-        "and changed `calc.py`; the gate passed on attempt 1 of 3.\n\n" + proof(2) + "\n\n"
+    assert comment.startswith(f"<!-- autofix:pr-2 -->\n\n{fixed(github, run)}\n\n**The change:** `calc.py`.")
+    assert (
         "this pull request comes from a fork, so autofix pushes nothing: apply the patch with `git apply`.\n\n"
-        f"```diff\n{patch}```\n\n| # | outcome |"
-    )
+        f"```diff\n{patch}```\n\n{proof()}\n\n| # | outcome |"
+    ) in comment
     # The patch applies to the fork's head and gives the fixed code.
     world.git("checkout", "--quiet", "--detach", pull.head_sha, cwd=world.seed)
     subprocess.run(["git", "apply", "-"], cwd=world.seed, input=patch, text=True, check=True)
@@ -521,7 +537,7 @@ def test_publish_false_writes_nothing_to_github_and_leaves_the_comment_in_a_file
     assert github.writes() == [] and world.branches() == ["master"]
     text = path.read_text()
     assert (
-        text.startswith("<!-- autofix:pr-2 -->\n\nautofix reproduced the failure of [run ")
+        text.startswith(f"<!-- autofix:pr-2 -->\n\n{fixed(github, run)}")
         and "```diff\ndiff --git a/calc.py b/calc.py\n" in text
     )
     assert world.outputs()["comment-path"] == ".autofix/out/autofix-pr-2.md"  # as the next step names it
@@ -542,9 +558,9 @@ def test_tests_failing_at_the_base_too_are_named_and_not_held_against_the_fix(wo
     old = ["tests.test_env::test_generated_version", "tests.test_env::test_time_zone_data"]
     assert f"autofix: 2 failing tests fail at the base too (pre-existing, not counted): {', '.join(old)}" in out
     named = (
-        proof(2, total=6)
+        proof(total=6)
         + " Failing at the base branch too (pre-existing, not counted): "
-        + ", ".join(f"`{test}`" for test in old)
+        + ", ".join(f"`{test.replace('tests.test_env', 'tests/test_env.py')}`" for test in old)
         + "."
     )
     [comment] = github.comments(REPO, 2)
@@ -564,7 +580,7 @@ def test_a_pull_request_whose_failures_all_fail_at_the_base_gets_no_attempt(worl
     [comment] = github.comments(REPO, 2)
     assert (
         "every test that fails at `" + pull.head_sha[:12] + "` fails at the base the pull request branched from too: "
-        "`tests.test_env::test_generated_version`, `tests.test_env::test_time_zone_data`. "
+        "`tests/test_env.py::test_generated_version`, `tests/test_env.py::test_time_zone_data`. "
         "This pull request didn't break them; nothing else was done." in comment.body
     )
 

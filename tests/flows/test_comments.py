@@ -70,7 +70,11 @@ def test_autofix_with_a_request_on_a_pull_request_proposes_that_change_into_its_
     changed = world.git("diff", "--name-only", "feature", proposed.head_ref, cwd=world.origin).splitlines()
     assert changed == ["tests/autofix/test_pr_2.py", "text.py"]
     [comment] = github.comments(REPO, pull.number)
-    assert comment.body.startswith(f"<!-- autofix:pr-change-{pull.number} -->\n\nautofix proposes #{proposed.number}")
+    assert comment.body.startswith(
+        f"<!-- autofix:pr-change-{pull.number} -->\n\n"
+        f"✅ autofix made the change asked for in pull request #{pull.number}: "
+    )
+    assert f"autofix proposes #{proposed.number} into this branch: review and merge it." in comment.body
 
 
 def test_a_requested_change_that_breaks_a_passing_test_is_not_proposed(world, github, capsys):
@@ -94,7 +98,9 @@ def test_a_requested_change_that_breaks_a_passing_test_is_not_proposed(world, gi
     assert [p.number for p in github.pulls(REPO)] == [pull.number]
     [comment] = github.comments(REPO, pull.number)
     assert comment.body.startswith(
-        f"<!-- autofix:pr-change-{pull.number} -->\n\nautofix reproduced the bug and tried 3 times"
+        f"<!-- autofix:pr-change-{pull.number} -->\n\n❌ autofix reproduced the bug in pull request #{pull.number} but "
+        "could not fix it: no attempt made `tests/autofix/test_pr_2.py` pass with every test that passed before still "
+        "passing, on all 3 attempts."
     )
 
 

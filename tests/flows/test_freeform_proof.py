@@ -125,7 +125,7 @@ def test_a_fix_none_of_whose_mutants_fails_the_reproduction_is_proposed_unproven
     code, out, openai = act(capsys, calc, {"localize": LOCATE, "reproduce": [weak], "repair": [FIX]})
     assert code == 0, "\n".join(out)
     [pull] = github.pulls(REPO)
-    assert pull.draft and pull.title == "autofix (unproven): add subtracts"
+    assert pull.draft and pull.title == "Fix add subtracts (unproven)"
     assert (
         "**Proof:** reproduction test: failed before, passes after, but fails none of 1 mutant of the fix (unproven);"
         in pull.body

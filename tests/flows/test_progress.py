@@ -78,7 +78,7 @@ def test_a_second_run_on_the_same_issue_edits_the_same_comment(world, github, ca
     code, _, _ = act_in_run(capsys, world, [WRONG, WRONG, WRONG])
     assert code == 1
     [failed] = github.comments(REPO)
-    assert failed.body.startswith(f"{MARK}\n\nautofix tried 3 times to write `unique.py`; the tests failed every time")
+    assert failed.body.startswith(f"{MARK}\n\n❌ autofix could not write `unique.py` for #1: the 4 inline checks")
     assert [body for _, body in comment_writes(github)][:4] == [
         status(github, doing) for doing in ("starting", "attempt 1 of 3", "attempt 2 of 3", "attempt 3 of 3")
     ]
@@ -164,7 +164,8 @@ def test_autofix_on_a_pull_request_shows_the_red_ci_repair_in_its_one_comment(re
     ]
     [(method, final)] = writes[3:]
     [fix] = [p for p in github.pulls(REPO) if p.number != pull.number]
-    assert method == "PATCH" and final.startswith(f"{mark}\n\nautofix proposes #{fix.number} into this branch")
+    assert method == "PATCH" and final.startswith(f"{mark}\n\n✅ autofix fixed the failing tests of #{pull.number}: ")
+    assert f"**Next:** review #{fix.number}, which goes into this branch" in final
     assert [c.body for c in github.comments(REPO, pull.number)] == ["/autofix", final]
     [reaction] = [r for r in github.writes() if r.path.endswith("/reactions")]
     assert reaction.path.startswith(f"/repos/{REPO}/issues/comments/") and reaction.status == 201

@@ -144,7 +144,7 @@ def test_a_git_failure_ends_with_one_line_and_the_failure_comment(world, github,
     )
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(
-        "<!-- autofix:pr-2 -->\n\nautofix stopped with an error while repairing this pull request's tests:\n\n"
+        "<!-- autofix:pr-2 -->\n\n❌ autofix stopped with an error while repairing this pull request's tests:\n\n"
         "```text\ngit push failed"
     )
     assert "| 1 | ✅ pass |" in comment.body

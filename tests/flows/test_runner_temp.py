@@ -38,7 +38,7 @@ def test_a_checkout_the_file_system_refuses_is_one_comment_on_the_pull_request(w
     [comment] = github.comments(REPO)
     assert comment.issue_number == pull.number
     headline, error = comment.body.split("\n\n")[1:3]
-    assert headline == "autofix stopped with an error while repairing this pull request's tests:"
+    assert headline == "❌ autofix stopped with an error while repairing this pull request's tests:"
     assert re.fullmatch(r"```text\n/proc/autofix-pr-2-\w{8}: No such file or directory\n```", error), error
     assert openai.requests == [] and world.branches() == ["feature", "master"]
 

@@ -30,7 +30,7 @@ from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
 from bot.core.workspace import Workspace
 from bot.errors import ModelUnavailable, UserError
-from bot.github import progress, render
+from bot.github import lead, progress, render
 from bot.github.forge import PullInfo, RunInfo
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
@@ -124,6 +124,7 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
     except (UserError, ModelUnavailable, OSError) as exc:
 
         def comment(headline: str) -> None:
+            outcome.verdict = headline.partition("\n")[0].rstrip(":") + "."
             log = render.log(outcome.report) if outcome.report is not None and outcome.report.attempts else ""
             post(step, number, "\n\n".join(part for part in (mark, headline, log) if part), outcome)
 
@@ -235,26 +236,23 @@ class Repair:
             )  # fmt: skip
         finally:
             self.verdict = judge.verdict
-            heading = f"### autofix: pull request #{number} — {'fixed' if report.passed else 'not fixed'}"
-            summary = f"{heading}\n\n{self.proof(baseline)}\n\n{render.log(report)}"
-            step.finish(report, f"pr-{number}", self.outcome, summary)
+            details = f"{self.proof(baseline)}\n\n{render.log(report)}"
+            step.finish(report, f"pr-{number}", self.outcome, f"### autofix: pull request #{number}", details)
         if report.passed:
             self.propose(work, baseline, report)
             return 0
-        headline = (
-            f"autofix reproduced the failure{self.of_run()} and tried {count(len(report.attempts), 'time')} "
-            "to fix the code; "
-            f"no attempt passed the gate ({report.stop_reason})."
+        self.outcome.verdict = lead.verdict(
+            False,
+            f"autofix reproduced the failure{self.of_run()} but could not fix it: no attempt made the "
+            f"{count(len(baseline.target), 'failing test')} pass with every other test still passing, "
+            f"{lead.failed_attempts(report)}.",
         )
         closing = (
-            f"_No branch was pushed. Re-run the failed workflow, or run autofix with `pr: {number}`, to try again._"
+            f"_No branch was pushed. To try again, re-run the failed workflow, or run autofix with `pr: {number}`, "
+            "or comment `/autofix` here._"
         )
-        post(
-            step,
-            number,
-            "\n\n".join([self.mark, headline, self.proof(baseline), render.log(report), closing]),
-            self.outcome,
-        )
+        parts = [self.mark, self.outcome.verdict, self.links(), render.tried(report), self.proof(baseline)]
+        post(step, number, "\n\n".join(filter(None, [*parts, render.log(report), closing])), self.outcome)
         step.flow.print("autofix: every attempt failed; no branch pushed")
         return 1
 
@@ -300,18 +298,25 @@ class Repair:
         return separated
 
     def not_caused(self, baseline: gate.Baseline) -> str:
-        return (
+        return self.nothing_done(
             f"autofix reproduced the failure{self.of_run()}, but every test that fails at "
             f"{render.code_span(self.pull.head_sha[:12])} fails at the base the pull request branched from too: "
             f"{render.names(baseline.pre_existing)}. This pull request didn't break them; nothing else was done."
         )
 
+    def nothing_done(self, line: str) -> str:
+        """The comment's text, and the job summary's, when autofix stops before any attempt."""
+        self.outcome.verdict = lead.verdict(False, line)
+        self.outcome.summary = [f"### autofix: pull request #{self.pull.number}", ""]
+        return f"{self.outcome.verdict}\n\n{self.links()}".rstrip()
+
+    def links(self) -> str:
+        return lead.links(("The Actions run", self.step.config.run_url))
+
     def proof(self, baseline: gate.Baseline) -> str:
         verdict = self.verdict
         after = (len(verdict.still_failing), len(verdict.newly_broken)) if verdict else None
-        proof = render.baseline_proof(
-            baseline.total, len(baseline.target), after, baseline.flaky, baseline.pre_existing
-        )
+        proof = render.baseline_proof(baseline.total, baseline.target, after, baseline.flaky, baseline.pre_existing)
         strength = self.judge.strength if self.judge is not None else None
         if strength is None or not self.unproven:  # the log's test strength gives the figures
             return proof
@@ -331,7 +336,7 @@ class Repair:
             found = f"the tests that failed passed when run again at {sha}: flaky: {flaky}"
         else:
             found = f"all {baseline.total} tests passed at {sha} in autofix's sandbox"
-        return (
+        return self.nothing_done(
             f"autofix could not reproduce the failure{self.of_run()}: {found}. The failure may be flaky or specific "
             "to the CI environment; nothing else was done."
         )
@@ -339,11 +344,17 @@ class Repair:
     def propose(self, work: Workspace, baseline: gate.Baseline, report: Report) -> None:
         step, pull = self.step, self.pull
         proof = self.proof(baseline)
-        changed = ", ".join(render.code_span(p) for p in work.changed)
-        summary = (
-            f"autofix reproduced the failure{self.of_run()} and changed {changed}; "
-            f"the gate passed on attempt {len(report.attempts)} of {report.max_attempts}."
+        failing = count(len(baseline.target), "test")
+        self.outcome.verdict = lead.verdict(
+            True,
+            f"autofix proposes a fix for the failing tests of #{pull.number}, unproven: the {failing} that failed"
+            f"{self.of_run()} pass after it, but fail none of its mutants; every other test still passes, "
+            f"{lead.on_attempt(report)}."
+            if self.unproven
+            else f"autofix fixed the failing tests of #{pull.number}: the {failing} that failed{self.of_run()} pass "
+            f"after the change, and every other test still passes, {lead.on_attempt(report)}.",
         )
+        change = lead.change(work.changed, report)
         if self.fork or not step.config.publish:
             why = (
                 "this pull request comes from a fork, so autofix pushes nothing"
@@ -351,15 +362,18 @@ class Repair:
                 else "`publish` is false, so autofix pushes nothing"
             )
             apply = f"{why}: apply the patch with `git apply`.\n\n{render.fence(work.patch(), 'diff')}"
-            post(step, pull.number, "\n\n".join([self.mark, summary, proof, apply, render.log(report)]), self.outcome)
+            parts = [self.mark, self.outcome.verdict, change, self.links(), apply, proof, render.log(report)]
+            post(step, pull.number, "\n\n".join(filter(None, parts)), self.outcome)
             return
-        title = f"autofix: fix the failing tests of #{pull.number}"
+        title = f"Fix the failing tests of #{pull.number}"
+        into = " · ".join(filter(None, [f"Into #{pull.number}", self.links()]))
+        log = render.log(report)
         proposal = Proposal(
             branch=f"autofix/pr-{pull.number}",
             base=pull.head_ref,  # into the pull request's own branch
             title=title,
             body="\n\n".join(
-                [render.marker("pr-fix", pull.number), summary + f" Into #{pull.number}.", proof, render.log(report)]
+                filter(None, [render.marker("pr-fix", pull.number), self.outcome.verdict, change, into, proof, log])
             ),
             message=f"{title}\n\nChanged by autofix; the whole suite passed in its sandbox.\n",
             what="fix",
@@ -368,8 +382,10 @@ class Repair:
         publish(step, self.tree, work.changed, proposal, self.outcome)
         opened = self.outcome.pull
         assert opened is not None  # publish sets it or raises
-        link = f"autofix proposes #{opened.number} into this branch: {summary}"
-        post(step, pull.number, "\n\n".join([self.mark, link, proof, render.log(report)]), self.outcome)
+        branch = render.code_span(pull.head_ref)
+        nxt = f"**Next:** review #{opened.number}, which goes into this branch ({branch}), and merge it."
+        parts = [self.mark, self.outcome.verdict, nxt, change, render.diff(work.patch()), self.links(), proof]
+        post(step, pull.number, "\n\n".join(filter(None, [*parts, render.log(report)])), self.outcome)
 
 
 def post(step: Step, number: int, body: str, outcome: TaskOutcome) -> None:
@@ -381,4 +397,5 @@ def post(step: Step, number: int, body: str, outcome: TaskOutcome) -> None:
         step.flow.print(f"autofix: publish is false: the comment for #{number} is in {path}")
         return
     operation = step.forge.upsert_comment(number, render.marker("pr", number), body)
+    outcome.commented = number
     step.flow.print(f"autofix: comment on #{number} {operation}")
