@@ -195,10 +195,16 @@ class Step:
         outcome.summary = [heading, details]
 
     def write_summaries(self) -> None:
+        """Run as the step ends, after its result: a summary file the runner can't take costs a
+        warning, never the step's exit code."""
         for outcome in self.outcomes:
             if outcome.summary is not None:
                 heading, details = outcome.summary
-                append_summary(self.config.summary, self.summary(outcome, heading, details), self.redact)
+                try:
+                    append_summary(self.config.summary, self.summary(outcome, heading, details), self.redact)
+                except OSError as exc:
+                    self.flow.annotate("warning", f"the job summary was not written: {system_error(exc)}")
+                    return
 
     def summary(self, outcome: TaskOutcome, heading: str, details: str) -> str:
         """A task's part of the job summary: what the body or comment opened with, and links."""

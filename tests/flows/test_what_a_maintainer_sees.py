@@ -117,3 +117,11 @@ def test_a_red_ci_comment_shows_the_change_and_what_to_do_next(red_ci, github, c
     gfm.shown(fix.body, run_url)
     summary = gfm.shown(red_ci.summary.read_text())
     assert f"{github.web_url}/{REPO}/pull/3" in summary.links and f"{github.web_url}/{REPO}/issues/2" in summary.links
+
+
+def test_a_job_summary_the_runner_cannot_take_costs_a_warning_not_the_result(world, github, capsys, monkeypatch):
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(world.temp))  # a folder: no file can be appended there
+    world.event("issues", labeled())
+    code, out, _ = act(capsys, world, [RIGHT])
+    assert code == 0 and len(github.pulls(REPO)) == 1
+    assert out[-1] == f"::warning::the job summary was not written: {world.temp}: Is a directory"
