@@ -55,7 +55,7 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
     config, flow = step.config, step.flow
     number = int(issue["number"])
     mark = render.marker("issue", number)
-    outcome = TaskOutcome()
+    outcome = TaskOutcome(asked=number)
     step.outcomes.append(outcome)
     tests: Tests | None = None  # once known, the pull request and the comment name them
     status = progress.Progress(step, number, mark)

@@ -53,6 +53,7 @@ class TaskOutcome:
     report_path: Path | None = None
     comment_path: Path | None = None  # a CI repair's comment, for a job that posts it
     commented: int | None = None  # the issue or pull request autofix's comment on the task is on
+    asked: int | None = None  # the issue the task came from
     verdict: str = ""  # the line the body or comment opened with, which the job summary opens with too
     summary: list[str] | None = None  # the job summary's heading and details, written when the step ends
 
@@ -221,6 +222,8 @@ class Step:
             made.append(f"[the comment on #{outcome.commented}]({page}/issues/{outcome.commented})")
         if outcome.comment_path is not None and not c.publish:
             made.append(f"the comment to post, {render.code_span(c.shown(outcome.comment_path))}")
+        if outcome.asked is not None and outcome.asked != outcome.commented:
+            made.append(f"asked in [#{outcome.asked}]({page}/issues/{outcome.asked})")
         if outcome.report_path is not None:
             made.append(f"the report, {render.code_span(c.shown(outcome.report_path))}")
         shown = " · ".join(made)

@@ -74,7 +74,8 @@ def test_labeled_by_a_writer_opens_a_pull_request_with_passing_code(world, githu
     assert report["passed"] is True and report["tokens"] == {"input": 340, "output": 100}
     assert world.summary.read_text().startswith(
         "### autofix: `unique.py`\n\n✅ autofix wrote `unique.py` for #1: the 4 inline checks passed on attempt 2 of 3."
-        f"\n\n**Made:** [pull request #2]({github.web_url}/{REPO}/pull/2) · the report, "
+        f"\n\n**Made:** [pull request #2]({github.web_url}/{REPO}/pull/2) · "
+        f"asked in [#1]({github.web_url}/{REPO}/issues/1) · the report, "
         "`.autofix/out/autofix-issue-1.json`\n\n| # | outcome | failing tests | seconds | tokens |\n"
     )
     printed = "\n".join(out[3:])

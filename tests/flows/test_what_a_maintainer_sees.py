@@ -39,7 +39,7 @@ def test_a_pull_request_leads_with_its_verdict_the_change_and_the_run(world, git
     assert page.summaries == ["Attempt 1: what failed, as the model was told"]
     summary = gfm.shown(world.summary.read_text())
     assert summary.paragraphs[0] == page.first()
-    assert f"{github.web_url}/{REPO}/pull/2" in summary.links
+    assert f"{github.web_url}/{REPO}/pull/2" in summary.links and f"{github.web_url}/{REPO}/issues/1" in summary.links
 
 
 def test_a_failure_comment_folds_the_same_failures_once_and_shows_the_code_tried(world, github, capsys, run_url):
