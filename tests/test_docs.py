@@ -181,6 +181,7 @@ EXPECT = {
     "make bench": benchmark("validate_tiers.py"),
     "make bench-copy": benchmark("copy_once.py"),
     "make bench-existing": benchmark("existing_code.py"),
+    "make bench-red-ci": benchmark("red_ci.py"),
     "make bench-strength": benchmark("strength.py"),
     "make bench-eval": benchmark("eval_harness.py"),
     "make bench-model": benchmark("real_model.py"),

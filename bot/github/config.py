@@ -75,7 +75,7 @@ class RepoConfig(Strict):
     label: str | None = None
     specs: str | None = None
     # A free-form issue whose bug no test reproduced may still get a fix, judged by the suite
-    # alone, as a draft titled "autofix (unproven)".
+    # alone, as a draft titled "Fix <the issue's title> (unproven)".
     allow_unproven: bool = False
     # Open pull requests as drafts; unset: only when the token isn't the job's GITHUB_TOKEN (Config.draft).
     draft: bool | None = None

@@ -140,8 +140,8 @@ def refuse_fork(step: Step, pull: PullInfo, asked: str) -> int:
         f"{render.marker('pr', pull.number)}\n\nautofix did not run: this pull request comes from the fork "
         f"{render.code_span(fork)}, and {asked} here would run its code in a job whose token can write to this "
         "repository. A fork's pull request is repaired only in the read-only shape of "
-        f'{render.code_span(FORKS_EXAMPLE)} (docs/action.md, "Red CI repair", *Forks, safely*): the job that runs its code '
-        "holds a read-only token with "
+        f'{render.code_span(FORKS_EXAMPLE)} (docs/action.md, "Red CI repair", *Forks, safely*): '
+        "the job that runs its code holds a read-only token with "
         '`publish: "false"`, and a second job, which runs none of it, posts the patch as a comment.'
     )
     step.flow.annotate(
