@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 from bot.core import source, splice
 from bot.core.edits import FORMAT_HELP, EditError, after_reply, parse, refused, substitute
 from bot.core.extract import NoCode, extract_code
-from bot.core.prompts import task_text
+from bot.core.prompts import task_text, with_failures
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
 from bot.core.target import write_target
@@ -39,9 +39,11 @@ class EditFile:
         original: str,
         failures: Callable[[], str] = lambda: "",
         on_switch: Callable[[str], None] = lambda note: None,
+        shown: Callable[[], str] = lambda: "",
     ):
         self.spec, self.original, self.current = spec, original, original
         self.failures = failures  # the current code's failing tests, known once the preflight ran
+        self.shown = shown  # how they fail, as the first prompt tells it
         self.on_switch = on_switch
         self.touched: set[int] = set()  # lines of `current` the last applied edits wrote
         self.reply = ""
@@ -52,7 +54,7 @@ class EditFile:
 
     def first(self) -> Messages:
         text = f"{task_text(self.spec, edit=True)}\n\n{self.view(self.failures())}"
-        return [self.system(), {"role": "user", "content": text}]
+        return with_failures([self.system(), {"role": "user", "content": text}], self.shown())
 
     def apply(self, reply: str) -> Candidate:
         self.reply, self.judged = reply, False

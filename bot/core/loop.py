@@ -21,7 +21,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
-from bot.core.prompts import with_failures
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
 from bot.core.repeats import Judged, Streak, repeated
 from bot.core.report import Attempt, Report
@@ -48,18 +47,17 @@ def run(
     *,
     restart: Callable[[], Answer] | None = None,
     judged: Judged | None = None,
-    current_failures: Callable[[], str] = lambda: "",
 ) -> Report:
     """`restart` makes a fresh answer: given, a repair that fails as the last attempt judged did
     is followed by a fresh sample from the task. `judged` holds what was judged before the loop
-    (the current code); `current_failures`, how the current code fails, goes in every first prompt."""
+    (the current code)."""
     seen = judged if judged is not None else Judged()
     try:
         for note in judge.preflight():
             report.notes.append(note)
             on_note(note)
         started = clock()
-        messages = with_failures(answer.first(), current_failures())
+        messages = answer.first()
         repeats = 0  # replies in a row that repeated a judged candidate: the next call is that much hotter
         streak, repairing = Streak(), False  # whether this call's prompt is a repair prompt
         for number in range(1, budget.max_attempts + 1):
@@ -120,7 +118,7 @@ def run(
                 report.notes.append(note)
                 on_note(note)
                 answer = restart()
-                messages, repairing = with_failures(answer.first(), current_failures()), False
+                messages, repairing = answer.first(), False
             else:
                 messages, repairing = answer.next(verdict.feedback), True
     except (UserError, ModelUnavailable) as exc:
@@ -200,21 +198,28 @@ def solve(
         on_note(note)
 
     def answer() -> Answer:
-        return answer_for(spec, current, lambda: validator.failures_seen or file_judge.failures, switched)
+        return answer_for(
+            spec, current, lambda: validator.failures_seen or file_judge.failures, switched, lambda: file_judge.failures
+        )
 
     return run(
         answer(), judge, model, budget, report, on_attempt, on_note, clock, on_stage,
-        restart=answer if restart_when_stuck else None, judged=judged, current_failures=lambda: file_judge.failures,
+        restart=answer if restart_when_stuck else None, judged=judged,
     )  # fmt: skip
 
 
 def answer_for(
-    spec: Spec, current: str | None, failures: Callable[[], str], on_switch: Callable[[str], None] = lambda note: None
+    spec: Spec,
+    current: str | None,
+    failures: Callable[[], str],
+    on_switch: Callable[[str], None] = lambda note: None,
+    shown: Callable[[], str] = lambda: "",
 ) -> Answer:
     """`failures`: the current code's, known once the preflight ran (an edit's windows follow them).
-    `on_switch`: told when edit mode asks for one whole function instead of edit blocks."""
+    `on_switch`: told when edit mode asks for one whole function instead of edit blocks. `shown`:
+    how the current code fails, as a repair prompt says it, in every first prompt."""
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     python = spec.target_kind == "python"  # a document or a query is written whole
     if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
-        return EditFile(spec, current, failures, on_switch)
-    return WholeFile(spec, current)
+        return EditFile(spec, current, failures, on_switch, shown)
+    return WholeFile(spec, current, shown)

@@ -1,5 +1,5 @@
-"""What the model is told: the task first (for existing code, with its current failures), then the
-task with its last code and the failures."""
+"""What the model is told: the task first (for existing code, with its current failures), then,
+after each reply, how its code failed."""
 
 from __future__ import annotations
 
@@ -28,14 +28,13 @@ def first(spec: Spec, current: str | None = None) -> list[dict[str, str]]:
     return [system(spec), {"role": "user", "content": text}]
 
 
-def repair(spec: Spec, previous_code: str, feedback: str) -> list[dict[str, str]]:
+def repair(spec: Spec, feedback: str) -> dict[str, str]:
+    """The turn after the model's reply (bot/core/whole_file.py keeps the conversation)."""
     content = (
-        f"{task_text(spec)}\n\n"
-        f"Your previous version of `{spec.target}`:\n```{spec.target_kind}\n{previous_code.rstrip()}\n```\n\n"
-        f"It failed the tests:\n{feedback}\n\n"
+        f"Your previous version of `{spec.target}`, above, failed the tests:\n{feedback}\n\n"
         f"Fix the code. Reply with the whole corrected file `{spec.target}`."
     )
-    return [system(spec), {"role": "user", "content": content}]
+    return {"role": "user", "content": content}
 
 
 def with_failures(messages: list[dict[str, str]], failures: str) -> list[dict[str, str]]:

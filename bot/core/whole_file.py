@@ -1,6 +1,14 @@
-"""The answer that writes the whole target: a reply is the complete file in one code block."""
+"""The answer that writes the whole target: a reply is the complete file in one code block.
+
+A repair continues the conversation: the first prompt as it was sent, the model's last reply as its
+own turn, the verdict as the next user turn. Nothing is restated in other words, and a server that
+caches prompt prefixes (llama.cpp, vLLM, OpenAI's) reads only what follows the first prompt, or,
+right after that reply, only the verdict. Earlier replies are left out: a prompt is as long as the
+first one, a reply and a verdict, however many attempts."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from bot.core import prompts
 from bot.core.extract import NoCode, extract_block, extract_code
@@ -11,17 +19,20 @@ from bot.spec import Spec
 
 
 class WholeFile:
-    def __init__(self, spec: Spec, current: str | None):
+    def __init__(self, spec: Spec, current: str | None, shown: Callable[[], str] = lambda: ""):
         self.spec = spec
         self.current = current  # the target as it is, shown in the first prompt
+        self.shown = shown  # how the current code fails its tests, in the first prompt
         self.code: str | None = None  # the last code a reply held: what the next diff is against
-        self.last: str | None = None  # the last reply's code, or the reply itself when it held none
+        self.opening: Messages = []  # the first prompt, which every repair continues
+        self.reply = ""  # the last reply, as the model wrote it
 
     def first(self) -> Messages:
-        return prompts.first(self.spec, self.current)
+        self.opening = prompts.with_failures(prompts.first(self.spec, self.current), self.shown())
+        return self.opening
 
     def apply(self, reply: str) -> Candidate:
-        self.last = reply
+        self.reply = reply
         kind = self.spec.target_kind
         try:
             code = extract_code(reply, self.spec.required_name) if kind == "python" else extract_block(reply, kind)
@@ -29,11 +40,11 @@ class WholeFile:
             raise Unusable(
                 Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```{kind} block."
             ) from None
-        previous, self.code, self.last = self.code, code, code
+        previous, self.code = self.code, code
         return Candidate(code, code_diff(previous, code, self.spec.target), {self.spec.target: code})
 
     def next(self, feedback: str) -> Messages:
-        return prompts.repair(self.spec, self.last or "", feedback)
+        return [*self.opening, {"role": "assistant", "content": self.reply}, prompts.repair(self.spec, feedback)]
 
     def keep(self, candidate: Candidate) -> str:
         write_target(self.spec, candidate.code)

@@ -85,11 +85,23 @@ def test_the_time_budget_stops_the_loop(tmp_path):
     assert (attempt.seconds, attempt.model_seconds, attempt.test_seconds) == (5.0, 2.0, 3.0)
 
 
-def test_repair_prompts_carry_the_last_code_and_its_feedback(tmp_path):
-    model = Replies(Reply(CODE), Reply(CODE.replace("1", "2")), Reply(CODE.replace("1", "3")))
-    first = Verdict(False, ["t"], "Failing checks:\n- t: expected 1, got None")  # unlike the next: no fresh start
-    failing = Verdict(False, ["t"], "Failing checks:\n- t: expected 1, got 2")
-    solve(spec(tmp_path), model, Verdicts(first, failing, Verdict(True), Verdict(True)), report())
-    last = model.calls[2][1]["content"]
-    assert "```python\ndef f():\n    return 2\n```" in last
-    assert "It failed the tests:\nFailing checks:\n- t: expected 1, got 2" in last
+def test_a_repair_continues_the_conversation_from_the_last_reply(tmp_path):
+    """The first prompt as sent, the model's last reply as its own turn, the verdict next: nothing
+    restated, so a server caching prefixes reads only the new turns; earlier replies left out."""
+    replies = [Reply(CODE.replace("1", str(n))) for n in (5, 2, 3)]
+    model = Replies(*replies, Reply(CODE))
+    verdicts = [Verdict(False, ["t"], f"Failing checks:\n- t: expected 1, got {n}") for n in (5, 2, 3)]
+    validator = Verdicts(*verdicts, Verdict(True), Verdict(True))
+    solve(spec(tmp_path, max_attempts=4), model, validator, report(), restart_when_stuck=False)
+    opening = model.calls[0]
+    assert [m["role"] for m in opening] == ["system", "user"]
+    told = [
+        f"Your previous version of `f.py`, above, failed the tests:\n{v.feedback}\n\n"
+        "Fix the code. Reply with the whole corrected file `f.py`."
+        for v in verdicts
+    ]
+    turns = [
+        [{"role": "assistant", "content": reply.text}, {"role": "user", "content": verdict}]
+        for reply, verdict in zip(replies, told, strict=True)
+    ]
+    assert model.calls[1:] == [[*opening, *turn] for turn in turns]

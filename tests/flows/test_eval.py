@@ -470,7 +470,7 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
     # 20 first calls, shared; then repair's 5x1 + 5x2, resample's 10x2, repair+resample's 5x1 + 5x2
     assert len(fake.requests) == 70 and fake.remaining == 0
     repair_prompts = [p for p in fake.prompts() if "Your previous version" in p]
-    assert "It failed the tests:\nFailing checks:\n- line " in repair_prompts[0]
+    assert "above, failed the tests:\nFailing checks:\n- line " in repair_prompts[0]
     assert ": raised AssertionError: " in repair_prompts[0]
 
     data = load(out)

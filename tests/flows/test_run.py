@@ -26,7 +26,9 @@ def test_order_mistake_is_repaired_on_attempt_2(task, capsys, api):
     first, second = fake.prompts()
     assert "unique_items" in first and "Your previous version" not in first
     assert "order: expected [3, 1, 2], got [1, 2, 3]" in second
-    assert "return list(set(items))" in second
+    # The repair continues the conversation: the model's own reply is its turn, sent back as it was.
+    sent = fake.requests[1].json["input" if api == "responses" else "messages"]
+    assert {"role": "assistant", "content": WRONG} in sent and sent[-1]["role"] == "user"
     assert (
         task.parent / "unique.py"
     ).read_text() == "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
@@ -55,7 +57,7 @@ def test_all_attempts_failing_exits_1_and_leaves_the_target_alone(task, capsys):
     last = capsys.readouterr().out.splitlines()[-1]
     # The attempts are counted once: by the reason, not again in the totals.
     assert re.fullmatch(
-        re.escape(f"failed: all 3 attempts failed; {target} left untouched (") + r"\d+\.\d\d s, 1057 tokens\)", last
+        re.escape(f"failed: all 3 attempts failed; {target} left untouched (") + r"\d+\.\d\d s, 1717 tokens\)", last
     ), last
 
 
@@ -292,7 +294,7 @@ def test_the_report_tells_the_whole_story(task, capsys):
     assert data["task"].startswith("Write a Python function unique_items(items)")
     first, second = data["attempts"]
     assert first["prompt"][1]["content"] in fake.prompts()[0] and first["reply"] == WRONG
-    assert "Your previous version" in second["prompt"][1]["content"] and second["reply"] == RIGHT
+    assert "Your previous version" in second["prompt"][-1]["content"] and second["reply"] == RIGHT
     for attempt in (first, second):
         assert attempt["started_at"].endswith("+00:00") and attempt["started_at"][:2] == "20"
         assert 0 <= attempt["model_seconds"] <= attempt["seconds"] and attempt["test_seconds"] > 0
