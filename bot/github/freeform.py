@@ -158,6 +158,7 @@ class FreeForm:
         step, config, request = self.step, self.step.config, self.request
         flow, where = step.flow, request.where
         self.status.stage("measuring the baseline")
+        step.preload_model(config.repo)
         with flow.group("baseline: the repository's suite, as it is"):
             baseline = gate.Baseline.measure(self.suite, self.work.root)
             flow.untrusted(baseline.first.output)

@@ -22,7 +22,7 @@ from bot.github.forge import Forge, PullResult
 from bot.github.git import Git
 from bot.github.workflow import Workflow, append_summary
 from bot.models.base import REQUEST_TIMEOUT, Model, ModelSettings
-from bot.models.registry import Hints, open_model
+from bot.models.registry import Hints, open_model, preload
 from bot.redact import Redactor
 from bot.sandbox.tiers import Sandbox, within
 from bot.spec import Spec
@@ -101,6 +101,10 @@ class Step:
             folder = self.cleanup.enter_context(tempfile.TemporaryDirectory(prefix="autofix-trust-"))
             self.bundle = trust.bundle(self.config.ca_bundle, Path(folder))
         return self.bundle
+
+    def preload_model(self, spec: Spec | RepoConfig) -> None:
+        """The model's SDK imported on a thread while the tests run: the first call doesn't wait for it."""
+        preload(self.config.model or spec.model)
 
     def model(self, spec: Spec | RepoConfig) -> Model:
         """The configured model (the step's inputs win over the spec or config); prompts masked."""

@@ -313,9 +313,7 @@ def feedback(verdict: Judgement, run: SuiteRun, budget: int = FEEDBACK_CHARS) ->
     elif verdict.newly_broken:
         parts.append("The target tests pass now.")
     if verdict.newly_broken:
-        parts.append(
-            "Tests that passed before your change and fail now (you broke them):\n" + lines(verdict.newly_broken)
-        )
+        parts.append("Tests that passed before the change and fail with it:\n" + lines(verdict.newly_broken))
     head = "\n\n".join(parts)
     names = [name for name, _ in verdict.still_failing + verdict.newly_broken]
     details = "\n\n".join(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -41,6 +42,22 @@ def open_model(settings: ModelSettings, redact: Callable[[str], str], hints: Hin
     if not settings.api_key and not settings.base_url:
         raise UserError(f"no API key: {hints.key}")
     return Masked(load(DEFAULT_PROVIDER)(settings.name, settings), redact, settings)
+
+
+def preload(name: str | None) -> None:
+    """Start importing the SDK a model of this name is called through, on a thread of its own, so
+    it loads while the baseline runs rather than before the first call (the openai SDK takes 0.5-2
+    s). A later import waits for this one; one that fails here fails again there, and says why."""
+    prefix, _, rest = (name or "").partition(":")
+    if name and not (rest and prefix in PROVIDERS):
+        threading.Thread(target=quietly_import, args=("openai",), name="autofix-preload", daemon=True).start()
+
+
+def quietly_import(module: str) -> None:
+    try:
+        importlib.import_module(module)
+    except BaseException:  # noqa: BLE001  # the import that needs it raises again, where it is reported
+        return
 
 
 def load(provider: str | Provider) -> Provider:

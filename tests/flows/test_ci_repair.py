@@ -305,7 +305,7 @@ def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, cap
     code, out, openai = act(capsys, world, [breaks_negatives, repair])
     assert code == 0
     feedback = (
-        "The target tests pass now.\n\nTests that passed before your change and fail now (you broke them):\n"
+        "The target tests pass now.\n\nTests that passed before the change and fail with it:\n"
         "- tests.test_calc::test_add_negative_and_zero: passed before the change, failed now: assert 4 == -4"
     )
     second = openai.prompts()[1]

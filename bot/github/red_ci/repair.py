@@ -186,6 +186,7 @@ class Repair:
             config.jobs,
         )
         self.status.stage("measuring the baseline")
+        step.preload_model(config.repo)
         base = step.git.pull_base(number)
         with step.flow.group("baseline: the suite at the pull request's head; what failed, again and at its base"):
             with self.base_tree(base) as base_folder:
