@@ -210,9 +210,16 @@ def allowed_environ(extra: Mapping[str, str] = {}) -> dict[str, str]:
 
 
 def _normalize_readable(readable: Iterable[os.PathLike | str]) -> tuple[Path, ...]:
+    """The paths a run may read, never a shared temp folder or one holding it (`/tmp` itself is on
+    sys.path when autofix is started from a script there, `/` from one at the root): shown to
+    the run, its bind would cover the run's own empty /tmp with the host's, everything another
+    process left there included, read-only, so the run could neither write a temp file nor be
+    kept from reading one. Paths inside them (a virtualenv in /tmp) are shown as any other."""
     out: list[Path] = []
     for p in readable:
         p = Path(os.path.abspath(os.fspath(p)))
+        if any(within(shared, os.path.realpath(p)) for shared in SHARED_TMP):
+            continue
         if p.exists() and p not in out:
             out.append(p)
     return tuple(out)

@@ -734,3 +734,36 @@ def test_crashed_runs_are_undone_by_the_next(tier, private_tmp):
     # (if a run of another process on this machine takes a crashed uid first, that run is
     # the one that undoes it, at the same moment: hence the wait)
     assert wait_until(undone, 30)
+
+
+@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
+@pytest.mark.parametrize("shown", ["/tmp", "/"])
+def test_a_shared_temp_folder_or_the_root_among_the_readable_paths_is_not_shown(tier, shown, workdir):
+    """`/tmp` is on sys.path when autofix is started from a script there (`/` from one at the root):
+    shown read-only, the host's /tmp would cover the run's own, so the run could write no temp
+    file and could read what other processes left there."""
+    note = Path(tempfile.mkstemp(prefix="autofix-host-note-", dir="/tmp")[1])
+    try:
+        note.write_text("TOPSECRET-left-in-tmp")
+        note.chmod(0o644)
+        sandbox = open_sandbox(tier, readable=[*python_readable(), shown])
+        out = py(
+            sandbox,
+            """
+            import sys, tempfile
+            with tempfile.NamedTemporaryFile("w") as f:
+                f.write("mine")
+                print("WROTE", f.name)
+            try:
+                print("READ", open(sys.argv[1]).read())
+            except OSError as e:
+                print("DENIED", type(e).__name__)
+            """,
+            workdir,
+            Limits(wall_seconds=20),
+            str(note),
+        )
+    finally:
+        note.unlink()
+    assert out.returncode == 0, out.output
+    assert "WROTE" in out.output and "DENIED" in out.output and "TOPSECRET" not in out.output
