@@ -17,7 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator, model_validator
 from pydantic_core import ErrorDetails
 
-from bot import commandfiles, loadable, testfiles
+from bot import commandfiles, loadable, syntax, testfiles
 from bot.errors import UserError
 
 # Paths a candidate may never change, on top of the spec's own `protect` list. Patterns work
@@ -217,7 +217,7 @@ class Spec(Strict):
 
 def called_name(code: str) -> str | None:
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except SyntaxError:
         return None
     defined = {n.name for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
@@ -290,7 +290,7 @@ def check_code(spec: Spec, line: int) -> None:
     if spec.tests.code is None:
         return
     try:
-        ast.parse(spec.tests.code)
+        syntax.parse(spec.tests.code)
     except SyntaxError as exc:
         raise UserError(
             f"{spec.path}:{line}: tests.code: invalid Python at line {exc.lineno} of the checks: {exc.msg}"

@@ -7,6 +7,7 @@ import ast
 import re
 from collections.abc import Callable
 
+from bot import syntax
 from bot.judge import bounded
 
 FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
@@ -29,7 +30,7 @@ class NoCode(bounded.Unreadable):
 def extract_code(reply: str, required_name: str | None = None) -> str:
     code = read(reply, lambda: python_code(reply, required_name))
     try:
-        ast.parse(code)
+        syntax.parse(code)
     except TOO_DEEP:
         raise NoCode("the code nests too deeply for Python to parse it") from None
     except (SyntaxError, ValueError):
@@ -112,7 +113,7 @@ def dedented(code: str) -> str:
 
 def parses(code: str) -> bool:
     try:
-        ast.parse(code)
+        syntax.parse(code)
     except (SyntaxError, ValueError, *TOO_DEEP):
         return False
     return True
@@ -143,7 +144,7 @@ def unfenced(reply: str) -> str:
         if not lines:
             break
         try:
-            ast.parse("\n".join(lines))
+            syntax.parse("\n".join(lines))
             return "\n".join(lines)
         except SyntaxError as exc:
             # The prose starts at the line Python stopped at, or before it (an unclosed bracket).
@@ -155,7 +156,7 @@ def unfenced(reply: str) -> str:
 
 def defines(code: str, name: str) -> bool:
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except (SyntaxError, ValueError, *TOO_DEEP):
         return re.search(rf"^(?:async )?(?:def|class) {re.escape(name)}\b", code, re.M) is not None
     for node in tree.body:

@@ -17,6 +17,7 @@ import ast
 import time
 from collections.abc import Callable
 
+from bot import syntax
 from bot.core.gated import GateJudge
 from bot.core.protocol import Candidate
 from bot.core.report import Report
@@ -145,7 +146,7 @@ def stubs(files: dict[str, tuple[str, str | None]], wanted: list[Wanted]) -> dic
 def stub(code: str, name: str) -> str | None:
     """`code` with the top-level definition of `name` doing nothing but raise; None: there is none."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except SyntaxError:
         return None
     lines = code.splitlines(keepends=True)

@@ -26,6 +26,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from bot import syntax
 from bot.core.source import LOCATIONS
 from bot.safefs import read_regular, shown, walk
 from bot.text import FENCE, clip_line, count
@@ -167,7 +168,7 @@ def read_source(path: str, data: bytes | None) -> tuple[SourceFile, Counter[str]
     if len(data) > MAX_FILE_BYTES:
         return SourceFile(path, (), own_name, "over 1 MB: not parsed", text), Counter()
     try:
-        tree = ast.parse(data)  # bytes: the parser honours a coding cookie and a BOM
+        tree = syntax.parse(data)  # bytes: the parser honours a coding cookie and a BOM
     except (SyntaxError, ValueError, RecursionError):
         return SourceFile(path, (), own_name, "does not parse", text), Counter()
     symbols: list[Symbol] = []

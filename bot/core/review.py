@@ -13,6 +13,8 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatch
 
+from bot import syntax
+
 NETWORK = ("socket", "ssl", "urllib", "http.client", "http.server", "requests", "httpx", "aiohttp", "urllib3",
            "ftplib", "smtplib", "poplib", "imaplib", "telnetlib", "xmlrpc", "websocket", "websockets", "paramiko",
            "asyncio.open_connection", "asyncio.start_server")  # fmt: skip
@@ -88,7 +90,7 @@ def python(text: str) -> Iterator[tuple[int, str, str]]:
     """(line, kind, detail) for every spot of `text` of the kinds above, in order; nothing for
     code that doesn't parse (the judge refused it already, or it isn't this change's)."""
     try:
-        tree = ast.parse(text)
+        tree = syntax.parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # a hostile nesting too
         return
     aliases: dict[str, str] = {}

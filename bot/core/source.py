@@ -8,6 +8,8 @@ import ast
 import re
 from collections.abc import Iterable
 
+from bot import syntax
+
 LOCATIONS = (
     re.compile(r"^(?P<path>[^\s:\"'<>][^:\n\"]*\.py):(?P<line>\d+):", re.M),  # pytest: path.py:12: in f
     re.compile(r"File \"(?P<path>[^\"\n]+\.py)\", line (?P<line>\d+)"),  # Python's own tracebacks
@@ -45,7 +47,7 @@ def definitions(code: str) -> list[tuple[str, int, int]]:
     """(name, first line, last line) of every function and class, at any depth; none for code
     that doesn't parse (the outline then falls back to the file's first lines)."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except (SyntaxError, ValueError, RecursionError):
         return []
     found = []

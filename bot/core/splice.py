@@ -10,6 +10,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from bot import syntax
 from bot.core import source
 from bot.core.prompts import task_text
 from bot.core.protocol import Messages
@@ -70,7 +71,7 @@ def units(code: str) -> list[Unit]:
     """The file's functions and classes, and the methods and classes inside classes; not what is
     nested in a function (the function is the unit). None for code that doesn't parse."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []
     lines = code.splitlines()
@@ -133,7 +134,7 @@ def spliced(code: str, unit: Unit, new: str) -> str:
     the top level): indented as the unit was, its decorators with it; what else `new` holds is
     left out, as the model was told."""
     try:
-        tree = ast.parse(new)
+        tree = syntax.parse(new)
     except SyntaxError as exc:
         raise NotSpliced(f"the code in your reply does not parse: {exc.msg} (its line {exc.lineno})") from None
     defining = [

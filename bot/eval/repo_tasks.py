@@ -22,6 +22,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot import syntax
 from bot.core.reproduce import module_id
 from bot.errors import UserError
 from bot.eval import repo_probe
@@ -179,7 +180,7 @@ def write_repository(root: Path, task: RepoTask, broken: str) -> None:
 def mutations(problem: Problem) -> list[Mutation]:
     """Every single-token mutation of the entry function's body, in source order. Each changes
     the operator or number in place, so the module reads as before but for that token."""
-    tree = ast.parse(problem.source)
+    tree = syntax.parse(problem.source)
     function = next(
         node
         for node in tree.body

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from bot import spec as specs
+from bot import syntax
 from bot.errors import UserError
 from bot.eval.repo_tasks import RepoTask, is_repo_taskset, repo_taskset
 from bot.eval.results import natural_key
@@ -82,7 +83,7 @@ def humaneval_checks(test: str, entry: str) -> str:
     AssertionError: the checks run from a string, and tracebacks show no source line. Each
     assert's message becomes its own source, with `candidate` named as the model knows it,
     so the repair feedback says which assertion failed."""
-    tree = ast.parse(test)
+    tree = syntax.parse(test)
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert) and (node.msg is None or isinstance(node.msg, ast.Constant)):
             source = re.sub(r"\bcandidate\b", entry, ast.unparse(node.test))

@@ -15,6 +15,7 @@ import html
 import re
 from collections.abc import Callable
 
+from bot import syntax
 from bot.core.report import Attempt, Report
 from bot.judge.failures import node_id
 from bot.models.prices import AS_OF
@@ -212,7 +213,7 @@ def checks(code: str | None) -> int:
     if not code:
         return 0
     try:
-        return sum(isinstance(node, ast.Assert) for node in ast.walk(ast.parse(code)))
+        return sum(isinstance(node, ast.Assert) for node in ast.walk(syntax.parse(code)))
     except (SyntaxError, ValueError, RecursionError):  # the spec refused it already; say no number
         return 0
 

@@ -17,6 +17,8 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from bot import syntax
+
 CAPTURED = 6  # subexpressions one assertion keeps
 SHOWN_CHARS = 240  # of one value in the feedback
 NEWLINE = re.compile(rb"\r\n|\r|\n")  # the tokenizer's line ends (not str.splitlines', which knows more)
@@ -142,7 +144,7 @@ def calls(expr: ast.expr) -> list[ast.Call]:
 
 def literal(expr: ast.expr) -> bool:
     try:
-        ast.literal_eval(expr)
+        syntax.literal_eval(expr)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return False
     return True

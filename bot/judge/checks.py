@@ -7,6 +7,7 @@ import operator
 import signal
 from dataclasses import dataclass, field
 
+from bot import syntax
 from bot.judge.assertions import Assertion, clip, cut_pair, explain, rewrite
 from bot.text import clip_head, clip_line
 
@@ -42,9 +43,9 @@ def prepare(code: str) -> list[dict]:
     assert a truth test; everything else plain code (imports, helpers, loops). Each keeps its text
     as the task wrote it (`shown`), and runs with the captures of its assertions inserted
     (bot/judge/assertions.py), which `explain` holds for the feedback (never sent: `wire`)."""
-    tree = ast.parse(code)
+    tree = syntax.parse(code)
     executed, assertions = rewrite(code, tree)
-    run_tree = ast.parse(executed) if executed != code else tree
+    run_tree = syntax.parse(executed) if executed != code else tree
     statements = []
     for node, run in zip(tree.body, run_tree.body, strict=True):
         shown = ast.get_source_segment(code, node)
@@ -162,7 +163,7 @@ def judge(
         results.names.append("(all checks)")
         return results
     try:
-        data = ast.literal_eval(payload)
+        data = syntax.literal_eval(payload)
         import_error, records = data["import_error"], data["records"]
         lines = [record["line"] for record in records]
     except (ValueError, KeyError, TypeError, IndexError, SyntaxError, MemoryError, RecursionError):

@@ -11,7 +11,7 @@ import ast
 import re
 from pathlib import Path
 
-from bot import safefs
+from bot import safefs, syntax
 from bot.judge.integrity import SOURCE_CAP, Case
 
 SEPARATOR = re.compile(r"^(?:_ ){2,}_\s*$", re.M)  # between the entries of pytest's long traceback
@@ -102,7 +102,7 @@ def test_source(node: str, frames: str, sources: str) -> str:
     data = safefs.read_regular(Path(sources) / path, SOURCE_CAP)
     try:
         text = (data or b"").decode("utf-8")
-        function = defined(ast.parse(text).body, names)
+        function = defined(syntax.parse(text).body, names)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return ""
     line = failed[0]

@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from bot import syntax
 from bot.text import clip_line
 
 TEXT_CHARS = 120  # of an offending line, in a finding
@@ -181,7 +182,7 @@ def findings(code: str, original: str | None = None, path: str = "") -> list[Fin
     only the lines the edit added or changed count. Code that doesn't parse has no findings: the
     tests report its syntax error themselves."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     # ValueError: a null byte; too deep (RecursionError, or MemoryError for `- - ... 1`) won't compile either
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []

@@ -14,7 +14,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import safefs
+from bot import safefs, syntax
 from bot.spec import CACHES, compiled
 
 IGNORED_DIRS = {".git", "__pycache__", ".pytest_cache"}  # never copied into a scratch folder, never compared
@@ -190,7 +190,7 @@ def defined_tests(path: Path) -> set[str]:
     """Test functions and methods a module defines, as pytest names them (without parameters)."""
     source = safefs.read_regular(path, SOURCE_CAP)
     try:
-        tree = ast.parse((source or b"").decode("utf-8"))
+        tree = syntax.parse((source or b"").decode("utf-8"))
     except (SyntaxError, UnicodeDecodeError, MemoryError):  # MemoryError: the parser's stack, on deep nesting
         return set()
     names = set()

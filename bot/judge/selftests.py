@@ -15,6 +15,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from bot import syntax
 from bot.judge.assertions import line_starts, offset
 from bot.text import clip_line
 
@@ -37,7 +38,7 @@ def find(code: str, original: str | None = None) -> list[SelfTest]:
     """The module-level statements of `code` that run tests or print on import, and that
     `original` (the target as it is) has not."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return []  # importing it fails anyway, and says where
     defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
@@ -78,7 +79,7 @@ def calls_own(node: ast.stmt, defined: set[str]) -> bool:
 
 def top_level(original: str | None) -> set[str]:
     try:
-        tree = ast.parse(original or "")
+        tree = syntax.parse(original or "")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return set()
     return {ast.get_source_segment(original or "", node) or "" for node in tree.body}

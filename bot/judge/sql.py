@@ -10,7 +10,6 @@ schema's and the data's statements) runs only in the sandbox."""
 
 from __future__ import annotations
 
-import ast
 import difflib
 import marshal
 import os
@@ -22,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeGuard
 
-from bot import safefs, testfiles
+from bot import safefs, syntax, testfiles
 from bot.errors import UserError
 from bot.judge import bounded
 from bot.judge.targets import Checked
@@ -185,7 +184,7 @@ class QueryCheck:
         result = None
         if outcome.returncode == 0:
             try:
-                result = ast.literal_eval(answer.decode("utf-8", "surrogatepass"))
+                result = syntax.literal_eval(answer.decode("utf-8", "surrogatepass"))
             except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
                 result = None
         if not isinstance(result, dict):

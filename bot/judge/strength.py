@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import TYPE_CHECKING
 
+from bot import syntax
 from bot.judge.guard import changed_lines, is_main_guard
 from bot.text import clip_line, count
 
@@ -223,7 +224,7 @@ def null_mutants(code: str, original: str | None) -> list[Mutant]:
     written. Never before a docstring, a `from __future__` import or a decorated definition; each
     compiled, to keep only those whose bytecode differs from the code's own."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
         own = fingerprint(compile(code, "<candidate>", "exec"))
     except (SyntaxError, ValueError):
         return []
@@ -279,7 +280,7 @@ def mutants(code: str, original: str | None, budget: int | None = None) -> Made:
     """Up to `budget` distinct mutants of the lines of `code` not in `original` (every line for a
     new file), none equivalent to `code`, spread over the file so that every part of it gets some."""
     try:
-        tree = ast.parse(code)
+        tree = syntax.parse(code)
         own = fingerprint(compile(code, "<candidate>", "exec"))
     except (SyntaxError, ValueError):
         return Made([], 0, 0, 0)

@@ -12,7 +12,6 @@ are judged by their exit code alone.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import hmac
 import os
@@ -25,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot import safefs
+from bot import safefs, syntax
 from bot.errors import UserError
 from bot.judge import canaries, editables, hooks, launch, nodeids
 from bot.judge.integrity import Case
@@ -265,7 +264,7 @@ def read_record(fd: int, nonce: str) -> dict | None:
         mac, body = line[len(MARK) : len(MARK) + MAC_CHARS], line[len(MARK) + MAC_CHARS :]
         if hmac.compare_digest(hmac.new(key, body, hashlib.sha256).hexdigest().encode(), mac):
             try:
-                record = ast.literal_eval(body.decode("utf-8", "replace"))
+                record = syntax.literal_eval(body.decode("utf-8", "replace"))
             except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
                 return None
             return record if isinstance(record, dict) else None
