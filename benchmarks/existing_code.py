@@ -23,12 +23,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
-import tempfile
 import time
 from pathlib import Path
 
 import yaml
+from sdists import unpacked
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / "out" / "bench-existing"
@@ -60,23 +59,7 @@ def venv_environ() -> dict[str, str]:
 
 
 def pristine_tree() -> Path:
-    """The unpacked sdist, downloaded and unpacked once; an interrupted unpack never counts."""
-    tree = CACHE / SDIST
-    if tree.is_dir():
-        return tree
-    CACHE.mkdir(parents=True, exist_ok=True)
-    archive = CACHE / f"{SDIST}.tar.gz"
-    if not archive.exists():
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps"]
-            + ["--no-binary", ":all:", f"more-itertools=={VERSION}", "-d", str(CACHE)],
-            check=True,
-        )
-    with tempfile.TemporaryDirectory(dir=CACHE) as staging:
-        with tarfile.open(archive) as tar:
-            tar.extractall(staging, filter="data")
-        os.rename(Path(staging) / SDIST, tree)
-    return tree
+    return unpacked(f"more-itertools=={VERSION}", SDIST, CACHE)
 
 
 def buggy_copy(pristine: Path, work: Path) -> str:

@@ -27,7 +27,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
@@ -40,6 +39,7 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 from action_world import FAST, REPO, TOKEN, World, labeled, payload  # noqa: E402
 from fake_github import FakeGitHub  # noqa: E402
 from fake_openai import ScriptedOpenAI  # noqa: E402
+from sdists import unpacked  # noqa: E402
 
 from bot.github.dispatch import main as action  # noqa: E402
 from bot.github.forge import Forge  # noqa: E402
@@ -64,23 +64,7 @@ REPRODUCES = (
 
 
 def pristine_tree() -> Path:
-    """The unpacked sdist, downloaded and unpacked once."""
-    tree = CACHE / SDIST
-    if tree.is_dir():
-        return tree
-    CACHE.mkdir(parents=True, exist_ok=True)
-    archive = CACHE / f"{SDIST}.tar.gz"
-    if not archive.exists():
-        subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--no-deps"]
-            + ["--no-binary", ":all:", f"toolz=={VERSION}", "-d", str(CACHE)],
-            check=True,
-        )
-    with tempfile.TemporaryDirectory(dir=CACHE) as staging:
-        with tarfile.open(archive) as tar:
-            tar.extractall(staging, filter="data")
-        os.rename(Path(staging) / SDIST, tree)
-    return tree
+    return unpacked(f"toolz=={VERSION}", SDIST, CACHE)
 
 
 def files_of(tree: Path, bug: bool) -> dict[str, str]:

@@ -7,7 +7,7 @@ import pytest
 from action_world import REPO, act, payload
 from fake_openai import Reply
 from test_ci_repair import BROKEN_ADD, FIX_ADD, open_pull, world  # noqa: F401 (world: the red-CI repository)
-from test_freeform import FIX, ISSUE, REPRODUCES, issue, shop  # noqa: F401 (shop: the 58-module repository)
+from test_freeform import ISSUE, fixed_at_once, issue, shop  # noqa: F401 (shop: the 58-module repository)
 
 
 def commented(body: str, number: int = 1, sender: str = "Codertocat", pull: bool = False, action: str = "created"):
@@ -23,11 +23,7 @@ def commented(body: str, number: int = 1, sender: str = "Codertocat", pull: bool
 
 def test_autofix_on_an_issue_runs_its_flow_with_the_comment_as_instructions(shop, github, capsys):
     shop.event("issue_comment", commented("/autofix keep the function signature as it is"))
-    script = {
-        "localize": [Reply("```\nshop/durations.py\n```")],
-        "reproduce": [Reply(REPRODUCES)],
-        "repair": [Reply(FIX)],
-    }
+    script = fixed_at_once()
     code, out, openai = act(capsys, shop, script)
     assert code == 0, "\n".join(out)
     assert "autofix: issue #1, /autofix by @Codertocat (admin)" in out

@@ -90,6 +90,16 @@ PROOF = (
 )
 
 
+def fixed_at_once() -> dict[str, list[Reply]]:
+    """The model's replies when a free-form issue is fixed on the first try: the file, the
+    reproduction, the fix (a fresh script each time: the fake consumes it)."""
+    return {
+        "localize": [Reply("```\nshop/durations.py\n```")],
+        "reproduce": [Reply(REPRODUCES)],
+        "repair": [Reply(FIX)],
+    }
+
+
 @pytest.fixture
 def shop(tmp_path, monkeypatch, github):
     world = World(tmp_path, monkeypatch, github)

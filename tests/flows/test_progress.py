@@ -11,7 +11,7 @@ from conftest import RIGHT, WRONG
 from fake_openai import Reply
 from test_ci_repair import BROKEN_ADD, CALC, CONFIG, FIX_ADD, TEST_CALC, TEST_TEXT, TEXT, open_pull
 from test_comments import commented
-from test_freeform import FIX, REPRODUCES, shop  # noqa: F401 (shop: the 58-module repository)
+from test_freeform import fixed_at_once, shop  # noqa: F401 (shop: the 58-module repository)
 
 MARK = "<!-- autofix:issue-1 -->"
 RUN = 4242
@@ -130,11 +130,7 @@ def test_a_reaction_or_status_github_refuses_is_one_line_and_the_task_goes_on(
 def test_autofix_on_an_issue_reacts_to_the_comment_and_shows_each_free_form_stage(shop, github, capsys):
     event = asked(github, "/autofix keep the function signature as it is")
     shop.event("issue_comment", event)
-    script = {
-        "localize": [Reply("```\nshop/durations.py\n```")],
-        "reproduce": [Reply(REPRODUCES)],
-        "repair": [Reply(FIX)],
-    }
+    script = fixed_at_once()
     code, out, _ = act_in_run(capsys, shop, script)
     assert code == 0, "\n".join(out)
     assert [x.content for x in github.reactions(REPO, 1, event["comment"]["id"])] == ["eyes"]

@@ -12,7 +12,7 @@ from conftest import RIGHT, WRONG
 from fake_openai import Reply
 from test_ci_repair import BROKEN_ADD, FIX_ADD, open_pull, run_event
 from test_ci_repair import world as red_ci  # noqa: F401 (the calculator repository)
-from test_freeform import FIX, PASSES_ALREADY, REPRODUCES, issue, shop  # noqa: F401 (shop: the 58-module repository)
+from test_freeform import PASSES_ALREADY, REPRODUCES, fixed_at_once, issue, shop  # noqa: F401 (shop: the 58-module repository)
 
 RUN = 9041
 EXPLAINED = "dict.fromkeys keeps the first of each item in the order it came, unlike a set.\n\n" + RIGHT
@@ -65,11 +65,7 @@ def test_a_failure_comment_folds_the_same_failures_once_and_shows_the_code_tried
 
 def test_a_free_form_pull_request_names_and_shows_its_reproduction_test(shop, github, capsys, run_url):
     shop.event("issues", issue())
-    script = {
-        "localize": [Reply("```\nshop/durations.py\n```")],
-        "reproduce": [Reply(REPRODUCES)],
-        "repair": [Reply(FIX)],
-    }
+    script = fixed_at_once()
     code, out, _ = act(capsys, shop, script)
     assert code == 0, "\n".join(out)
     [pull] = github.pulls(REPO)
