@@ -100,7 +100,7 @@ bench-strength: $(CORE) system-deps
 	$(PY) benchmarks/strength.py
 
 # A real code model (Qwen2.5-Coder-1.5B-Instruct, Q4_K_M, from its PyPI parts) behind llama.cpp's
-# server, `autofix eval` on the easy set, the repair set and 40 HumanEval problems: hours on 2 cores.
+# server, `autofix eval` on the easy set, the repair set and 30 HumanEval problems: hours on 2 cores.
 bench-model: $(DEV) system-deps
 	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) 'llama-cpp-python[server]'
 	$(PY) benchmarks/real_model.py

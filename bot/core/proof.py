@@ -103,25 +103,33 @@ class ProofJudge:
             if self.passes(stubbed):
                 names = ", ".join(f"`{wanted.name}`" for wanted in self.wanted)
                 return Verdict(False, ["(proof) the new names"], UNUSED_FEEDBACK.format(names=names))
-        strength = self.strength = self.report.strength = judged(
+        strength = self.mutated(files, outcomes_only=True)
+        if strength.void:  # a test that needs pytest's assertion rewriting to pass? Judged as the gate runs it
+            strength = self.mutated(files, outcomes_only=False)
+        self.strength = self.report.strength = strength
+        if strength.void:
+            return Verdict(False, ["(strength) void"], VOID_FEEDBACK.format(why=strength.void))
+        return None
+
+    def mutated(self, files: dict[str, tuple[str, str | None]], outcomes_only: bool) -> Strength:
+        """The fix's mutants and null mutants, each judged by the tests it had to make pass;
+        `outcomes_only`: without the failure messages no one reads (gate.Suite.run)."""
+        return judged(
             files,
-            lambda path, mutant: self.passes({path: mutant.code}),
+            lambda path, mutant: self.passes({path: mutant.code}, outcomes_only),
             self.budget,
             self.seconds,
             self.inner.suite.jobs,  # each variant is judged in a copy of its own, side by side
             self.clock,
         )
-        if strength.void:
-            return Verdict(False, ["(strength) void"], VOID_FEEDBACK.format(why=strength.void))
-        return None
 
-    def passes(self, variant: dict[str, str]) -> bool:
+    def passes(self, variant: dict[str, str], outcomes_only: bool = False) -> bool:
         """Whether the tests still pass with the files of `variant` written over the fix's, in the
         run's copy alone (the work tree keeps the fix)."""
         work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
         only = set(self.tests)
         with suite.overlay(variant):
-            return gate.judge(baseline, suite.run(work.root, only=only), only).passed
+            return gate.judge(baseline, suite.run(work.root, only=only, outcomes_only=outcomes_only), only).passed
 
 
 def stubs(files: dict[str, tuple[str, str | None]], wanted: list[Wanted]) -> dict[str, str] | str:

@@ -107,10 +107,13 @@ class Suite:
         with self.lock:
             self.copies.pop(folder, None)
 
-    def run(self, folder: Path, only: set[str] | None = None, baseline: bool = False) -> SuiteRun:
+    def run(
+        self, folder: Path, only: set[str] | None = None, baseline: bool = False, outcomes_only: bool = False
+    ) -> SuiteRun:
         """The whole suite, or with `only` just those tests (pytest; any other runner runs whole).
         `baseline`: the run that measures the code as it is, where a suite that writes into the
-        tree it judges is a configuration error (UserError)."""
+        tree it judges is a configuration error (UserError). `outcomes_only`: a run whose failure
+        messages no one reads (the proof's mutants): faster (verdict.PLAIN)."""
         with self.lock:
             copies = self.copies.get(folder)
             if copies is None:
@@ -131,6 +134,7 @@ class Suite:
                 known=self.known,
                 hint=secrets.choice(modules) if modules else "",
                 writable=writable_in(work, self.exempt),
+                outcomes_only=outcomes_only,
             )
             tampered = scratch.restore()
             if baseline:

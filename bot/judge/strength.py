@@ -244,7 +244,9 @@ def null_mutants(code: str, original: str | None) -> list[Mutant]:
     firsts = sorted({found[0] for found in places if found})
     anywhere = sorted({place for found in places for place in found})
     made = []
-    for chosen in (firsts, [CHOOSE.choice(anywhere)] if anywhere else []):
+    somewhere = [CHOOSE.choice(anywhere)] if anywhere else []
+    # A place among the firsts already is a variant the first one covers: judging it again decides nothing.
+    for chosen in (firsts, [] if set(somewhere) <= set(firsts) else somewhere):
         mutated = list(lines)
         for line, column in sorted(chosen, reverse=True):
             mutated.insert(line - 1, " " * column + f"{NO_OP}  # autofix {CHOOSE.getrandbits(64):016x}")

@@ -34,3 +34,19 @@ def test_a_fix_whose_mutants_all_pass_the_failing_tests_is_proposed_unproven(wor
     assert (unproven in fix.body, fix.draft) == (world.weak, world.weak)
     killed = "0 of 1 mutant (score 0.00)" if world.weak else "1 of 1 mutant (score 1.00)"
     assert f"tests killed {killed}" in fix.body
+
+
+# Passes only when pytest rewrote its asserts (rewritten modules get `@py_builtins`): the proof's
+# mutants run without rewriting, where this test fails every variant, the null mutants too.
+REWRITTEN_TEST = STRONG_TEST.replace("    assert add", '    assert "@py_builtins" in globals()\n    assert add')
+
+
+def test_a_test_that_needs_pytest_s_assertion_rewriting_still_proves_the_fix(tmp_path, monkeypatch, github, capsys):
+    world = World(tmp_path, monkeypatch, github)
+    world.commit_to_origin({"calc.py": CALC, "tests/test_calc.py": REWRITTEN_TEST, ".github/autofix.yml": CONFIG})
+    pull, run = open_pull(world, github, {"calc.py": CALC.replace("a + b", "a - b")})
+    world.event("workflow_run", run_event(github, pull, run))
+    code, out, openai = act(capsys, world, [FIX])
+    assert code == 0, "\n".join(out)
+    fix = github.pull(REPO, 3)
+    assert (fix.draft, "tests killed 1 of 1 mutant (score 1.00)" in fix.body) == (False, True)

@@ -103,3 +103,15 @@ def test_a_quick_run_judges_only_its_tests_and_never_stands_for_the_suite(tmp_pa
     quick = suite.run(tmp_path, only=only)
     assert gate.judge(baseline, quick, only).passed  # the target passes; the rest wasn't asked
     assert not gate.judge(baseline, suite.run(tmp_path)).passed  # the whole suite finds the break
+
+
+def test_a_run_whose_messages_no_one_reads_gives_the_same_outcomes_without_rewriting_asserts(tmp_path):
+    suite = pytest_gate(tmp_path)
+    only = {"tests.test_calc::test_add", "tests.test_more::test_more_0"}
+    full, plain = suite.run(tmp_path, only=only), suite.run(tmp_path, only=only, outcomes_only=True)
+    outcomes = {test: case.outcome for test, case in full.results.items()}
+    assert outcomes == {test: case.outcome for test, case in plain.results.items()}
+    assert outcomes == {"tests.test_calc::test_add": "failed", "tests.test_more::test_more_0": "passed"}
+    # pytest's introspection of both sides, in the run whose feedback a model reads only.
+    assert "assert -1 == 5" in full.results["tests.test_calc::test_add"].details
+    assert "assert -1 == 5" not in plain.results["tests.test_calc::test_add"].details

@@ -3,9 +3,11 @@ out, only the lines written mutated; then mutants judged by the real validator i
 
 import hashlib
 import itertools
+import random
 
 import pytest
 
+from bot.judge import strength as strength_module
 from bot.judge.strength import fingerprint, measure, mutants, null_mutants
 from bot.judge.validate import Validator, python_paths
 from bot.sandbox.tiers import open_sandbox
@@ -203,7 +205,15 @@ def test_no_mutant_starts_once_the_seconds_are_spent(tmp_path):
     assert strength.not_run == "1 not run (strength_seconds 2.5 spent)"
 
 
-def test_a_null_mutant_changes_the_bytes_the_source_and_the_bytecode_but_not_the_results():
+class Last(random.Random):
+    """Where the second null mutant goes: the last place it may (a statement no first one covers)."""
+
+    def choice(self, seq):
+        return seq[-1]
+
+
+def test_a_null_mutant_changes_the_bytes_the_source_and_the_bytecode_but_not_the_results(monkeypatch):
+    monkeypatch.setattr(strength_module, "CHOOSE", Last())
     nulls = null_mutants(LOOP, None)
     assert [mutant.operator for mutant in nulls] == ["null", "null"]
     everywhere = nulls[0].code.splitlines()
@@ -219,6 +229,15 @@ def test_a_null_mutant_changes_the_bytes_the_source_and_the_bytecode_but_not_the
         exec(null.code, space)
         assert space["unique_items"]([3, 1, 3, 2, 1]) == [3, 1, 2]
     assert null_mutants(LOOP, None)[0].code != nulls[0].code  # a random token each time: nothing to recognise
+
+
+def test_a_second_null_mutant_where_the_first_one_has_its_line_already_is_not_judged():
+    # A one-line fix: the first statement written is the only one, so both nulls would be the same
+    # variant; judging it twice decides nothing (it was a run of its own in every proof).
+    fixed = LOOP.replace("result.append(item)", "result.append(item)  # fixed")
+    original = LOOP.replace("result.append(item)", "result.insert(0, item)")
+    nulls = null_mutants(fixed, original)
+    assert [(mutant.operator, mutant.line) for mutant in nulls] == [("null", 7)]
 
 
 def self_checking(kind: str) -> str:
