@@ -55,7 +55,11 @@ ORIGINAL = "        d[item] += 1\n"
 BUG = "        d[item] += 2\n"
 FIX = f"{TARGET}\n```python\n<<<<<<< SEARCH\n{BUG}=======\n{ORIGINAL}>>>>>>> REPLACE\n```\n"
 CONFIG = f"tests:\n  command: {' '.join(PYTEST[:4])} toolz/tests\nmax_attempts: 2\n"
-JOB_LOG = "FAILED toolz/tests/test_itertoolz.py::test_frequencies - assert {'cat': 6} == {'cat': 3}\n"
+# As pytest's short summary ends the failed job's log.
+JOB_LOG = (
+    "FAILED toolz/tests/test_itertoolz.py::test_frequencies - AssertionError: assert {'cat': 6, ...\n"
+    "FAILED toolz/tests/test_recipes.py::test_countby - assert {False: 4, True: 2} == {False: 2, True: 1}\n"
+)
 ISSUE = "`frequencies(['cat', 'cat', 'ox'])` returns `{'cat': 4, 'ox': 2}`: every item is counted twice."
 REPRODUCES = (
     "```python\ndef test_frequencies_counts_each_item_once():\n    from toolz import frequencies\n\n"

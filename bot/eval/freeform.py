@@ -43,10 +43,12 @@ class TimedSuite(gate.Suite):
 
     seconds = 0.0
 
-    def run(self, folder: Path, only: set[str] | None = None, baseline: bool = False) -> gate.SuiteRun:
+    def run(
+        self, folder: Path, only: set[str] | None = None, baseline: bool = False, outcomes_only: bool = False
+    ) -> gate.SuiteRun:
         started = time.monotonic()
         try:
-            return super().run(folder, only, baseline)
+            return super().run(folder, only, baseline, outcomes_only)
         finally:
             self.seconds += time.monotonic() - started
 

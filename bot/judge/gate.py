@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 import shlex
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -184,26 +184,41 @@ class Baseline:
     ran: list[str] = field(default_factory=list)  # what was run and why, for the log
 
     @classmethod
-    def measure(cls, suite: Suite, folder: Path, base: Path | None = None) -> Baseline:
-        """The suite at the head; then, side by side, the flake check (the tests that failed, run
-        again; all of it when the runner can't select, or the first run died) and, given `base`
+    def measure(
+        cls, suite: Suite, folder: Path, base: Path | None = None, expected: Set[str] = frozenset()
+    ) -> Baseline:
+        """The suite at the head, outcomes only (verdict.PLAIN); then, side by side, the flake check
+        (the tests that failed, run again, with the messages the model reads; all of it when the
+        runner can't select, or the first run died) and, given `base`
         (the folder of the commit the pull request branched from), those tests there: failing
-        twice is the target, once is flaky. Nothing more runs when the first run passed."""
-        first = suite.run(folder, baseline=True)
-        if first.forged:
-            raise UserError(
-                f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or conftest "
-                "of the suite changes what pytest reports, so autofix can't trust its verdict"
-            )
-        ran = [f"the whole suite: {len(first.results)} tests, {len(first.failing)} failing"]
-        if not first.failing and not first.killed:
-            return cls(first, [], [], first.ids("passed"), ran=[*ran, "nothing failed: no run again"])
-        again = None if first.killed or not first.sealed else first.failing
-        runs = [partial(suite.run, folder, only=again)]
-        if base is not None:
-            runs.append(partial(suite.run, base, only=again))
+        twice is the target, once is flaky. Nothing more runs when the first run passed.
+
+        `expected`: the tests a CI log says fail (a guess, untrusted). With a core to spare, their
+        flake check and base run go side by side with the whole suite instead of after it; only
+        the tests failing in that run are read of them, and any it fails beyond them run after."""
+        early = set(expected) if suite.jobs > 1 else set()
         try:
-            second, *at_base = suite.side_by_side(*runs)
+            first, *guessed = suite.side_by_side(
+                partial(suite.run, folder, baseline=True, outcomes_only=True), *cls.again(suite, folder, base, early)
+            )
+            if first.forged:
+                raise UserError(
+                    f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or "
+                    "conftest of the suite changes what pytest reports, so autofix can't trust its verdict"
+                )
+            ran = [f"the whole suite: {len(first.results)} tests, {len(first.failing)} failing"]
+            if early:
+                at = " and at the base" if base is not None else ""
+                ran.append(f"the {len(early)} tests the CI log names as failing again{at}, side by side with it")
+            if not first.failing and not first.killed:
+                return cls(first, [], [], first.ids("passed"), ran=[*ran, "nothing failed: no run again"])
+            again = None if first.killed or not first.sealed else first.failing
+            covered = again is not None and bool(guessed) and all(run.sealed for run in guessed)
+            rest = again - early if covered and again is not None else again
+            later = cls.again(suite, folder, base, rest)
+            second, *at_base = suite.side_by_side(*later) if later else guessed
+            if later and covered:
+                second, *at_base = [combined(one, two) for one, two in zip(guessed, [second, *at_base], strict=True)]
         finally:
             if base is not None:
                 suite.forget(base)
@@ -212,25 +227,47 @@ class Baseline:
             ran.append(f"the whole suite again (the first run's failure is outside the tests: {why})")
         else:
             how = "by node id" if second.by_node_ids else "selected from the whole suite"
-            ran.append(f"the {len(again)} failing tests again, to tell flaky ones ({how})")
+            early_ones = f"; {len(again) - len(rest or ())} of them ran side by side with it" if covered else ""
+            ran.append(f"the {len(again)} failing tests again, to tell flaky ones ({how}{early_ones})")
         if at_base:
             what = "the whole suite" if again is None else f"the {len(again)} failing tests"
             ran.append(f"{what} at the base, to tell pre-existing failures")
-        if len(runs) > 1:
+        if len(later) > 1:
             ran.append(
-                f"those {len(runs)} runs " + ("side by side" if suite.jobs > 1 else "one after the other (jobs: 1)")
+                f"those {len(later)} runs " + ("side by side" if suite.jobs > 1 else "one after the other (jobs: 1)")
             )
         ids = first.failing if again is not None else first.results.keys() | second.results.keys()
-        flaky = sorted(i for i in ids if outcome_of(first, i) != outcome_of(second, i))
-        passing = first.ids("passed") - (second.ids("failed", "error") if again is None else set())
+        flips = {i for i in ids if outcome_of(first, i) != outcome_of(second, i)}
+        # The first run read outcomes only (no assertion rewriting), the second as the gate runs: a
+        # test may differ for that alone. Those flipping again in a third run as the first are flaky.
+        third = suite.run(folder, only=flips, outcomes_only=True) if flips and again is not None else None
+        rewritten = {i for i in flips if third is not None and outcome_of(third, i) == outcome_of(first, i)}
+        if third is not None:
+            ran.append(
+                f"the {len(flips)} tests passing the second time once more as the first, to tell flaky ones from "
+                f"tests that need pytest's assertion rewriting: {len(rewritten)} of them do"
+            )
+        flaky = sorted(flips - rewritten)
+        passing = first.ids("passed") - (second.ids("failed", "error") if again is None else set()) | rewritten
         return cls(
-            first,
+            with_details(first, second),
             sorted(first.failing & second.failing),
             flaky,
             passing - set(flaky),
             at_base=at_base[0] if at_base else None,
             ran=ran,
         )
+
+    @staticmethod
+    def again(suite: Suite, folder: Path, base: Path | None, only: set[str] | None) -> list[Callable[[], SuiteRun]]:
+        """The flake check of `only` (None: the whole suite), whose failures' messages the model
+        reads, and, given `base`, those tests there, judged as the gate judges. No test asked: no run."""
+        if only is not None and not only:
+            return []
+        runs: list[Callable[[], SuiteRun]] = [partial(suite.run, folder, only=only)]
+        if base is not None:
+            runs.append(partial(suite.run, base, only=only))
+        return runs
 
     def without_pre_existing(self, at_base: SuiteRun) -> Baseline:
         """The target less the tests that fail at the base the pull request branched from too."""
@@ -247,6 +284,28 @@ class Baseline:
     @property
     def total(self) -> int:
         return len(self.first.results)
+
+
+def with_details(first: SuiteRun, again: SuiteRun) -> SuiteRun:
+    """The first run, each test failing in both runs as the flake check reported it: with pytest's
+    introspection of both sides, which the first run (outcomes only) skips."""
+    failed = {test: again.results[test] for test in first.failing & again.failing}
+    return replace(first, results={**first.results, **failed}) if failed else first
+
+
+def combined(one: SuiteRun, two: SuiteRun) -> SuiteRun:
+    """Two runs of different tests of one folder, as one: the second's results over the first's."""
+    return replace(
+        one,
+        results={**one.results, **two.results},
+        output=f"{one.output}\n{two.output}",
+        killed=one.killed or two.killed,
+        tampered=one.tampered + two.tampered,
+        machinery=one.machinery + two.machinery,
+        sealed=one.sealed and two.sealed,
+        forged=one.forged + two.forged,
+        by_node_ids=one.by_node_ids and two.by_node_ids,
+    )
 
 
 def outcome_of(run: SuiteRun, test_id: str) -> str:

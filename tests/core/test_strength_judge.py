@@ -4,8 +4,11 @@ pass run once, though the loop judges a pass twice."""
 import hashlib
 from pathlib import Path
 
+from null_places import Last
+
 from bot.core.loop import solve
 from bot.core.report import Report
+from bot.judge import strength as strength_module
 from bot.judge.validate import Validator, Verdict, python_paths
 from bot.models.base import Reply
 from bot.sandbox.tiers import open_sandbox
@@ -49,7 +52,8 @@ def solved(tmp_path: Path, strength: str, *replies: str) -> tuple[Report, Counti
     return solve(spec, Replies(*(replies or [LOOP])), validator, report), validator
 
 
-def test_a_pass_is_judged_twice_and_its_mutants_once(tmp_path):
+def test_a_pass_is_judged_twice_and_its_mutants_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(strength_module, "CHOOSE", Last())
     report, validator = solved(tmp_path, "report")
     assert report.passed and report.strength is not None
     assert (report.strength.killed, report.strength.total) == (3, 3)

@@ -103,6 +103,49 @@ def test_the_flake_check_and_the_run_at_the_base_go_side_by_side_by_node_id(tmp_
     assert base not in suite.copies  # the base's copy is dropped once measured
 
 
+def test_the_tests_a_ci_log_names_run_again_and_at_the_base_side_by_side_with_the_whole_suite(tmp_path, sandbox):
+    head, base = project(tmp_path / "head", BROKEN), project(tmp_path / "base", CALC)
+    suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2)
+    baseline = gate.Baseline.measure(suite, head, base, expected={TARGET})
+    assert (baseline.target, baseline.flaky, baseline.passing) == ([TARGET], [], {"tests.test_calc::test_zero"})
+    assert baseline.at_base is not None and set(baseline.at_base.results) == {TARGET}
+    [first] = [run for run in sandbox.runs if whole(run)]
+    early = [run for run in sandbox.runs if run is not first]
+    assert len(early) == 2 and all(by_node_id(run, "tests/test_calc.py::test_add") for run in early)
+    assert early[0].started < first.ended  # the flake check ran while the whole suite did: no run after it
+    assert baseline.ran[-1] == "the 1 failing tests at the base, to tell pre-existing failures"
+    # The failure's message, for the model, is pytest's introspection from the flake check: the
+    # whole run read outcomes only.
+    assert "assert -1 == 5" in baseline.first.results[TARGET].details
+    assert "--assert=plain" in first.argv and "--assert=plain" not in early[0].argv
+
+
+def test_a_wrong_or_hostile_guess_costs_runs_never_the_verdict(tmp_path, sandbox):
+    head, base = project(tmp_path / "head", BROKEN), project(tmp_path / "base", CALC)
+    suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2)
+    # The log names a test that passes and misses the one that fails: that one runs after, as without a log.
+    baseline = gate.Baseline.measure(suite, head, base, expected={"tests.test_calc::test_zero"})
+    assert (baseline.target, baseline.flaky, baseline.passing) == ([TARGET], [], {"tests.test_calc::test_zero"})
+    assert baseline.at_base is not None and baseline.at_base.failing == set()
+    late = sorted(sandbox.runs, key=lambda run: run.started)[-2:]
+    assert all(by_node_id(run, "tests/test_calc.py::test_add") for run in late) and overlap(late)
+
+
+NEEDS_REWRITING = (
+    "def test_introspected():\n    try:\n        assert 1 == 2\n    except AssertionError as e:\n"
+    "        assert '1 == 2' in str(e)  # pytest's message, which only its assertion rewriting writes\n"
+)
+
+
+def test_a_test_that_needs_assertion_rewriting_is_neither_flaky_nor_failing_at_baseline(tmp_path, sandbox):
+    head = project(tmp_path / "head", BROKEN)
+    (head / "tests" / "test_rewrite.py").write_text(NEEDS_REWRITING)
+    baseline = gate.Baseline.measure(gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2), head)
+    assert (baseline.target, baseline.flaky) == ([TARGET], [])
+    assert baseline.passing == {"tests.test_calc::test_zero", "tests.test_rewrite::test_introspected"}
+    assert "1 of them do" in baseline.ran[-1]
+
+
 def test_a_suite_that_passes_runs_once_at_baseline(tmp_path, sandbox):
     head, base = project(tmp_path / "head", CALC), project(tmp_path / "base", CALC)
     baseline = gate.Baseline.measure(gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2), head, base)

@@ -3,9 +3,9 @@ out, only the lines written mutated; then mutants judged by the real validator i
 
 import hashlib
 import itertools
-import random
 
 import pytest
+from null_places import Last
 
 from bot.judge import strength as strength_module
 from bot.judge.strength import fingerprint, measure, mutants, null_mutants
@@ -203,13 +203,6 @@ def test_no_mutant_starts_once_the_seconds_are_spent(tmp_path):
     )
     assert (strength.killed, strength.total, strength.mutations) == (2, 2, 3)
     assert strength.not_run == "1 not run (strength_seconds 2.5 spent)"
-
-
-class Last(random.Random):
-    """Where the second null mutant goes: the last place it may (a statement no first one covers)."""
-
-    def choice(self, seq):
-        return seq[-1]
 
 
 def test_a_null_mutant_changes_the_bytes_the_source_and_the_bytecode_but_not_the_results(monkeypatch):

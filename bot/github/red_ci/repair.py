@@ -34,7 +34,7 @@ from bot.github import lead, progress, render
 from bot.github.forge import PullInfo, RunInfo
 from bot.github.git import Git
 from bot.github.publish import Proposal, publish
-from bot.github.red_ci import evidence
+from bot.github.red_ci import evidence, named
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.judge import gate
 from bot.models.prices import price_of
@@ -188,9 +188,14 @@ class Repair:
         self.status.stage("measuring the baseline")
         step.preload_model(config.repo)
         base = step.git.pull_base(number)
+        # The failed run's logs: evidence for the model, and the tests they name run early (named.py).
+        logs, missing = step.forge.failed_job_logs(self.run_info.id) if self.run_info else ([], None)
+        if missing:
+            step.flow.print(f"autofix: {missing}")
         with step.flow.group("baseline: the suite at the pull request's head; what failed, again and at its base"):
             with self.base_tree(base) as base_folder:
-                baseline = gate.Baseline.measure(suite, work.root, base_folder)
+                expected = named.failing_tests(logs, work.root)
+                baseline = gate.Baseline.measure(suite, work.root, base_folder, expected)
             step.flow.untrusted(baseline.first.output)
         for line in baseline.ran:
             step.flow.print(f"autofix: baseline ran {line}")
@@ -207,9 +212,6 @@ class Repair:
             post(step, number, "\n\n".join([self.mark, self.not_caused(baseline)]), self.outcome)
             step.flow.print("autofix: every failing test fails at the base too; nothing else was done")
             return 0
-        logs, missing = step.forge.failed_job_logs(self.run_info.id) if self.run_info else ([], None)
-        if missing:
-            step.flow.print(f"autofix: {missing}")
         pr_paths = [m["path"] for m in CHANGED.finditer(diff or "")]
 
         def context() -> str:  # built afresh for each attempt: it shows the files as they are now
