@@ -219,6 +219,12 @@ class Baseline:
             second, *at_base = suite.side_by_side(*later) if later else guessed
             if later and covered:
                 second, *at_base = [combined(one, two) for one, two in zip(guessed, [second, *at_base], strict=True)]
+            # The base's run read outcomes only: what fails there too runs there again as the gate
+            # runs, so a test that needs assertion rewriting is never called pre-existing.
+            failing = first.failing & second.failing
+            also_at_base = at_base[0].failing & failing if at_base and base is not None else set()
+            if also_at_base and base is not None:
+                at_base = [combined(at_base[0], suite.run(base, only=also_at_base))]
         finally:
             if base is not None:
                 suite.forget(base)
@@ -232,6 +238,8 @@ class Baseline:
         if at_base:
             what = "the whole suite" if again is None else f"the {len(again)} failing tests"
             ran.append(f"{what} at the base, to tell pre-existing failures")
+            if also_at_base:
+                ran.append(f"the {len(also_at_base)} failing there too again at the base, as the gate runs them")
         if len(later) > 1:
             ran.append(
                 f"those {len(later)} runs " + ("side by side" if suite.jobs > 1 else "one after the other (jobs: 1)")
@@ -261,12 +269,12 @@ class Baseline:
     @staticmethod
     def again(suite: Suite, folder: Path, base: Path | None, only: set[str] | None) -> list[Callable[[], SuiteRun]]:
         """The flake check of `only` (None: the whole suite), whose failures' messages the model
-        reads, and, given `base`, those tests there, judged as the gate judges. No test asked: no run."""
+        reads, and, given `base`, those tests there, outcomes only. No test asked: no run."""
         if only is not None and not only:
             return []
         runs: list[Callable[[], SuiteRun]] = [partial(suite.run, folder, only=only)]
         if base is not None:
-            runs.append(partial(suite.run, base, only=only))
+            runs.append(partial(suite.run, base, only=only, outcomes_only=True))
         return runs
 
     def without_pre_existing(self, at_base: SuiteRun) -> Baseline:
