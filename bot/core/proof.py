@@ -100,6 +100,8 @@ class ProofJudge:
             stubbed = stubs(files, self.wanted)
             if isinstance(stubbed, str):
                 return Verdict(False, ["(proof) the new names"], stubbed)
+            # As the gate runs: in plain mode a candidate could fail this check on purpose, and a
+            # void proof's fallback to the gate's mode would never come back to it.
             if self.passes(stubbed):
                 names = ", ".join(f"`{wanted.name}`" for wanted in self.wanted)
                 return Verdict(False, ["(proof) the new names"], UNUSED_FEEDBACK.format(names=names))

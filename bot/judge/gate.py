@@ -113,7 +113,8 @@ class Suite:
         """The whole suite, or with `only` just those tests (pytest; any other runner runs whole).
         `baseline`: the run that measures the code as it is, where a suite that writes into the
         tree it judges is a configuration error (UserError). `outcomes_only`: a run whose failure
-        messages no one reads (the proof's mutants): faster (verdict.PLAIN)."""
+        messages no one reads (the baseline's whole run and its run at the base, the proof's
+        mutants): faster (verdict.PLAIN)."""
         with self.lock:
             copies = self.copies.get(folder)
             if copies is None:
@@ -222,7 +223,7 @@ class Baseline:
             # The base's run read outcomes only: what fails there too runs there again as the gate
             # runs, so a test that needs assertion rewriting is never called pre-existing.
             failing = first.failing & second.failing
-            also_at_base = at_base[0].failing & failing if at_base and base is not None else set()
+            also_at_base = at_base[0].failing & failing if at_base else set()
             if also_at_base and base is not None:
                 at_base = [combined(at_base[0], suite.run(base, only=also_at_base))]
         finally:
@@ -259,7 +260,7 @@ class Baseline:
         passing = first.ids("passed") - (second.ids("failed", "error") if again is None else set()) | rewritten
         return cls(
             with_details(first, second),
-            sorted(first.failing & second.failing),
+            sorted(failing),
             flaky,
             passing - set(flaky),
             at_base=at_base[0] if at_base else None,

@@ -34,8 +34,9 @@ from bot.text import clip_line
 DETERMINISTIC = {"PYTHONHASHSEED": "0"}  # the same candidate gets the same verdict every run
 RECORD_BYTES = 64 * 2**20  # of the hook's lines, at most; more is no verdict
 # No assertion rewriting: the sandbox never writes bytecode, so every run rewrote each test module
-# and plugin package afresh, half of a small run's time (toolz: 0.3 of 0.6 s). Outcomes are the
-# same; only the failure messages lose pytest's introspection of both sides.
+# and plugin package afresh, half of a small run's time (toolz: 0.3 of 0.6 s). The failure messages
+# lose pytest's introspection; a test whose outcome needs the rewriting is run again as the gate
+# runs wherever it could change what autofix concludes (gate.Baseline.measure, proof.ProofJudge).
 PLAIN = ("--assert=plain",)
 
 
