@@ -85,20 +85,41 @@ def test_the_time_budget_stops_the_loop(tmp_path):
     assert (attempt.seconds, attempt.model_seconds, attempt.test_seconds) == (5.0, 2.0, 3.0)
 
 
-def test_a_repair_continues_the_conversation_from_the_last_reply(tmp_path):
-    """The first prompt as sent, the model's last reply as its own turn, the verdict next: nothing
-    restated, so a server caching prefixes reads only the new turns; earlier replies left out."""
+def test_a_repair_of_code_written_anew_restates_the_task_with_each_distinct_failure_not_the_code(tmp_path):
+    """Shown its own code, a small model sends it back; the repair prompt is the first one with how
+    each earlier answer failed (the same failure told once), and none of their code."""
     replies = [Reply(CODE.replace("1", str(n))) for n in (5, 2, 3)]
     model = Replies(*replies, Reply(CODE))
-    verdicts = [Verdict(False, ["t"], f"Failing checks:\n- t: expected 1, got {n}") for n in (5, 2, 3)]
-    validator = Verdicts(*verdicts, Verdict(True), Verdict(True))
+    failures = [f"Failing checks:\n- t: expected 1, got {n}" for n in (5, 2, 2)]
+    validator = Verdicts(*(Verdict(False, ["t"], f) for f in failures), Verdict(True), Verdict(True))
     solve(spec(tmp_path, max_attempts=4), model, validator, report(), restart_when_stuck=False)
     opening = model.calls[0]
     assert [m["role"] for m in opening] == ["system", "user"]
+    intro = (
+        "Earlier answers failed the tests. Their code is not shown: write the file anew, so that these checks pass too."
+    )
+    told = [failures[:1], failures[:2], failures[:2]]
+    for call, seen in zip(model.calls[1:], told, strict=True):
+        listed = "\n\n".join(f"Answer {n}:\n{f}" for n, f in enumerate(seen, 1))
+        assert call == [opening[0], {"role": "user", "content": f"{opening[1]['content']}\n\n{intro}\n\n{listed}"}]
+        assert not any("return 5" in message["content"] for message in call)
+
+
+def test_a_repair_of_existing_code_continues_the_conversation_from_the_last_reply(tmp_path):
+    """The first prompt as sent, the model's last reply as its own turn, the verdict next: nothing
+    restated, so a server caching prefixes reads only the new turns; earlier replies left out."""
+    (tmp_path / "f.py").write_text("def f():\n    return 0\n")
+    replies = [Reply(CODE.replace("1", str(n))) for n in (5, 2, 3)]
+    model = Replies(*replies, Reply(CODE))
+    verdicts = [Verdict(False, ["t"], f"Failing checks:\n- t: expected 1, got {n}") for n in (0, 5, 2, 3)]
+    validator = Verdicts(*verdicts, Verdict(True), Verdict(True))
+    solve(spec(tmp_path, max_attempts=4), model, validator, report(), restart_when_stuck=False)
+    opening = model.calls[0]
+    assert [m["role"] for m in opening] == ["system", "user"] and "return 0" in opening[1]["content"]
     told = [
         f"Your previous version of `f.py`, above, failed the tests:\n{v.feedback}\n\n"
         "Fix the code. Reply with the whole corrected file `f.py`."
-        for v in verdicts
+        for v in verdicts[1:]
     ]
     turns = [
         [{"role": "assistant", "content": reply.text}, {"role": "user", "content": verdict}]

@@ -84,7 +84,7 @@ def test_a_repair_failing_the_same_checks_the_same_way_is_followed_by_a_fresh_sa
     verdicts = Verdicts(same, moved, Verdict(True), Verdict(True))
     result = solve(spec(tmp_path), model, verdicts, report(), on_note=notes.append)
     first, repair, fresh = model.calls
-    assert "Your previous version" in repair[-1]["content"]
+    assert "Earlier answers failed the tests" in repair[-1]["content"]
     assert fresh == first  # the task alone: the first prompt, no trace of the conversation
     note = "attempt 2 failed the same checks the same way as attempt 1: the next call starts afresh from the task"
     assert notes == result.notes == [note]
@@ -95,14 +95,14 @@ def test_without_the_switch_the_stuck_repair_is_repaired_again(tmp_path: Path):
     model = Replies(Reply(CODE), Reply(OTHER), Reply(CODE.replace("return 1", "return 4")))
     verdicts = Verdicts(FAILED, FAILED, Verdict(True), Verdict(True))
     result = solve(spec(tmp_path), model, verdicts, report(), restart_when_stuck=False)
-    assert "Your previous version" in model.calls[2][-1]["content"] and result.notes == []
+    assert "Earlier answers failed the tests" in model.calls[2][-1]["content"] and result.notes == []
 
 
 def test_other_failures_are_repaired_not_resampled(tmp_path: Path):
     model = Replies(Reply(CODE), Reply(OTHER), Reply(CODE.replace("return 1", "return 4")))
     other = Verdict(False, ["t"], "Failing checks:\n- t: expected 1, got 2")
     solve(spec(tmp_path), model, Verdicts(FAILED, other, Verdict(True), Verdict(True)), report())
-    assert "Your previous version" in model.calls[2][-1]["content"]
+    assert "Earlier answers failed the tests" in model.calls[2][-1]["content"]
 
 
 class Judging(Verdicts):

@@ -45,7 +45,7 @@ class KnownOutcomes:
     def __call__(self, body: dict) -> Reply:
         prompt = prompt_text(body)
         kind = next(k for k in KINDS if f"`{k}`" in prompt)
-        repair = "Your previous version" in prompt
+        repair = "Earlier answers failed the tests" in prompt
         with self.lock:
             if not repair:
                 self.fresh[kind] = self.fresh.get(kind, 0) + 1
@@ -145,7 +145,7 @@ def seeds(bodies: list[dict], repair: bool) -> dict[str, list[int]]:
 
 
 def is_repair(body: dict) -> bool:
-    return "Your previous version" in prompt_text(body)
+    return "Earlier answers failed the tests" in prompt_text(body)
 
 
 def test_one_request_serves_the_first_call_of_all_four_strategies_and_a_rerun_resumes(taskset, tmp_path, capsys):
@@ -435,7 +435,7 @@ class HumanEvalScript:
     def __call__(self, body: dict) -> Reply:
         prompt = prompt_text(body)
         index, problem = next((i, p) for i, p in enumerate(self.problems) if p["prompt"].strip() in prompt)
-        right = index % 4 in (0, 3) or (index % 4 == 1 and "Your previous version" in prompt)
+        right = index % 4 in (0, 3) or (index % 4 == 1 and "Earlier answers failed the tests" in prompt)
         body = problem["canonical_solution"] if right else "    return None\n"
         return Reply(fenced(problem["prompt"] + body), 50, 20)
 
@@ -469,8 +469,8 @@ def test_humaneval_limit_20_all_strategies_writes_json_markdown_png(tmp_path, ca
         )
     # 20 first calls, shared; then repair's 5x1 + 5x2, resample's 10x2, repair+resample's 5x1 + 5x2
     assert len(fake.requests) == 70 and fake.remaining == 0
-    repair_prompts = [p for p in fake.prompts() if "Your previous version" in p]
-    assert "above, failed the tests:\nFailing checks:\n- line " in repair_prompts[0]
+    repair_prompts = [p for p in fake.prompts() if "Earlier answers failed the tests" in p]
+    assert "Answer 1:\nFailing checks:\n- line " in repair_prompts[0]
     assert ": raised AssertionError: " in repair_prompts[0]
 
     data = load(out)

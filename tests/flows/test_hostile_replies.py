@@ -78,12 +78,12 @@ def test_python_replies_no_file_could_hold_or_no_parser_could_read_are_told_and_
         "Your reply could not be used: the reply holds a NUL character (line 3), which no source text holds."
         in (prompts[1])
     )
-    # The model's own reply goes back as its turn, with U+FFFD where the API sent a lone surrogate.
-    sent = fake.requests[2].json["input"]
-    assert sent[-2]["role"] == "assistant" and "return '\ufffd'" in sent[-2]["content"]
+    # The code is judged with U+FFFD where the API sent a lone surrogate, and the next prompt sent.
+    assert "Earlier answers failed the tests" in prompts[2]
     assert "Your reply could not be used: the code nests too deeply for Python to parse it." in prompts[3]
     attempts = json.loads(report.read_text())["attempts"]
     assert [attempt["kind"] for attempt in attempts] == ["no code", "failed", "no code", "passed"]
+    assert "return '\ufffd'" in attempts[1]["code"]
     assert "Traceback" not in capsys.readouterr().err
 
 

@@ -24,11 +24,13 @@ def test_order_mistake_is_repaired_on_attempt_2(task, capsys, api):
     path = "/v1/responses" if api == "responses" else "/v1/chat/completions"
     assert [r.path for r in fake.requests] == [path, path]
     first, second = fake.prompts()
-    assert "unique_items" in first and "Your previous version" not in first
+    assert "unique_items" in first and "Earlier answers failed the tests" not in first
     assert "order: expected [3, 1, 2], got [1, 2, 3]" in second
-    # The repair continues the conversation: the model's own reply is its turn, sent back as it was.
-    sent = fake.requests[1].json["input" if api == "responses" else "messages"]
-    assert {"role": "assistant", "content": WRONG} in sent and sent[-1]["role"] == "user"
+    # Code written from nothing is repaired from the task and what failed, not shown its own code.
+    field = "input" if api == "responses" else "messages"
+    opening, sent = fake.requests[0].json[field], fake.requests[1].json[field]
+    assert [m["role"] for m in sent] == ["system", "user"] and "list(set(items))" not in second
+    assert sent[0] == opening[0] and sent[1]["content"].startswith(opening[1]["content"])
     assert (
         task.parent / "unique.py"
     ).read_text() == "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
@@ -294,7 +296,7 @@ def test_the_report_tells_the_whole_story(task, capsys):
     assert data["task"].startswith("Write a Python function unique_items(items)")
     first, second = data["attempts"]
     assert first["prompt"][1]["content"] in fake.prompts()[0] and first["reply"] == WRONG
-    assert "Your previous version" in second["prompt"][-1]["content"] and second["reply"] == RIGHT
+    assert "Earlier answers failed the tests" in second["prompt"][-1]["content"] and second["reply"] == RIGHT
     for attempt in (first, second):
         assert attempt["started_at"].endswith("+00:00") and attempt["started_at"][:2] == "20"
         assert 0 <= attempt["model_seconds"] <= attempt["seconds"] and attempt["test_seconds"] > 0
