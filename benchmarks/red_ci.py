@@ -161,7 +161,7 @@ def verdict(ratio: float, goal: float) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", default="", help="runs of the suite at once (default: one per core)")
+    parser.add_argument("--jobs", default="", help="runs of the suite at once (default: one more than the cores)")
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--skip-existing", action="store_true", help="leave out `autofix run` on more-itertools")
     args = parser.parse_args()

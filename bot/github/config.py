@@ -280,8 +280,8 @@ class Config:
 
     @property
     def jobs(self) -> int:
-        """How many runs of the suite go at once: the input's, else the file's, else one per core;
-        never more than the cores this process may use."""
+        """How many runs of the suite go at once: the input's, else the file's, else one more than the
+        cores this process may use (side_by_side.jobs_for); never more than that."""
         value = self.inputs.get("jobs")
         return jobs_for(int(value) if value else self.repo.jobs)
 

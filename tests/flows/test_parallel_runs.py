@@ -18,7 +18,7 @@ from bot.core.protocol import Candidate
 from bot.core.report import Report
 from bot.core.reproduce import collected
 from bot.core.workspace import Workspace
-from bot.judge import gate
+from bot.judge import gate, side_by_side
 from bot.judge.validate import python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import DEFAULT_PROTECT
@@ -118,6 +118,17 @@ def test_the_tests_a_ci_log_names_run_again_and_at_the_base_side_by_side_with_th
     # whole run read outcomes only.
     assert "assert -1 == 5" in baseline.first.results[TARGET].details
     assert "--assert=plain" in first.argv and "--assert=plain" not in early[0].argv
+
+
+def test_by_default_one_run_more_than_two_cores_sends_the_whole_suite_and_both_named_runs_at_once(
+    tmp_path, sandbox, monkeypatch
+):
+    monkeypatch.setattr(side_by_side, "cores", lambda: 2)
+    head, base = project(tmp_path / "head", BROKEN), project(tmp_path / "base", CALC)
+    suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=side_by_side.jobs_for(None))
+    baseline = gate.Baseline.measure(suite, head, base, expected={TARGET})
+    assert (baseline.target, baseline.at_base is not None) == ([TARGET], True)
+    assert len(sandbox.runs) == 3 and overlap(sandbox.runs)  # with 2 at once, the run at the base waited
 
 
 def test_a_wrong_or_hostile_guess_costs_runs_never_the_verdict(tmp_path, sandbox):
