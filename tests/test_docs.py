@@ -599,7 +599,7 @@ def fresh_copy(dest: Path) -> Path:
 def answer(body: dict) -> Reply:
     """Wrong at first, right once given feedback, for the quick start's task and HumanEval's."""
     text = prompt_text(body)
-    repair = "Your previous version of" in text
+    repair = "Earlier answers failed the tests" in text
     for problem in humaneval_problems():
         if problem["prompt"].strip() in text:
             body_code = problem["canonical_solution"] if repair else "    raise NotImplementedError\n"

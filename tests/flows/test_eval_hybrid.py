@@ -22,7 +22,7 @@ SUM = "def add(a, b):\n    return a + b\n"
 
 def stuck_repairs(body: dict) -> Reply:
     """A repair prompt gets the product again, always; the first prompt the sum, but for seed 0."""
-    if "Your previous version" in prompt_text(body):
+    if "Earlier answers failed the tests" in prompt_text(body):
         return Reply(fenced(SAME_PRODUCT), 100, 10)
     return Reply(fenced(PRODUCT if body["seed"] == 0 else SUM), 100, 10)
 
@@ -46,7 +46,7 @@ def test_repair_and_resample_resamples_where_repair_is_stuck(tmp_path, capsys):
     # repair+resample's requests after the shared first call: a repair, then the first prompt again
     first, *later = [r.json for r in fake.requests]
     hybrid = later[-2:]
-    assert "Your previous version" in prompt_text(hybrid[0])
+    assert "Earlier answers failed the tests" in prompt_text(hybrid[0])
     assert (hybrid[1]["messages"], hybrid[1]["seed"]) == (first["messages"], 2)
     compared = {(c["a"], c["b"]): (c["tasks"], c["only_a"], c["only_b"]) for c in data["comparisons"]}
     assert compared[("repair+resample", "repair")] == (1, 1, 0)

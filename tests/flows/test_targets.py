@@ -279,7 +279,7 @@ def test_an_eval_prompts_a_sql_task_with_its_schema_though_it_writes_elsewhere(t
 
     def answer(body: dict) -> Reply:
         prompts.append(prompt_text(body))
-        return right if "Your previous version" in prompts[-1] else wrong
+        return right if "Earlier answers failed the tests" in prompts[-1] else wrong
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     out = tmp_path / "out"
