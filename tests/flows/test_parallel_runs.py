@@ -185,8 +185,9 @@ def test_a_passing_candidate_and_its_confirmation_run_at_the_same_time_in_two_co
     assert len(suite.copies[head].idle) == 2
 
 
-def test_a_candidate_failing_one_of_the_two_runs_is_refused(tmp_path, sandbox):
-    head, suite, judge = measured(tmp_path, sandbox)
+@pytest.mark.parametrize("jobs", [2, 3])  # 3: the default on 2 cores, a slot more than the two runs
+def test_a_candidate_failing_one_of_the_two_runs_is_refused(tmp_path, sandbox, jobs):
+    head, suite, judge = measured(tmp_path, sandbox, jobs)
     [copy] = suite.copies[head].idle
     # Passes as the copy's own uid, which one of the runs gets again; fails as any other, which the other gets.
     (head / "calc.py").write_text(
