@@ -37,11 +37,12 @@ def repair(spec: Spec, feedback: str) -> dict[str, str]:
     return {"role": "user", "content": content}
 
 
-def anew(spec: Spec, failures: list[str]) -> list[dict[str, str]]:
-    """A repair of code written from nothing: the first prompt again, with how each earlier answer
-    failed, and not their code. Shown its own code, a small model sends it back (12 of the 14 tasks
-    Qwen2.5-Coder-1.5B failed to repair in context); shown what failed, it writes anew, informed."""
-    *before, last = first(spec)
+def anew(opening: list[dict[str, str]], failures: list[str]) -> list[dict[str, str]]:
+    """A repair of code written from nothing: the first prompt as it was sent (`opening`), with how
+    each earlier answer failed, and not their code. Shown its own code, a small model sends it back
+    (12 of the 14 tasks Qwen2.5-Coder-1.5B failed to repair in context); shown what failed, it
+    writes anew, informed."""
+    *before, last = opening
     told = "\n\n".join(f"Answer {n}:\n{feedback}" for n, feedback in enumerate(failures, 1))
     content = (
         f"{last['content']}\n\nEarlier answers failed the tests. Their code is not shown: write the file "

@@ -29,7 +29,7 @@ class WholeFile:
         self.current = current  # the target as it is, shown in the first prompt
         self.shown = shown  # how the current code fails its tests, in the first prompt
         self.code: str | None = None  # the last code a reply held: what the next diff is against
-        self.opening: Messages = []  # the first prompt, which every repair continues
+        self.opening: Messages = []  # the first prompt, which every repair continues or restates
         self.reply = ""  # the last reply, as the model wrote it
         self.failures: list[str] = []  # how each earlier answer failed, for a repair of code written anew
 
@@ -53,7 +53,7 @@ class WholeFile:
         if self.current is None:
             if feedback not in self.failures:
                 self.failures.append(feedback)
-            return prompts.anew(self.spec, self.failures)
+            return prompts.anew(self.opening, self.failures)
         return [*self.opening, {"role": "assistant", "content": self.reply}, prompts.repair(self.spec, feedback)]
 
     def keep(self, candidate: Candidate) -> str:

@@ -27,7 +27,8 @@ def jobs_for(asked: int | None) -> int:
     time waiting (namespaces, mounts, the interpreter starting), which a run more keeps busy. On 2
     cores, the proof's 3 runs of a one-line fix took 0.50 s at once against 0.63 s in two rounds,
     and a whole red-CI step about 8% less (benchmarks/red_ci.py)."""
-    default = cores() + 1 if cores() > 1 else 1
+    have = cores()
+    default = have + 1 if have > 1 else 1
     return max(1, min(asked or default, default))
 
 
