@@ -8,6 +8,7 @@ sha256 before it is served. The server listens on loopback only; each task set's
 
     make bench-model                              # easy, the repair set, a HumanEval sample of 30
     python benchmarks/real_model.py --sets easy --limit 4    # a quick look
+    python benchmarks/real_model.py --sets easy humaneval --samples 2   # a second draw of each task
 
 On 2 cores the model reads about 26 prompt tokens and writes about 7 tokens a second: the whole
 run takes hours. Not a test: a broken download, server or eval exits non-zero, figures never do.
@@ -107,6 +108,9 @@ def main() -> int:
     parser.add_argument("--sets", nargs="+", choices=sorted(SETS), default=list(SETS))
     parser.add_argument("--limit", type=int, help="only the first N tasks of each set")
     parser.add_argument("--jobs", type=int, default=1, help="tasks at once (the server answers one at a time)")
+    parser.add_argument(
+        "--samples", type=int, default=1, help="evaluate each set N times (a larger N than a folder holds adds samples)"
+    )
     args = parser.parse_args()
     model = model_file()
     port = free_port()
@@ -120,7 +124,7 @@ def main() -> int:
                 *("--model", "qwen2.5-coder-1.5b-instruct", "--base-url", f"http://127.0.0.1:{port}/v1"),
                 *("--api", "chat", "--strategy", "all", "--attempts", "3", "--temperature", "0.7"),
                 *("--request-timeout", REQUEST_TIMEOUT),
-                *("--jobs", str(args.jobs), "--out", str(OUT / name)),
+                *("--jobs", str(args.jobs), "--samples", str(args.samples), "--out", str(OUT / name)),
                 *(("--limit", str(args.limit)) if args.limit else ()),
             ]
             # The repair set's specs run `python -m pytest`: the venv's, which has pytest.
