@@ -9,6 +9,7 @@ sha256 before it is served. The server listens on loopback only; each task set's
     make bench-model                              # easy, the repair set, a HumanEval sample of 30
     python benchmarks/real_model.py --sets easy --limit 4    # a quick look
     python benchmarks/real_model.py --sets easy humaneval --samples 2   # a second draw of each task
+    python benchmarks/real_model.py --sets easy humaneval --seed 1 --out-name seed-1   # other seeds, another sample
 
 On 2 cores the model reads about 26 prompt tokens and writes about 7 tokens a second: the whole
 run takes hours. Not a test: a broken download, server or eval exits non-zero, figures never do.
@@ -111,6 +112,10 @@ def main() -> int:
     parser.add_argument(
         "--samples", type=int, default=1, help="evaluate each set N times (a larger N than a folder holds adds samples)"
     )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="the HumanEval draw and the first seed the calls send (default: 0)"
+    )
+    parser.add_argument("--out-name", help="results in out/bench-model/<set>-<NAME>/ (default: <set>/)")
     args = parser.parse_args()
     model = model_file()
     port = free_port()
@@ -119,18 +124,20 @@ def main() -> int:
     try:
         for name in args.sets:
             started = time.monotonic()
+            out = OUT / (f"{name}-{args.out_name}" if args.out_name else name)
             command = [
                 *(str(ROOT / ".venv/bin/autofix"), "eval", *SETS[name]),
                 *("--model", "qwen2.5-coder-1.5b-instruct", "--base-url", f"http://127.0.0.1:{port}/v1"),
                 *("--api", "chat", "--strategy", "all", "--attempts", "3", "--temperature", "0.7"),
                 *("--request-timeout", REQUEST_TIMEOUT),
-                *("--jobs", str(args.jobs), "--samples", str(args.samples), "--out", str(OUT / name)),
+                *("--jobs", str(args.jobs), "--samples", str(args.samples), "--out", str(out)),
+                *("--seed", str(args.seed)),
                 *(("--limit", str(args.limit)) if args.limit else ()),
             ]
             # The repair set's specs run `python -m pytest`: the venv's, which has pytest.
             env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
             done = subprocess.run(command, cwd=ROOT, env=env, check=False)
-            print(f"{name}: exit {done.returncode} in {time.monotonic() - started:.0f} s; {OUT / name / 'eval.md'}")
+            print(f"{name}: exit {done.returncode} in {time.monotonic() - started:.0f} s; {out / 'eval.md'}")
             if done.returncode not in (0, 1):
                 return done.returncode
     finally:
