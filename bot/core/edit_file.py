@@ -5,8 +5,12 @@ prompt shows the file as the previous replies left it.
 
 After REFUSALS_BEFORE_UNIT replies in a row whose edit blocks could not be applied, the model is
 asked instead for the complete new text of the one function or class the failures point at, which
-is spliced in by its span (bot/core/splice.py); `on_switch` is told, once, for the log. It is asked
-so for the rest of the task: a model that can't write edit blocks won't write them later."""
+is spliced in by its span (bot/core/splice.py); `on_note` is told, once, for the log. It is asked
+so for the rest of the task: a model that can't write edit blocks won't write them later.
+
+A reply with no edit block at all but definitions of the file's functions or classes (what a small
+model sends when asked for edit blocks) is not refused: they take the place of the file's, and the
+next prompt says so. It is not counted as a refusal either."""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from collections.abc import Callable
 from pathlib import PurePosixPath
 
 from bot.core import source, splice
-from bot.core.edits import FORMAT_HELP, EditError, after_reply, parse, refused, substitute
+from bot.core.edits import FORMAT_HELP, MARKER, EditError, after_reply, parse, refused, substitute
 from bot.core.extract import NoCode, extract_code
 from bot.core.prompts import task_text, with_failures
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
@@ -38,13 +42,14 @@ class EditFile:
         spec: Spec,
         original: str,
         failures: Callable[[], str] = lambda: "",
-        on_switch: Callable[[str], None] = lambda note: None,
+        on_note: Callable[[str], None] = lambda note: None,
         shown: Callable[[], str] = lambda: "",
     ):
         self.spec, self.original, self.current = spec, original, original
         self.failures = failures  # the current code's failing tests, known once the preflight ran
         self.shown = shown  # how they fail, as the first prompt tells it
-        self.on_switch = on_switch
+        self.on_note = on_note  # what the log and the report say of how a reply was taken
+        self.placed = ""  # what the next prompt tells of definitions put in place of edit blocks
         self.touched: set[int] = set()  # lines of `current` the last applied edits wrote
         self.reply = ""
         self.refusals = 0  # replies in a row whose edit blocks could not be applied
@@ -57,13 +62,18 @@ class EditFile:
         return with_failures([self.system(), {"role": "user", "content": text}], self.shown())
 
     def apply(self, reply: str) -> Candidate:
-        self.reply, self.judged = reply, False
+        self.reply, self.judged, self.placed = reply, False, ""
         if self.unit is not None:
             return self.replace_unit(self.unit, reply)
         target = self.spec.target
         try:
             blocks = parse(reply)
         except EditError as exc:
+            if not MARKER.search(reply):  # no edit block begun: perhaps whole definitions instead
+                try:
+                    return self.put_in(reply)
+                except (NoCode, splice.NotSpliced):
+                    pass
             self.refusals += 1
             raise Unusable(Kind.REFUSED, refused(exc.problems)) from None
         text, problems = self.current, []
@@ -79,6 +89,13 @@ class EditFile:
             raise Unusable(Kind.REFUSED, refused(problems))
         self.refusals = 0
         return self.candidate(reply, text)
+
+    def put_in(self, reply: str) -> Candidate:
+        placed = splice.put_in(self.current, reply)
+        self.placed, self.refusals = placed.told(), 0
+        names = " and ".join(", ".join(f"`{name}`" for name in placed.placed).rsplit(", ", 1))
+        self.on_note(f"the reply had no edit blocks: its definitions of {names} took the place of the file's")
+        return self.candidate(reply, placed.text)
 
     def replace_unit(self, unit: splice.Unit, reply: str) -> Candidate:
         try:
@@ -96,13 +113,15 @@ class EditFile:
     def next(self, feedback: str) -> Messages:
         if self.judged:
             self.failing = feedback
+        if self.placed:
+            feedback = f"{self.placed}\n\n{feedback}"
         failing = self.failures() if self.failing is None else self.failing
         unit, switched = self.unit_to_ask(failing), self.unit is None
         self.unit = unit
         if unit is not None:
             why = after_reply(self.reply, feedback)
             if switched:
-                self.on_switch(
+                self.on_note(
                     f"asked for {unit.called} instead of edit blocks, "
                     f"after {REFUSALS_BEFORE_UNIT} replies in a row whose edit blocks could not be applied"
                 )

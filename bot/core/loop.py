@@ -192,14 +192,14 @@ def solve(
     file_judge = FileJudge(validator, spec.target, current, judged)
     judge = StrengthJudge(file_judge, validator, spec, report)
 
-    def switched(note: str) -> None:  # edit mode asking for one whole function: said in the log and the report
+    def noted(note: str) -> None:  # how edit mode took or asked for a reply: said in the log and the report
         note = f"attempt {len(report.attempts) + 1}: {note}"
         report.notes.append(note)
         on_note(note)
 
     def answer() -> Answer:
         return answer_for(
-            spec, current, lambda: validator.failures_seen or file_judge.failures, switched, lambda: file_judge.failures
+            spec, current, lambda: validator.failures_seen or file_judge.failures, noted, lambda: file_judge.failures
         )
 
     return run(
@@ -212,14 +212,15 @@ def answer_for(
     spec: Spec,
     current: str | None,
     failures: Callable[[], str],
-    on_switch: Callable[[str], None] = lambda note: None,
+    on_note: Callable[[str], None] = lambda note: None,
     shown: Callable[[], str] = lambda: "",
 ) -> Answer:
     """`failures`: the current code's, known once the preflight ran (an edit's windows follow them).
-    `on_switch`: told when edit mode asks for one whole function instead of edit blocks. `shown`:
-    how the current code fails, as a repair prompt says it, in every first prompt."""
+    `on_note`: told when edit mode asks for one whole function instead of edit blocks, or puts a
+    reply's definitions in place of the edit blocks it lacks. `shown`: how the current code fails,
+    as a repair prompt says it, in every first prompt."""
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     python = spec.target_kind == "python"  # a document or a query is written whole
     if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
-        return EditFile(spec, current, failures, on_switch, shown)
+        return EditFile(spec, current, failures, on_note, shown)
     return WholeFile(spec, current, shown)

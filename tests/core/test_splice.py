@@ -10,7 +10,7 @@ import pytest
 
 from bot.core.edit_file import EditFile
 from bot.core.protocol import Unusable
-from bot.core.splice import NotSpliced, Unit, pointed_at, request, spliced, units
+from bot.core.splice import NotSpliced, Unit, pointed_at, put_in, request, spliced, units
 from bot.spec import Spec
 
 CODE = """\
@@ -162,3 +162,83 @@ def test_the_failures_shown_with_the_unit_are_cut_to_the_feedback_budget():
     user = request(spec, SUMS, CODE, failing, "")[1]["content"]
     kept = 6_000 - 38  # the budget, less the mark and its margin
     assert f"now\n\n{failing[:kept]}\n[... {17_999 - kept} characters cut ...]\n\n## The method" in user
+
+
+# A reply with no edit block but whole definitions (what a 1.5B model sent for inflection's
+# `ordinal`): they take the place of the file's.
+WHOLE_DEFINITIONS = (
+    "The fix counts the last window:\n\n```python\nimport math\n\n\n"
+    "def helper(x):\n    return x + 1\n\n\n"
+    "def extra(y):\n    return y\n\n\n"
+    "class Window:\n    def count(self, items):\n        return len(self.sums(items)) + 0\n\n\n"
+    "print(helper(1))\n```\n\nThat should pass."
+)
+
+
+def test_a_replys_definitions_take_the_place_of_the_files_and_the_rest_is_left_out_and_told():
+    placed = put_in(CODE, WHOLE_DEFINITIONS)
+    assert placed.placed == ["helper", "Window.count"]  # Window lacks `sums`: only its method goes in
+    assert placed.text == CODE.replace(
+        "def helper(x):\n    def inner():\n        return x\n    return inner()\n", "def helper(x):\n    return x + 1\n"
+    ).replace("return len(self.sums(items))\n", "return len(self.sums(items)) + 0\n")
+    assert placed.told() == (
+        "Your reply had no edit blocks, so its definitions took the place of the file's: `helper`, `Window.count`. "
+        "Not applied: `extra` (the file has no such definition), 2 other statements of the reply."
+    )  # `import math` and the print; the file's own `import functools` would not count
+
+
+def test_a_whole_class_replaces_the_class():
+    whole = (
+        "class Window:\n    size = 3\n\n    def sums(self, items):\n        return []\n\n"
+        "    def count(self, items):\n        return 0\n"
+    )
+    placed = put_in(CODE, whole)
+    assert placed.placed == ["Window"] and placed.left_out == []
+    assert placed.text == CODE[: CODE.index("class Window")] + whole
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "I would change the range in `sums`.",  # no code
+        "```python\ndef unrelated():\n    pass\n```",  # nothing the file defines
+        # a partial class of no member the file has
+        "```python\nclass Window:\n    def other(self):\n        pass\n```",
+    ],
+)
+def test_a_reply_that_defines_nothing_of_the_files_is_not_spliced(reply):
+    with pytest.raises(NotSpliced) as caught:
+        put_in(CODE, reply)
+    assert (
+        str(caught.value)
+        == "the reply has no edit blocks, and its code defines none of the file's functions or classes"
+    )
+
+
+def test_edit_mode_takes_whole_definitions_without_counting_a_refusal_and_says_so(tmp_path):
+    notes: list[str] = []
+    answer = edit_file(tmp_path, notes)
+    answer.first()
+    candidate = answer.apply(WHOLE_DEFINITIONS)
+    assert candidate.files["pkg/win.py"] == put_in(CODE, WHOLE_DEFINITIONS).text
+    assert notes == [
+        "the reply had no edit blocks: its definitions of `helper` and `Window.count` took the place of the file's"
+    ]
+    user = answer.next("- test_win::test_sums: failed")[1]["content"]
+    assert (
+        "## What came of it\n\nYour reply had no edit blocks, so its definitions took the place of the file's:" in user
+    )
+    assert answer.refusals == 0 and answer.failing == "- test_win::test_sums: failed"
+    with pytest.raises(Unusable):  # two refused in a row after it still switch
+        answer.apply(BROKEN_BLOCK)
+    answer.next("refused")
+    with pytest.raises(Unusable):
+        answer.apply(MISSING_BLOCK)
+    assert answer.refusals == 2
+
+
+def test_a_reply_that_begins_an_edit_block_is_refused_though_it_also_defines_the_function(tmp_path):
+    answer = edit_file(tmp_path, [])
+    with pytest.raises(Unusable) as refused:
+        answer.apply(f"{BROKEN_BLOCK}\n```python\ndef helper(x):\n    return 1\n```\n")
+    assert "no '>>>>>>> REPLACE' line" in refused.value.feedback and answer.refusals == 1

@@ -1,6 +1,7 @@
 """`autofix run` on a large module with a model that can't write edit blocks: after two replies whose
 blocks can't be applied, it is asked for the one function the failures name, whole, and autofix
-splices it into the 5,000-line file by the definition's span."""
+splices it into the 5,000-line file by the definition's span; a reply of the whole function without
+being asked is spliced at once."""
 
 import json
 
@@ -39,3 +40,25 @@ def test_a_model_that_breaks_edit_blocks_twice_is_asked_for_the_function_and_the
     assert f"(lines 2401-2402 of `big.py`)\n\n```python\n{BROKEN}```" in third
     assert "assert window_sums([1, 2, 3, 4], 2) == [3, 5, 7]" in third  # what fails, not only where
     assert len(third) < len(module) // 10
+
+
+def test_a_reply_of_the_whole_function_instead_of_edit_blocks_is_spliced_at_once(tmp_path, capsys):
+    """Qwen2.5-Coder-1.5B, asked for edit blocks against inflection's 400-line module, sent the
+    corrected functions whole in a fence: refused, that cost two attempts before autofix asked for
+    the function. Now the first reply is judged."""
+    module = big_module()
+    (tmp_path / "big.py").write_text(module)
+    (tmp_path / "test_big.py").write_text(TESTS)
+    spec = write_task(tmp_path, f"{PYTEST} test_big.py", strength="off")
+    report = tmp_path / "report.json"
+    whole = f"Here is the updated code:\n\n```python\n# big.py\n{FIXED}\n\nprint(window_sums([1, 2], 1))\n```\n"
+    with ScriptedOpenAI([whole]) as fake:
+        code = autofix(spec, fake, "--report", str(report))
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert (tmp_path / "big.py").read_text() == module.replace(BROKEN, FIXED)  # its print left out
+    note = "attempt 1: the reply had no edit blocks: its definitions of `window_sums` took the place of the file's"
+    assert f"autofix: note: {note}" in out.splitlines()
+    data = json.loads(report.read_text())
+    assert note in data["notes"] and [a["kind"] for a in data["attempts"]] == ["passed"]
+    assert len(fake.prompts()) == 1
