@@ -67,7 +67,7 @@ class EditFile:
             return self.replace_unit(self.unit, reply)
         target = self.spec.target
         try:
-            blocks = parse(reply)
+            blocks = parse(reply, target)
         except EditError as exc:
             if not MARKER.search(reply):  # no edit block begun: perhaps whole definitions instead
                 try:

@@ -10,7 +10,8 @@ The model answers in the format coding models already know:
     >>>>>>> REPLACE
 
 Blocks may stand inside code fences or outside them; a block without a path line of its own edits
-the file of the block before it. A malformed block stops the reading, and its refusal names the
+the file of the block before it (or, for the first, the one file an edit of a single target may
+change). A malformed block stops the reading, and its refusal names the
 block by its number and line, the marker missing, where the reading stopped, and the line that
 was likely meant as the marker.
 
@@ -19,6 +20,11 @@ creates a new file. A reply is applied all or nothing: one refused block (a prot
 SEARCH that doesn't match) leaves every file as it was, and the refusal goes back to the model.
 Nothing is ever matched approximately: a near miss that got applied could change code nobody
 asked to change.
+
+One transformation is made, and checked: SEARCH lines copied with the gutter autofix numbers the
+file with (`  12 | x = 1`) are read without it when every SEARCH line has it, their numbers run
+on, and the lines then match exactly where those numbers say; REPLACE lines lose the gutter when
+each has one. The numbers make the match surer, not looser.
 
 A reply is read under bot/judge/bounded.py's bounds, and in linear time: at most MAX_BLOCKS
 blocks are applied, at most MAX_PROBLEMS problems told, each SEARCH found by str.find.
@@ -38,6 +44,7 @@ FENCE = re.compile(r"^\s*(```|~~~)")
 MARKER = re.compile(r"(<{5,9} SEARCH)|>{5,9} REPLACE")
 # Lines that were meant as the marker missing: what a block's refusal points at.
 NEAR_MISS = {DIVIDER: re.compile(r"^={3,}|^-{5,}$"), REPLACE: re.compile(r"REPLACE|^>{3,}|^<{5,}", re.I)}
+GUTTER = re.compile(r"^ *(\d+) \|(?: |$)")  # bot/core/source.py's numbering, `  12 | `, as a model copies it
 PATH_DECORATION = "`*#: \t"  # what models wrap a path line in: `x.py`, **x.py**, # x.py, x.py:
 MAX_BLOCKS = 100  # each is matched against a whole file: a reply of 100,000 would be as many scans
 MAX_PROBLEMS = 20  # told one by one; the rest counted
@@ -84,16 +91,18 @@ class Block:
     replace: str
 
 
-def parse(reply: str) -> list[Block]:
+def parse(reply: str, default_path: str | None = None) -> list[Block]:
+    """The reply's blocks; `default_path` is the file a block edits when no path line comes before
+    it or any block before it (edit mode's one target)."""
     try:
-        return bounded.read(lambda: blocks_in(reply))
+        return bounded.read(lambda: blocks_in(reply, default_path))
     except EditError:
         raise
     except bounded.Unreadable as exc:
         raise EditError([f"the reply could not be read: {exc.reason}"]) from None
 
 
-def blocks_in(reply: str) -> list[Block]:
+def blocks_in(reply: str, default_path: str | None = None) -> list[Block]:
     try:
         bounded.checked(reply, "the reply")
     except bounded.Unreadable as exc:
@@ -102,7 +111,7 @@ def blocks_in(reply: str) -> list[Block]:
     blocks: list[Block] = []
     problems: list[str] = []
     start = 0  # where the text that may hold the next block's path begins
-    number, path = 0, None  # the blocks begun so far; the last block's path
+    number, path = 0, default_path  # the blocks begun so far; the last block's path
     i = 0
     while i < len(lines):
         if marker(lines[i]) != SEARCH:
@@ -201,6 +210,12 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
         return "", "no such file (an empty SEARCH creates one)"
     body = text if text.endswith("\n") or not text else text + "\n"
     found = line_starts(body, block.search, MAX_PLACES)
+    if not found and (numbered := without_gutter(block)) is not None:
+        block, line = numbered
+        found = line_starts(body, block.search, MAX_PLACES)
+        if len(found) == 1 and body.count("\n", 0, found[0]) + 1 != line:
+            at = body.count("\n", 0, found[0]) + 1
+            return text, f"the SEARCH lines, without their line numbers, match line {at}, not line {line} as numbered"
     if not found:
         return (
             text,
@@ -213,6 +228,23 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
     at = found[0]
     new = body[:at] + block.replace + body[at + len(block.search) :]
     return (new if text.endswith("\n") or not new.endswith("\n") else new[:-1]), None
+
+
+def without_gutter(block: Block) -> tuple[Block, int] | None:
+    """The block read without the numbered view's gutter, and the line its SEARCH's numbers say it
+    starts at; None unless every SEARCH line has the gutter and the numbers run on by one."""
+    search = [GUTTER.match(line) for line in block.search.splitlines()]
+    if not search or not all(search):
+        return None
+    numbers = [int(match[1]) for match in search if match]
+    if numbers != list(range(numbers[0], numbers[0] + len(numbers))):
+        return None
+    replace = block.replace.splitlines()
+    marks = [GUTTER.match(line) for line in replace]
+    if all(marks):
+        replace = [line[match.end() :] for line, match in zip(replace, marks, strict=True) if match]
+    text = [line[match.end() :] for line, match in zip(block.search.splitlines(), search, strict=True) if match]
+    return Block(block.path, joined(text), joined(replace)), numbers[0]
 
 
 def line_starts(body: str, search: str, limit: int) -> list[int]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.edits import EditError, parse
+from bot.core.edits import Block, EditError, parse, substitute
 
 
 def refusal(reply: str) -> list[str]:
@@ -65,3 +65,54 @@ def test_the_first_malformed_block_is_told_by_its_number_its_line_and_where_the_
 )
 def test_the_line_meant_as_the_missing_marker_is_named(reply, problem):
     assert refusal(reply) == [problem]
+
+
+# What Qwen2.5-Coder-1.5B sent against inflection's numbered view: no path line, and the view's
+# gutter copied into both halves.
+ORDINAL = 'def ordinal(number):\n    if number % 100 in (11, 12):\n        return "th"\n\n    return "st"\n'
+NO_MATCH = "the SEARCH lines do not match the file exactly (compare them with its current content, whitespace included)"
+NUMBERED_REPLY = (
+    '```python\n<<<<<<< SEARCH\n   2 |     if number % 100 in (11, 12):\n   3 |         return "th"\n   4 |\n'
+    '=======\n   2 |     if number % 100 in (11, 12, 13):\n   3 |         return "th"\n   4 | \n'
+    ">>>>>>> REPLACE\n```\n"
+)
+
+
+def test_a_block_with_no_path_line_edits_the_one_target_and_the_gutter_copied_from_the_view_is_read_off():
+    [block] = parse(NUMBERED_REPLY, "inflection/__init__.py")
+    assert block.path == "inflection/__init__.py"
+    assert substitute(ORDINAL, block) == (ORDINAL.replace("(11, 12)", "(11, 12, 13)"), None)
+    assert refusal(NUMBERED_REPLY) == ["block 1 (line 2): no line with the file's path before '<<<<<<< SEARCH'"]
+
+
+@pytest.mark.parametrize(
+    ("search", "problem"),
+    [
+        # Numbered, but not where the numbers say: refused, not applied elsewhere.
+        (
+            '   3 |     if number % 100 in (11, 12):\n   4 |         return "th"\n',
+            "the SEARCH lines, without their line numbers, match line 2, not line 3 as numbered",
+        ),
+        # Numbers that don't run on are no gutter: the lines stay as written, and match nothing.
+        (
+            '   2 |     if number % 100 in (11, 12):\n   9 |         return "th"\n',
+            NO_MATCH,
+        ),
+        # A gutter on some lines only is no gutter either.
+        (
+            '   2 |     if number % 100 in (11, 12):\n        return "th"\n',
+            NO_MATCH,
+        ),
+    ],
+    ids=["numbers that name another line", "numbers that skip", "a gutter on one line"],
+)
+def test_a_gutter_is_read_off_only_when_its_numbers_run_on_and_name_the_lines_matched(search, problem):
+    block = Block("m.py", search, "    pass\n")
+    assert substitute(ORDINAL, block) == (ORDINAL, problem)
+
+
+def test_replace_lines_keep_what_looks_like_a_gutter_unless_every_one_has_it():
+    block = Block("m.py", '   3 |         return "th"\n', '        return "th"  # 11 | 12\n   4 | x = 1\n')
+    assert substitute(ORDINAL, block)[0] == ORDINAL.replace(
+        '        return "th"\n', '        return "th"  # 11 | 12\n   4 | x = 1\n'
+    )

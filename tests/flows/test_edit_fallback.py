@@ -62,3 +62,22 @@ def test_a_reply_of_the_whole_function_instead_of_edit_blocks_is_spliced_at_once
     data = json.loads(report.read_text())
     assert note in data["notes"] and [a["kind"] for a in data["attempts"]] == ["passed"]
     assert len(fake.prompts()) == 1
+
+
+def test_a_block_copied_with_the_views_line_numbers_and_no_path_line_is_applied(tmp_path, capsys):
+    """The same model, run again, wrote edit blocks: no path line, and the numbered view's gutter
+    copied into both halves. The numbers are read off where they name the lines matched."""
+    module = big_module()
+    (tmp_path / "big.py").write_text(module)
+    (tmp_path / "test_big.py").write_text(TESTS)
+    spec = write_task(tmp_path, f"{PYTEST} test_big.py", strength="off")
+
+    def numbered(code: str) -> str:
+        return "".join(f"{n:>4} | {line}\n" for n, line in enumerate(code.splitlines(), 2401))
+
+    reply = f"```python\n<<<<<<< SEARCH\n{numbered(BROKEN)}=======\n{numbered(FIXED)}>>>>>>> REPLACE\n```\n"
+    with ScriptedOpenAI([reply]) as fake:
+        code = autofix(spec, fake)
+    assert code == 0, capsys.readouterr().out
+    assert (tmp_path / "big.py").read_text() == module.replace(BROKEN, FIXED)
+    assert f"{numbered(BROKEN)}" in fake.prompts()[0]  # the view the gutter was copied from
