@@ -10,7 +10,8 @@ so for the rest of the task: a model that can't write edit blocks won't write th
 
 A reply with no edit block at all but definitions of the file's functions or classes (what a small
 model sends when asked for edit blocks) is not refused: they take the place of the file's, and the
-next prompt says so. It is not counted as a refusal either."""
+next prompt says so. It is not counted as a refusal either. Lines an edit adds that run the model's
+own tests on import are left out of the candidate, as in whole-file answers (bot/judge/selftests.py)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from bot.core.prompts import task_text, with_failures
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
 from bot.core.target import write_target
+from bot.judge import selftests
 from bot.spec import Spec
 from bot.text import fence
 
@@ -50,6 +52,7 @@ class EditFile:
         self.shown = shown  # how they fail, as the first prompt tells it
         self.on_note = on_note  # what the log and the report say of how a reply was taken
         self.placed = ""  # what the next prompt tells of definitions put in place of edit blocks
+        self.left_out = ""  # and of lines left out that ran the model's own tests
         self.touched: set[int] = set()  # lines of `current` the last applied edits wrote
         self.reply = ""
         self.refusals = 0  # replies in a row whose edit blocks could not be applied
@@ -62,7 +65,7 @@ class EditFile:
         return with_failures([self.system(), {"role": "user", "content": text}], self.shown())
 
     def apply(self, reply: str) -> Candidate:
-        self.reply, self.judged, self.placed = reply, False, ""
+        self.reply, self.judged, self.placed, self.left_out = reply, False, "", ""
         if self.unit is not None:
             return self.replace_unit(self.unit, reply)
         target = self.spec.target
@@ -106,6 +109,10 @@ class EditFile:
 
     def candidate(self, reply: str, text: str) -> Candidate:
         target = self.spec.target
+        own = selftests.find(text, self.original)
+        if own:
+            text, self.left_out = selftests.dropped(text, own), selftests.note(own, target)
+            self.on_note(selftests.logged(own, target))
         before, self.current, self.judged = self.current, text, True
         self.touched = changed_lines(before, text)
         return Candidate(reply, code_diff(before, text, target), {target: text})
@@ -115,6 +122,8 @@ class EditFile:
             self.failing = feedback
         if self.placed:
             feedback = f"{self.placed}\n\n{feedback}"
+        if self.left_out:
+            feedback = f"{feedback}\n\n{self.left_out}"
         failing = self.failures() if self.failing is None else self.failing
         unit, switched = self.unit_to_ask(failing), self.unit is None
         self.unit = unit

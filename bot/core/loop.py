@@ -192,7 +192,7 @@ def solve(
     file_judge = FileJudge(validator, spec.target, current, judged)
     judge = StrengthJudge(file_judge, validator, spec, report)
 
-    def noted(note: str) -> None:  # how edit mode took or asked for a reply: said in the log and the report
+    def noted(note: str) -> None:  # how a reply was taken or asked for: said in the log and the report
         note = f"attempt {len(report.attempts) + 1}: {note}"
         report.notes.append(note)
         on_note(note)
@@ -217,10 +217,11 @@ def answer_for(
 ) -> Answer:
     """`failures`: the current code's, known once the preflight ran (an edit's windows follow them).
     `on_note`: told when edit mode asks for one whole function instead of edit blocks, or puts a
-    reply's definitions in place of the edit blocks it lacks. `shown`: how the current code fails,
-    as a repair prompt says it, in every first prompt."""
+    reply's definitions in place of the edit blocks it lacks, and when lines of a reply that run its
+    own tests are left out. `shown`: how the current code fails, as a repair prompt says it, in
+    every first prompt."""
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     python = spec.target_kind == "python"  # a document or a query is written whole
     if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
         return EditFile(spec, current, failures, on_note, shown)
-    return WholeFile(spec, current, shown)
+    return WholeFile(spec, current, shown, on_note)

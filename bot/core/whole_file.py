@@ -9,7 +9,10 @@ verdict, however many attempts.
 A repair of code written from nothing is the first prompt again with how each earlier answer
 failed, without their code (prompts.anew): measured on Qwen2.5-Coder-1.5B, the conversation got its
 own code sent back in 12 of the 14 tasks it failed to repair, and repaired none of them; restated
-with the failures, repair solved 7 of the 18 tasks its first call failed (docs/evaluation.md)."""
+with the failures, repair solved 7 of the 18 tasks its first call failed (docs/evaluation.md).
+
+The lines of a reply's code that run its own tests on import are left out of the candidate
+(bot/judge/selftests.py): the file judged is the file kept."""
 
 from __future__ import annotations
 
@@ -20,18 +23,27 @@ from bot.core.extract import NoCode, extract_block, extract_code
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
 from bot.core.target import write_target
+from bot.judge import selftests
 from bot.spec import Spec
 
 
 class WholeFile:
-    def __init__(self, spec: Spec, current: str | None, shown: Callable[[], str] = lambda: ""):
+    def __init__(
+        self,
+        spec: Spec,
+        current: str | None,
+        shown: Callable[[], str] = lambda: "",
+        on_note: Callable[[str], None] = lambda note: None,
+    ):
         self.spec = spec
+        self.on_note = on_note  # what the log and the report say of lines left out of a reply
         self.current = current  # the target as it is, shown in the first prompt
         self.shown = shown  # how the current code fails its tests, in the first prompt
         self.code: str | None = None  # the last code a reply held: what the next diff is against
         self.opening: Messages = []  # the first prompt, which every repair continues or restates
         self.reply = ""  # the last reply, as the model wrote it
         self.failures: list[str] = []  # how each earlier answer failed, for a repair of code written anew
+        self.left_out = ""  # what the next prompt says of the last reply's lines that ran its own tests
 
     def first(self) -> Messages:
         self.opening = prompts.with_failures(prompts.first(self.spec, self.current), self.shown())
@@ -46,10 +58,17 @@ class WholeFile:
             raise Unusable(
                 Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```{kind} block."
             ) from None
+        own = selftests.find(code, self.current) if kind == "python" else []
+        self.left_out = selftests.note(own, self.spec.target) if own else ""
+        if own:
+            code = selftests.dropped(code, own)
+            self.on_note(selftests.logged(own, self.spec.target))
         previous, self.code = self.code, code
         return Candidate(code, code_diff(previous, code, self.spec.target), {self.spec.target: code})
 
     def next(self, feedback: str) -> Messages:
+        if self.left_out:
+            feedback = f"{feedback}\n\n{self.left_out}"
         if self.current is None:
             if feedback not in self.failures:
                 self.failures.append(feedback)

@@ -3,10 +3,11 @@
 its own functions.
 
 Models append their own tests to a function they were asked for, often with an expectation of
-their own that is wrong; importing the module then fails and no check runs. The inline checks
-import the target without those lines (the runner compiles the text `skipping` returns, each
-line where it was), so the task's checks decide, and the feedback says which lines were left out.
-Only lines the target didn't already have: an existing module's own top-level code stays.
+their own that is wrong; importing the module then fails and no test of the task's runs. Those
+statements are dropped from the candidate before it is judged (bot/core/whole_file.py,
+edit_file.py), so the file the task's tests judge is the file kept, and the feedback says which
+lines were left out. Only lines the target didn't already have: an existing module's own
+top-level code stays.
 """
 
 from __future__ import annotations
@@ -85,24 +86,44 @@ def top_level(original: str | None) -> set[str]:
     return {ast.get_source_segment(original or "", node) or "" for node in tree.body}
 
 
-def skipping(code: str, found: list[SelfTest]) -> str:
-    """`code` with each of `found` replaced by `pass`, every line where it was."""
+def dropped(code: str, found: list[SelfTest]) -> str:
+    """`code` without `found`: the lines of a statement that has them to itself are removed, with the
+    blank lines above it (and those the file then ends with); one sharing a line (`f(); check()`)
+    becomes `pass`."""
     data = code.encode("utf-8", "surrogatepass")
     parts, at = [], 0
     for test in sorted(found, key=lambda t: t.start):
-        parts += [data[at : test.start], b"pass", b"\n" * (test.end_line - test.line)]
-        at = test.end
+        begin = data.rfind(b"\n", 0, test.start) + 1
+        finish = data.find(b"\n", test.end)
+        finish = len(data) if finish < 0 else finish + 1
+        alone = not data[begin : test.start].strip() and data[test.end : finish].strip() in (b"", b";")
+        if alone and begin >= at:
+            while begin > at and not data[(above := data.rfind(b"\n", 0, begin - 1) + 1) : begin].strip():
+                begin = above  # the blank lines that set it apart go with it
+            parts += [data[at:begin]]
+            at = finish
+        else:
+            parts += [data[at : test.start], b"pass"]
+            at = test.end
     parts.append(data[at:])
-    return b"".join(parts).decode("utf-8", "surrogatepass")
+    text = b"".join(parts).decode("utf-8", "surrogatepass")
+    return text.rstrip() + "\n" if text.strip() else text
 
 
-def note(found: list[SelfTest]) -> str:
+def note(found: list[SelfTest], target: str) -> str:
     """What the feedback says about them."""
     lines = "\n".join(f"line {t.line}: {clip_line(t.source.splitlines()[0], QUOTED_CHARS)}  ({t.why})" for t in found)
     return (
-        "### lines that run when the module is imported (not judged)\n"
+        "### lines of your code left out (they run when the module is imported)\n"
         f"{lines}\n"
-        "The module runs these itself when it is imported. The checks imported it without them, so "
-        "they decided nothing: the failing checks listed are the task's. Leave your own tests and prints "
-        "out of the module."
+        f"These lines ran your own tests or printed when the module was imported, so they were left out "
+        f"of `{target}`: the tests judged it without them, and it is kept without them. Leave your own "
+        "tests and prints out of the module."
     )
+
+
+def logged(found: list[SelfTest], target: str) -> str:
+    """The log's and the report's line about them."""
+    lines = ", ".join(str(t.line) if t.line == t.end_line else f"{t.line}-{t.end_line}" for t in found)
+    plural = "s" if len(found) > 1 else ""
+    return f"left out of `{target}`: line{plural} {lines} of the reply's code, which ran its own tests on import"

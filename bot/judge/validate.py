@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot.errors import UserError
-from bot.judge import checks, guard, hooks, integrity, selftests
+from bot.judge import checks, guard, hooks, integrity
 from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
@@ -196,11 +196,8 @@ class Validator:
         target, kind = str(work / self.spec.target), self.spec.target_kind
         runner = runner_code()
         statements = [*self.statements, planted_check(self.statements)]
-        # The module is imported without the lines that would run its own tests (selftests.py).
-        own_tests = selftests.find(code, self.original) if kind == "python" else []
-        source = selftests.skipping(code, own_tests) if own_tests else None
         wired = (nonce, target, kind, checks.wire(statements), self.runner_paths, RUNNER_BOOT, runner)
-        payload = marshal.dumps((*wired, str(work), source))
+        payload = marshal.dumps((*wired, str(work)))
         fd, code_fd = memfd_of("autofix-checks", payload), memfd_of("autofix-runner", runner)
         try:
             argv = [sys.executable, "-S", "-s", "-P", "-c", RUNNER_BOOT, "check", str(code_fd), str(fd)]
@@ -221,7 +218,7 @@ class Validator:
         found.names += results.names
         found.messages += results.failures
         if results.failures:
-            found.blocks += ([selftests.note(own_tests)] if own_tests else []) + results.blocks
+            found.blocks += results.blocks
             found.details.append(without_result_line(outcome.output, nonce))
 
     def run_command(self, work: Path, found: Findings) -> None:

@@ -242,3 +242,14 @@ def test_a_reply_that_begins_an_edit_block_is_refused_though_it_also_defines_the
     with pytest.raises(Unusable) as refused:
         answer.apply(f"{BROKEN_BLOCK}\n```python\ndef helper(x):\n    return 1\n```\n")
     assert "no '>>>>>>> REPLACE' line" in refused.value.feedback and answer.refusals == 1
+
+
+def test_an_edit_that_adds_a_call_of_the_models_own_test_is_kept_without_it_and_told(tmp_path):
+    notes: list[str] = []
+    answer = edit_file(tmp_path, notes)
+    own = "import functools\n\n\ndef test_it():\n    assert helper(1) == 2\n"
+    reply = f"pkg/win.py\n<<<<<<< SEARCH\nimport functools\n=======\n{own}\n\ntest_it()\n>>>>>>> REPLACE\n"
+    candidate = answer.apply(reply)
+    assert candidate.files["pkg/win.py"] == CODE.replace("import functools\n", own)
+    assert notes == ["left out of `pkg/win.py`: line 8 of the reply's code, which ran its own tests on import"]
+    assert "### lines of your code left out" in answer.next("- test_win::test_sums: failed")[1]["content"]

@@ -1,5 +1,6 @@
 """`autofix run` end to end with inline checks: the repair prompt carries the failing call and
-what it returned, and a reply that runs its own wrong test at import is judged by the checks."""
+what it returned, and a reply that runs its own wrong test at import is judged by the checks, and
+kept, without those lines."""
 
 import json
 
@@ -47,6 +48,12 @@ def test_the_repair_prompt_shows_the_failing_calls_and_their_values(tmp_path):
     assert "checks_runner" not in repair
 
 
-def test_a_reply_that_runs_its_own_failing_test_at_import_passes_on_the_checks(tmp_path):
+def test_a_reply_that_runs_its_own_failing_test_at_import_passes_on_the_checks_and_is_kept_without_it(tmp_path, capsys):
+    """Before, the checks imported the module without the call and autofix wrote it with the call:
+    a gcd.py that raised AssertionError on import, after "passed"."""
     code, report, _ = run(tmp_path, [OWN_TEST])
     assert code == 0 and report["attempts"][0]["passed"]
+    written = (tmp_path / "gcd.py").read_text()
+    assert written.endswith("def check_solution():\n    assert gcd(0, 5) == 0\n")  # not called
+    note = "attempt 1: left out of `gcd.py`: line 11 of the reply's code, which ran its own tests on import"
+    assert f"autofix: note: {note}" in capsys.readouterr().out.splitlines() and note in report["notes"]

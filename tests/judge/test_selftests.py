@@ -1,9 +1,12 @@
-"""A reply that runs its own tests when its module is imported: the checks import it without those
-lines, so the task's checks decide, and the feedback says which lines were left out and where."""
+"""A reply that runs its own tests when its module is imported: those lines are left out of the
+candidate, so the task's checks decide on the file that is kept, and the feedback says which lines
+were left out and where."""
 
 from test_verdict import validator
 
-from bot.judge.selftests import find, skipping
+from bot.core.whole_file import WholeFile
+from bot.judge.selftests import dropped, find
+from bot.spec import Spec
 
 GCD = "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n"
 # The model's own test, with an expectation of its own that is wrong: importing this module fails.
@@ -32,28 +35,47 @@ def test_what_runs_tests_on_import_is_found_and_what_doesnt_is_not():
         (11, 13, "prints"),
         (14, 14, "runs unittest.main()"),
     ]
-    skipped = skipping(code, found)
-    assert skipped.splitlines()[9:14] == ["pass", "pass", "", "", "pass"]
-    assert len(skipped.splitlines()) == len(code.splitlines())  # every line where it was
+    assert dropped(code, found) == code.replace("test_gcd()\nprint(\n    gcd(1, 1),\n)\nunittest.main()\n", "")
 
 
-def test_a_reply_whose_own_test_fails_on_import_is_judged_by_the_checks(tmp_path):
-    verdict = validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(GCD + OWN_TESTS)
-    assert verdict.passed
+def test_a_self_test_sharing_a_line_becomes_pass_and_the_blank_lines_left_at_the_end_go():
+    own = GCD + "def check_gcd():\n    assert gcd(1, 1) == 1\n"
+    code = own + "x = 1; check_gcd()\n\n\ncheck_gcd()\n\n"
+    assert dropped(code, find(code)) == own + "x = 1; pass\n"
+
+
+def answer(own_tests: str = OWN_TESTS) -> tuple[WholeFile, list[str]]:
+    spec = Spec.model_validate({"task": "gcd", "target": "gcd.py", "tests": {"code": CHECKS}})
+    notes: list[str] = []
+    return WholeFile(spec, None, on_note=notes.append), notes
+
+
+def test_a_reply_whose_own_test_fails_on_import_is_kept_and_judged_without_it(tmp_path):
+    whole, notes = answer()
+    candidate = whole.apply(f"```python\n{GCD}{OWN_TESTS}```")
+    kept = GCD + "\n\ndef check_solution():\n    assert gcd(0, 5) == 0, 'mine'\n    print('all passed')\n"
+    assert candidate.code == candidate.files["gcd.py"] == kept  # its definition stays; nothing calls it
+    assert notes == ["left out of `gcd.py`: lines 12, 13, 14 of the reply's code, which ran its own tests on import"]
+    assert validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(candidate.code).passed
+    # Without the drop, the file a user would get fails on import: the verdict on it is a failure.
+    assert not validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(GCD + OWN_TESTS).passed
 
 
 def test_the_feedback_says_which_lines_were_left_out_and_where(tmp_path):
     wrong = GCD.replace("return a", "return b")
-    verdict = validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(wrong + OWN_TESTS)
+    whole, _ = answer()
+    whole.first()
+    candidate = whole.apply(f"```python\n{wrong}{OWN_TESTS}```")
+    verdict = validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(candidate.code)
     assert verdict.failing == ["zero", "twelve"]
-    details = verdict.feedback.split("\n\nDetails:\n", 1)[1]
-    assert details.startswith(
-        "### lines that run when the module is imported (not judged)\n"
+    prompt = whole.next(verdict.feedback)[-1]["content"]
+    assert '### zero (line 1)\nassert gcd(0, 5) == 5, "zero"\ngcd(0, 5) returned 0, expected 5\n\n' in prompt
+    assert prompt.endswith(
+        "### lines of your code left out (they run when the module is imported)\n"
         "line 12: check_solution()  (calls its own test function check_solution)\n"
         "line 13: print(gcd(12, 8))  (prints)\n"
         "line 14: assert gcd(3, 0) == 0  (asserts)\n"
-        "The module runs these itself when it is imported. The checks imported it without them, so "
-        "they decided nothing: the failing checks listed are the task's. Leave your own tests and prints "
-        "out of the module.\n\n"
-        '### zero (line 1)\nassert gcd(0, 5) == 5, "zero"\ngcd(0, 5) returned 0, expected 5\n\n'
+        "These lines ran your own tests or printed when the module was imported, so they were left out "
+        "of `gcd.py`: the tests judged it without them, and it is kept without them. Leave your own "
+        "tests and prints out of the module."
     )

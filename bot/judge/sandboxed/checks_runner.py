@@ -23,8 +23,7 @@ A failure carries what the model needs to repair it, as text that decides nothin
 with the checks' frames and the work folder's only (never this runner's, the boot code's or the
 standard library's), the server's frames following the checks' call into the candidate; and the
 reprs of the values a failing assertion captured (bot/judge/assertions.py), bounded. autofix
-shows them and judges by the operands alone. The target is imported without the lines of its own
-that run tests (bot/judge/selftests.py), when autofix sends that text.
+shows them and judges by the operands alone.
 
 Stdlib only, self-contained and light (no json, no ast: both cost start-up time), because it
 starts twice for every candidate. The wire format between the two processes is a small
@@ -561,7 +560,7 @@ def start_server(boot, code):
 
 def check(payload_fd):
     with os.fdopen(int(payload_fd), "rb") as payload:
-        nonce, target, kind, statements, paths, boot, code, root, source = marshal.loads(payload.read())
+        nonce, target, kind, statements, paths, boot, code, root = marshal.loads(payload.read())
     non_dumpable()
     Shown.root = root
     Shown.learn(statements)
@@ -571,7 +570,7 @@ def check(payload_fd):
     CHECKER = Checker(channel, pid)
     result: dict[str, object] = {"import_error": None, "records": []}
     try:
-        names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target, kind, root, source])
+        names = CHECKER.exchange(["init", [os.path.dirname(target), *paths], target, kind, root])
         if names[0] == "raise":
             raise RuntimeError(with_header(_str(names[3])))
         module = Handle(0, "module")
@@ -660,7 +659,7 @@ class Server:
         if kind == "init":
             sys.path[:] = message[1]
             Shown.root = message[4]
-            module = load(message[2], message[3], message[5])
+            module = load(message[2], message[3])
             self.objects[0] = module
             self.namespace = {k: v for k, v in vars(module).items() if not k.startswith("__")}
             self.namespace["__name__"] = "__autofix_checks__"
@@ -689,14 +688,13 @@ class Server:
         raise ValueError("unknown request")
 
 
-def load(target, kind, source):
+def load(target, kind):
     """Import the target as a module named after its file, from its own folder; a document
-    becomes a module whose one name is `data`. `source`, when given, is the file's text without
-    the lines that run its own tests (bot/judge/selftests.py), its lines where they were."""
+    becomes a module whose one name is `data`."""
     name = os.path.splitext(os.path.basename(target))[0]
     if kind in ("json", "yaml"):
         return document(name, target, kind)
-    if name in sys.modules or source is not None:  # a name the interpreter holds (json.py, random.py...)
+    if name in sys.modules:  # a name the interpreter holds (json.py, random.py...)
         import importlib.util
 
         spec = importlib.util.spec_from_file_location(name, target)
@@ -704,10 +702,7 @@ def load(target, kind, source):
             raise ImportError(f"cannot import {target}")
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
-        if source is None:
-            spec.loader.exec_module(module)
-        else:
-            exec(compile(source, target, "exec", dont_inherit=True), vars(module))
+        spec.loader.exec_module(module)
         return module
     return __import__(name)
 
