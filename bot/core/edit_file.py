@@ -109,10 +109,9 @@ class EditFile:
 
     def candidate(self, reply: str, text: str) -> Candidate:
         target = self.spec.target
-        own = selftests.find(text, self.original)
-        if own:
-            text, self.left_out = selftests.dropped(text, own), selftests.note(own, target)
-            self.on_note(selftests.logged(own, target))
+        text, self.left_out, logged = selftests.left_out(text, self.original, target)
+        if logged:
+            self.on_note(logged)
         before, self.current, self.judged = self.current, text, True
         self.touched = changed_lines(before, text)
         return Candidate(reply, code_diff(before, text, target), {target: text})

@@ -213,8 +213,8 @@ def substitute(text: str | None, block: Block) -> tuple[str, str | None]:
     if not found and (numbered := without_gutter(block)) is not None:
         block, line = numbered
         found = line_starts(body, block.search, MAX_PLACES)
-        if len(found) == 1 and body.count("\n", 0, found[0]) + 1 != line:
-            at = body.count("\n", 0, found[0]) + 1
+        at = body.count("\n", 0, found[0]) + 1 if len(found) == 1 else line
+        if at != line:
             return text, f"the SEARCH lines, without their line numbers, match line {at}, not line {line} as numbered"
     if not found:
         return (

@@ -29,6 +29,8 @@ SYSTEM = (
     "nothing else of importance. It takes the place of the current definition; the rest of the file "
     "stays as it is. Write no edit blocks."
 )
+Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 SWITCHED = "That was the second reply in a row whose edit blocks could not be applied, so write no edit blocks now."
 
 
@@ -84,11 +86,11 @@ def units(code: str) -> list[Unit]:
 
     def visit(body: list[ast.stmt], owner: str) -> None:
         for node in body:
-            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if not isinstance(node, DEFINITION):
                 continue
             is_class = isinstance(node, ast.ClassDef)
             kind = "class" if is_class else "method" if owner else "function"
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            first = first_line(node)
             line = lines[node.lineno - 1]
             indent = line[: len(line) - len(line.lstrip())]
             qualname = f"{owner}.{node.name}" if owner else node.name
@@ -142,16 +144,11 @@ def spliced(code: str, unit: Unit, new: str) -> str:
         tree = syntax.parse(new)
     except SyntaxError as exc:
         raise NotSpliced(f"the code in your reply does not parse: {exc.msg} (its line {exc.lineno})") from None
-    defining = [
-        node
-        for node in tree.body
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name == unit.name
-    ]
+    defining = [node for node in tree.body if isinstance(node, DEFINITION) and node.name == unit.name]
     if not defining:
         raise NotSpliced(f"the code in your reply does not define `{unit.name}`")
     node = defining[-1]
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    piece = new.splitlines()[first - 1 : node.end_lineno]
+    piece = new.splitlines()[first_line(node) - 1 : node.end_lineno]
     lines = code.splitlines(keepends=True)
     placed = "".join(f"{unit.indent}{line}\n" if line.strip() else "\n" for line in piece)
     return "".join(lines[: unit.first - 1]) + placed + "".join(lines[unit.last :])
@@ -192,8 +189,9 @@ def put_in(code: str, reply: str) -> Placed:
     region = read(reply, lambda: placing_most(reply, top))
     if not region:
         raise NotSpliced(NOTHING_PLACED)
+    new = syntax.parse(region).body
     text, placed, left_out = code, [], []
-    for name, node in defined(region).items():
+    for name, node in defined(new).items():
         if name not in top:
             left_out.append(f"`{name}` (the file has no such definition)")
             continue
@@ -213,31 +211,29 @@ def put_in(code: str, reply: str) -> Placed:
     if not placed:
         raise NotSpliced(NOTHING_PLACED)
     kept = {ast.dump(node) for node in tree.body if not isinstance(node, DEFINITION)}
-    new = syntax.parse(region).body
     others = sum(not isinstance(node, DEFINITION) and ast.dump(node) not in kept for node in new)
     if others:
         left_out.append(f"{others} other statement{'s' if others > 1 else ''} of the reply")
     return Placed(text, placed, left_out)
 
 
-Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
-DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 NOTHING_PLACED = "the reply has no edit blocks, and its code defines none of the file's functions or classes"
 
 
 def placing_most(reply: str, top: dict[str, Definition]) -> str:
     """The reply's code region that defines the most of the names in `top` (of equals, the last),
     or "" when none defines any."""
-    scored = [(sum(name in top for name in defined(code)), code) for code in candidates(reply) if parses(code)]
+    parsing = [code for code in candidates(reply) if parses(code)]
+    scored = [(sum(name in top for name in defined(syntax.parse(code).body)), code) for code in parsing]
     best = max((score for score, _ in scored), default=0)
     return [code for score, code in scored if score == best][-1] if best else ""
 
 
-def defined(code: str) -> dict[str, Definition]:
-    """The top-level definitions of `code` by name, in order of first appearance; the last of a
-    name wins (a model that refines its answer puts the final version last)."""
+def defined(body: list[ast.stmt]) -> dict[str, Definition]:
+    """The definitions among `body`'s statements by name, in order of first appearance; the last
+    of a name wins (a model that refines its answer puts the final version last)."""
     found: dict[str, Definition] = {}
-    for node in syntax.parse(code).body:
+    for node in body:
         if isinstance(node, DEFINITION):
             found[node.name] = node
     return found
@@ -253,5 +249,9 @@ def unit_named(code: str, qualname: str) -> Unit:
 
 def piece(code: str, node: Definition) -> str:
     """A definition's text, decorators included, at the margin (a method is written at its class's depth)."""
-    first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-    return dedented("\n".join(code.splitlines()[first - 1 : node.end_lineno]) + "\n")
+    return dedented("\n".join(code.splitlines()[first_line(node) - 1 : node.end_lineno]) + "\n")
+
+
+def first_line(node: Definition) -> int:
+    """A definition's first line: its first decorator's, or its `def` or `class` line."""
+    return min([node.lineno, *(d.lineno for d in node.decorator_list)])

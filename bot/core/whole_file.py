@@ -58,11 +58,11 @@ class WholeFile:
             raise Unusable(
                 Kind.NO_CODE, f"Your reply could not be used: {exc}. Reply with the whole file in one ```{kind} block."
             ) from None
-        own = selftests.find(code, self.current) if kind == "python" else []
-        self.left_out = selftests.note(own, self.spec.target) if own else ""
-        if own:
-            code = selftests.dropped(code, own)
-            self.on_note(selftests.logged(own, self.spec.target))
+        self.left_out = ""
+        if kind == "python":
+            code, self.left_out, logged = selftests.left_out(code, self.current, self.spec.target)
+            if logged:
+                self.on_note(logged)
         previous, self.code = self.code, code
         return Candidate(code, code_diff(previous, code, self.spec.target), {self.spec.target: code})
 

@@ -127,3 +127,12 @@ def logged(found: list[SelfTest], target: str) -> str:
     lines = ", ".join(str(t.line) if t.line == t.end_line else f"{t.line}-{t.end_line}" for t in found)
     plural = "s" if len(found) > 1 else ""
     return f"left out of `{target}`: line{plural} {lines} of the reply's code, which ran its own tests on import"
+
+
+def left_out(code: str, original: str | None, target: str) -> tuple[str, str, str]:
+    """(`code` without its lines that run its own tests, what the model is told of them, the log's
+    line): the code as it is and "" twice when it has none."""
+    found = find(code, original)
+    if not found:
+        return code, "", ""
+    return dropped(code, found), note(found, target), logged(found, target)
