@@ -8,7 +8,12 @@ lines at start-up; pytest loads every `conftest.py` it meets; Python runs a `.py
 work folder is, for `python -m pytest`) is imported instead of the real one, and so is a `json.py`
 beside a test that pytest's rootdir insertion puts first. A file the repository already has is
 its own (pytest's repository has `src/_pytest/`; a plugin's has its `conftest.py`), so it stays
-editable; the rule is the same for a spec's target and for the paths an edit reply adds."""
+editable; the rule is the same for a spec's target and for the paths an edit reply adds.
+
+What an edit reply may add is an allowlist on top (`addition`): a Python module inside the
+repository's packages, or what its `edit` globs name; and what tools find by looking
+(distribution metadata and its entry points, `.pth`, `pyvenv.cfg`, bytecode) is never written,
+added or edited: pytest loads a plugin from an `*.egg-info/entry_points.txt` on `sys.path` by itself."""
 
 from __future__ import annotations
 
@@ -38,11 +43,10 @@ def refusal(relpath: str, exists: Callable[[str], bool]) -> str | None:
     namespace portion, which never wins over a module found anywhere on sys.path."""
     if exists(relpath):
         return None
+    found = found_by_looking(relpath)
+    if found:
+        return found
     path = PurePosixPath(relpath)
-    if "__pycache__" in path.parts or path.name.endswith(".pyc"):
-        return "Python runs compiled bytecode instead of the source"
-    if path.name.endswith(".pth"):
-        return "Python runs the import lines of a .pth file at start-up"
     if path.name == "conftest.py":
         return "pytest loads every conftest.py on its own"
     module, where = module_of(path.name), path.parent
@@ -55,3 +59,55 @@ def refusal(relpath: str, exists: Callable[[str], bool]) -> str | None:
     if module in STANDARD and not (where.parts and exists(f"{where}/__init__.py")):
         return f"it would be imported instead of the standard module {module}, from a folder that may be on sys.path"
     return None
+
+
+# Folders and files Python's import system and the test tools find by looking, whatever their
+# content says: distribution metadata holds entry points (pytest's `pytest11` plugins, hypothesis'
+# and others' hooks), a .pth runs at start-up, pyvenv.cfg says where an environment's Python is.
+# A change never writes one, added or edited, whatever `edit` says.
+METADATA_FOLDERS = (".egg-info", ".dist-info", ".egg-link")
+FOUND_BY_LOOKING = frozenset({"entry_points.txt", "pyvenv.cfg", "direct_url.json"})
+
+
+def found_by_looking(relpath: str) -> str | None:
+    """Why a change may not write `relpath`, whether the tree has it or not; None for any other path."""
+    path = PurePosixPath(relpath)
+    if any(part.endswith(METADATA_FOLDERS) for part in path.parts) or path.name in FOUND_BY_LOOKING:
+        return "distribution metadata or environment configuration, which Python and pytest read by looking"
+    if path.name.endswith(".pth"):
+        return "Python runs the import lines of a .pth file at start-up"
+    if "__pycache__" in path.parts or path.name.endswith(".pyc"):
+        return "Python runs compiled bytecode instead of the source"
+    return None
+
+
+def addition(relpath: str, exists: Callable[[str], bool], added: Callable[[str], bool], freed: bool) -> str | None:
+    """Why a change may not add `relpath`; None when it may. An allowlist: a Python module inside
+    one of the repository's packages (a folder whose `__init__.py` the tree has, or this change
+    adds as a package of one), or a file the repository's `edit` globs name (`freed`). Anything
+    else a tool may load by looking (runner configuration, packaging, a top-level module that
+    takes the place of one the runner imports) never comes in unasked."""
+    if exists(relpath):
+        return found_by_looking(relpath)
+    problem = refusal(relpath, exists)
+    if problem or freed:
+        return problem
+    path = PurePosixPath(relpath)
+    if path.suffix == ".py" and in_package(path.parent, exists, added):
+        return None
+    return (
+        "only a Python module inside one of the repository's packages (a folder with __init__.py) is, unless "
+        "`edit` in .github/autofix.yml names the file"
+    )
+
+
+def in_package(folder: PurePosixPath, exists: Callable[[str], bool], added: Callable[[str], bool]) -> bool:
+    """Whether `folder` is a package the tree has, or one this change adds inside such a package."""
+    for _ in folder.parts:
+        marker = f"{folder}/__init__.py"
+        if exists(marker):
+            return True
+        if not added(marker):
+            return False
+        folder = folder.parent
+    return False

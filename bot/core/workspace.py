@@ -80,9 +80,10 @@ class Workspace:
         blocks = parse(reply)
         current: dict[str, str | None] = {}
         problems = []
-        for number, block in enumerate(blocks, 1):
-            path = str(PurePosixPath(block.path))  # one spelling: "./a//b.py" is "a/b.py"
-            problem = self.refusal(path)
+        paths = [str(PurePosixPath(block.path)) for block in blocks]  # one spelling: "./a//b.py" is "a/b.py"
+        creating = frozenset(path for block, path in zip(blocks, paths, strict=True) if not block.search)
+        for number, (block, path) in enumerate(zip(blocks, paths, strict=True), 1):
+            problem = self.refusal(path, creating)
             if problem is None:
                 if path not in current:
                     current[path] = self.read(path)
@@ -112,7 +113,9 @@ class Workspace:
             why = f"{path}: not written: {exc.strerror}; autofix writes regular files only, never through a link"
             raise EditError([why]) from None
 
-    def refusal(self, path: str) -> str | None:
+    def refusal(self, path: str, creating: frozenset[str] = frozenset()) -> str | None:
+        """Why a reply may not write `path`; `creating`: the paths its blocks with an empty SEARCH
+        make (an edit of a file that isn't there is told "no such file" instead)."""
         relative = PurePosixPath(path)
         if relative.is_absolute() or ".." in relative.parts or not relative.parts:
             return "the path must be relative to the repository's root, without '..'"
@@ -124,8 +127,13 @@ class Workspace:
             return "a protected path (tests and CI configuration can't be edited); fix the code under test instead"
         if self.allowed and not any(fnmatch(path, pattern) for pattern in self.allowed):
             return f"not among the paths the repository lets autofix edit ({', '.join(self.allowed)})"
-        added = loadable.refusal(path, lambda rel: self.look(rel).kind != "missing")
-        if added:
+        exists = self.look(path).kind != "missing"
+        # Past the check above, an `edit` glob names the path: the repository asked for it.
+        freed = bool(self.allowed)
+        added = loadable.addition(path, lambda rel: self.look(rel).kind != "missing", creating.__contains__, freed)
+        if added and exists:
+            return f"a file autofix never writes: {added}; fix the code under test instead"
+        if added and path in creating:
             return (
                 f"a file that may not be added: {added} (one the repository has may be edited); "
                 "fix the code under test instead"

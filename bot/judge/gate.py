@@ -26,7 +26,7 @@ from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
 from bot.judge.scratch import Copies
 from bot.judge.side_by_side import at_once
-from bot.judge.verdict import refuse_broken_command, refuse_tree_writes, run_tests, writable_in
+from bot.judge.verdict import Plugins, refuse_broken_command, refuse_tree_writes, run_tests, writable_in
 from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
 
@@ -80,6 +80,10 @@ class Suite:
         self.lock = threading.Lock()
         self.variants = threading.local()  # `files`: what this thread's runs write over the folder's (overlay)
         self.known: set[str] = set()  # the suite's test ids, once a run reported them: the canaries' words
+        # The environment's pytest plugins, found by the baseline's whole run; until then runs load
+        # none on their own, but those of the folders as the repository has them (`discovering`).
+        self.plugins: Plugins | None = None
+        self.discovering = False
 
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
         """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
@@ -101,6 +105,19 @@ class Suite:
         file at `path`: it collects that file only when told it too (`also`)."""
         started = launch.direct(self.command, allowed_environ())
         return started is not None and nodeids.outside(started.rest, path, folder)
+
+    @contextmanager
+    def discovery(self) -> Iterator[None]:
+        """The block's runs judge the folders as the repository has them (the baseline, before any
+        edit): pytest may discover the environment's plugins there, and the baseline's run says
+        which. After it, every run loads exactly those."""
+        self.discovering = True
+        try:
+            yield
+        finally:
+            self.discovering = False
+            if self.plugins is None:
+                self.plugins = Plugins()
 
     def forget(self, folder: Path) -> None:
         """Drop the copies of a folder no run will judge again (the base's checkout)."""
@@ -136,6 +153,7 @@ class Suite:
                 hint=secrets.choice(modules) if modules else "",
                 writable=writable_in(work, self.exempt),
                 outcomes_only=outcomes_only,
+                plugins=None if self.plugins is None and self.discovering else self.plugins or Plugins(),
             )
             tampered = scratch.restore()
             if baseline:
@@ -145,6 +163,8 @@ class Suite:
                 refuse_broken_command(run, self.command, "tests.command")
         if run.cases and not self.known:
             self.known = {case.test_id for case in run.cases}
+        if baseline and run.plugins is not None and self.plugins is None:
+            self.plugins = run.plugins
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
             problems = run.unittest.failing() if run.unittest else []
@@ -198,37 +218,41 @@ class Baseline:
         flake check and base run go side by side with the whole suite instead of after it; only
         the tests failing in that run are read of them, and any it fails beyond them run after."""
         early = set(expected) if suite.jobs > 1 else set()
-        try:
-            first, *guessed = suite.side_by_side(
-                partial(suite.run, folder, baseline=True, outcomes_only=True), *cls.again(suite, folder, base, early)
-            )
-            if first.forged:
-                raise UserError(
-                    f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or "
-                    "conftest of the suite changes what pytest reports, so autofix can't trust its verdict"
+        with suite.discovery():
+            try:
+                first, *guessed = suite.side_by_side(
+                    partial(suite.run, folder, baseline=True, outcomes_only=True),
+                    *cls.again(suite, folder, base, early),
                 )
-            ran = [f"the whole suite: {len(first.results)} tests, {len(first.failing)} failing"]
-            if early:
-                at = " and at the base" if base is not None else ""
-                ran.append(f"the {len(early)} tests the CI log names as failing again{at}, side by side with it")
-            if not first.failing and not first.killed:
-                return cls(first, [], [], first.ids("passed"), ran=[*ran, "nothing failed: no run again"])
-            again = None if first.killed or not first.sealed else first.failing
-            covered = again is not None and bool(guessed) and all(run.sealed for run in guessed)
-            rest = again - early if covered and again is not None else again
-            later = cls.again(suite, folder, base, rest)
-            second, *at_base = suite.side_by_side(*later) if later else guessed
-            if later and covered:
-                second, *at_base = [combined(one, two) for one, two in zip(guessed, [second, *at_base], strict=True)]
-            # The base's run read outcomes only: what fails there too runs there again as the gate
-            # runs, so a test that needs assertion rewriting is never called pre-existing.
-            failing = first.failing & second.failing
-            also_at_base = at_base[0].failing & failing if at_base else set()
-            if also_at_base and base is not None:
-                at_base = [combined(at_base[0], suite.run(base, only=also_at_base))]
-        finally:
-            if base is not None:
-                suite.forget(base)
+                if first.forged:
+                    raise UserError(
+                        f"`{suite.command}`: at the pull request's head, {FORGED} ({first.forged[0]}): a plugin or "
+                        "conftest of the suite changes what pytest reports, so autofix can't trust its verdict"
+                    )
+                ran = [f"the whole suite: {len(first.results)} tests, {len(first.failing)} failing"]
+                if early:
+                    at = " and at the base" if base is not None else ""
+                    ran.append(f"the {len(early)} tests the CI log names as failing again{at}, side by side with it")
+                if not first.failing and not first.killed:
+                    return cls(first, [], [], first.ids("passed"), ran=[*ran, "nothing failed: no run again"])
+                again = None if first.killed or not first.sealed else first.failing
+                covered = again is not None and bool(guessed) and all(run.sealed for run in guessed)
+                rest = again - early if covered and again is not None else again
+                later = cls.again(suite, folder, base, rest)
+                second, *at_base = suite.side_by_side(*later) if later else guessed
+                if later and covered:
+                    second, *at_base = [
+                        combined(one, two) for one, two in zip(guessed, [second, *at_base], strict=True)
+                    ]
+                # The base's run read outcomes only: what fails there too runs there again as the gate
+                # runs, so a test that needs assertion rewriting is never called pre-existing.
+                failing = first.failing & second.failing
+                also_at_base = at_base[0].failing & failing if at_base else set()
+                if also_at_base and base is not None:
+                    at_base = [combined(at_base[0], suite.run(base, only=also_at_base))]
+            finally:
+                if base is not None:
+                    suite.forget(base)
         if again is None:
             why = first.killed or "its runner reported no result for each test"
             ran.append(f"the whole suite again (the first run's failure is outside the tests: {why})")

@@ -49,17 +49,25 @@ def home() -> Path:
 
 @contextmanager
 def generated(
-    fd: int, only_fd: int | None, workdir: Path, target: str, redirect: Sequence[tuple[str, str]] = ()
+    fd: int,
+    only_fd: int | None,
+    workdir: Path,
+    target: str,
+    redirect: Sequence[tuple[str, str]] = (),
+    plugins: Sequence[tuple[str, str]] | None = None,
 ) -> Iterator[Hooks]:
     """This run's hooks, removed when it is over. `redirect`: each folder an editable install of
-    the tests' environment names, with its place in `workdir` (sandboxed/editables.py)."""
+    the tests' environment names, with its place in `workdir` (sandboxed/editables.py).
+    `plugins`: the environment's, (module, file) each, that this run loads by name (None: pytest
+    discovers them, and the plugin reports what it loaded)."""
     folder = home() / secrets.token_hex(8)
     folder.mkdir()
     folder.chmod(0o755)
     try:
         name = "m" + secrets.token_hex(8)
         run = {"fd": fd, "only_fd": -1 if only_fd is None else only_fd, "workdir": str(workdir), "target": target}
-        header = "RUN = " + repr({**run, "redirect": [list(pair) for pair in redirect]})
+        named = None if plugins is None else [list(pair) for pair in plugins]
+        header = "RUN = " + repr({**run, "redirect": [list(pair) for pair in redirect], "plugins": named})
         write(folder / f"{name}.py", header, SEAL, EDITABLES, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)
         yield Hooks(folder, name)

@@ -26,6 +26,7 @@ from bot.judge.sql import QueryCheck
 from bot.judge.targets import Checked, TargetCheck
 from bot.judge.verdict import (
     DETERMINISTIC,
+    Plugins,
     TestRun,
     UnittestCounts,
     memfd_of,
@@ -143,6 +144,7 @@ class Validator:
         self.notes: list[str] = []  # what the log should say once about how the tests are run
         self.failures_seen = ""  # the current code's failing tests, as the preflight saw them
         self.last_failing: set[str] = set()  # test ids the last run failed: the next check runs them first
+        self.plugins = Plugins()  # the environment's pytest plugins, as the baseline found them
         # False: not measured yet (None is a measured answer: a command that is neither runner).
         self._baseline: integrity.OriginalSuite | UnittestCounts | None | Literal[False] = False
 
@@ -307,13 +309,18 @@ class Validator:
         self.last_failing = {case.test_id for case in failing} or self.last_failing
         return True
 
-    def tests_in(self, work: Path, **how) -> TestRun:
+    def tests_in(self, work: Path, discover: bool = False, **how) -> TestRun:
         """The test command in the scratch copy `work`, which the run may write only where
-        tests.exempt says (verdict.run_tests takes the rest of `how`)."""
+        tests.exempt says (verdict.run_tests takes the rest of `how`). `discover`: the copy is the
+        work folder as it is, and pytest may find the environment's plugins on its own; every
+        other run loads the ones the baseline found, by name."""
         command = self.spec.tests.command
         assert command is not None
         writable = writable_in(work, self.spec.exempt)
-        return run_tests(self.sandbox, command, work, self.limits, self.spec.target, writable=writable, **how)
+        plugins = None if discover else self.plugins
+        return run_tests(
+            self.sandbox, command, work, self.limits, self.spec.target, writable=writable, plugins=plugins, **how
+        )
 
     def canary_places(self, baseline: object) -> dict:
         """Where this run's canaries go: among the module of a test that failed last, named from
@@ -331,7 +338,8 @@ class Validator:
             assert command is not None  # only run_command measures a baseline
             with self.copies.use() as scratch:
                 work = scratch.work
-                run = self.tests_in(work, extra_options="--continue-on-collection-errors")
+                run = self.tests_in(work, discover=True, extra_options="--continue-on-collection-errors")
+                self.plugins = run.plugins or Plugins()
                 refuse_hidden_plugin(run, command)
                 refuse_tree_writes(run, work, f"{self.spec.path}: tests.command")
                 refuse_broken_command(run, command, f"{self.spec.path}: tests.command")

@@ -38,6 +38,21 @@ RECORD_BYTES = 64 * 2**20  # of the hook's lines, at most; more is no verdict
 # lose pytest's introspection; a test whose outcome needs the rewriting is run again as the gate
 # runs wherever it could change what autofix concludes (gate.Baseline.measure, proof.ProofJudge).
 PLAIN = ("--assert=plain",)
+AUTOLOAD_OFF = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"  # pytest loads no entry point's plugin but those `-p` names
+
+
+@dataclass(frozen=True)
+class Plugins:
+    """The plugins pytest loaded on its own from the tests' environment, on the tree as the
+    repository has it, before any candidate: (module, file) each, a file inside the work folder
+    named from it (`./src/plugin.py`). Every later run starts with autoloading off and loads
+    exactly these by name, so nothing a candidate adds is discovered (distribution metadata on
+    sys.path is, by pytest and by hypothesis); the plugin checks each came from its file."""
+
+    modules: tuple[tuple[str, str], ...] = ()
+
+    def options(self) -> list[str]:
+        return [word for name, _ in self.modules for word in ("-p", name)]
 
 
 @dataclass
@@ -53,6 +68,7 @@ class TestRun:
     forged: list[str] = field(default_factory=list)  # how the canaries came back wrong, when they did
     plugin: str = ""  # the module name the plugin had in this run
     by_node_ids: bool = False  # `only` went on pytest's command line: it collected those files alone
+    plugins: Plugins | None = None  # what pytest loaded on its own, in a run that let it (discover)
 
 
 @dataclass
@@ -93,12 +109,16 @@ def run_tests(
     hint: str = "",
     writable: Sequence[str] | None = None,
     outcomes_only: bool = False,
+    *,
+    plugins: Plugins | None,
 ) -> TestRun:
     """The test command in the sandbox; with pytest, its verdict through autofix's plugin, and
     with `only`, just those tests (ids as the verdict names them; a module's id selects it whole).
     `known`: the suite's test ids, whose words the canaries' names take; `hint`: the test module
     to plant them in. `writable`: what the run may write in `work` (Sandbox.run). `outcomes_only`:
-    no one reads why a test failed, so pytest skips rewriting asserts (PLAIN)."""
+    no one reads why a test failed, so pytest skips rewriting asserts (PLAIN). `plugins`: the
+    environment's, loaded by name with autoloading off; None lets pytest discover them, which only
+    a run of the tree as the repository has it may (the run reports what it found)."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
     drawn = canaries.draw(known, hint)
     payload = "\n".join([nonce, *(canary.line() for canary in drawn)]) + "\n"
@@ -108,12 +128,15 @@ def run_tests(
     with (
         channel(payload) as fd,
         selection(only) as only_fd,
-        hooks.generated(fd, only_fd, work, target, moved) as hook,
+        hooks.generated(fd, only_fd, work, target, moved, None if plugins is None else plugins.modules) as hook,
     ):
         # What the run may write, pytest never collects: a conftest or test module planted there
         # during the run is never loaded.
         ignored = [f"--ignore={path}" for path in writable or ()]
-        options = ["-p", hook.plugin, "-p", "no:cacheprovider", *ignored, *(PLAIN if outcomes_only else ())]
+        named = plugins.options() if plugins is not None else []
+        options = ["-p", hook.plugin, *named, "-p", "no:cacheprovider", *ignored, *(PLAIN if outcomes_only else ())]
+        if plugins is not None:
+            env[AUTOLOAD_OFF] = "1"
         extra = shlex.split(extra_options)
         env["PYTHONPATH"] = str(hook.folder)
         fds = (fd,) if only_fd is None else (fd, only_fd)
@@ -167,6 +190,7 @@ def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canar
             maxfail=int(record.get("maxfail", 0)),
             forged=forged,
             plugin=plugin,
+            plugins=Plugins(tuple((str(m), str(f)) for m, f in record["plugins"])) if "plugins" in record else None,
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None, plugin=plugin)

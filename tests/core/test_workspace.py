@@ -63,6 +63,8 @@ def test_malformed_replies_are_format_errors(reply, problem):
 
 
 def test_a_reply_applies_in_order_and_the_patch_is_what_git_applies(work, tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")  # a package: a module may be added to it
     reply = (
         block("calc.py", "    return a - b\n", "    return a + b\n")
         + block("calc.py", "def mul(a, b):\n", "def mul(a, b):  # product\n")
@@ -207,6 +209,8 @@ def test_a_spelling_of_a_path_is_the_path(tmp_path):
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "golden.json").write_text("[1]\n")
     work = Workspace(tmp_path, ("data/golden.json",))
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "__init__.py").write_text("")  # a package: a module may be added to it
     with pytest.raises(EditError) as caught:
         work.apply(block("./data//golden.json", "[1]\n", "[2]\n"))
     assert caught.value.problems == [
@@ -219,7 +223,8 @@ def test_a_spelling_of_a_path_is_the_path(tmp_path):
     assert (tmp_path / "lib" / "new.py").read_text() == "X = 2\n"
 
 
-def test_a_reply_that_writes_a_file_where_it_needs_a_folder_is_refused(work, tmp_path):
+def test_a_reply_that_writes_a_file_where_it_needs_a_folder_is_refused(tmp_path):
+    work = Workspace(tmp_path, DEFAULT_PROTECT, allowed=("lib*",))  # `edit` lets it add files of any kind
     with pytest.raises(EditError) as caught:
         work.apply(block("lib", "", "x = 1\n") + block("lib/util.py", "", "y = 2\n"))
     assert caught.value.problems == ["lib/util.py: its folder lib is a file this reply writes"]

@@ -73,7 +73,12 @@ def test_an_outsiders_files_are_ignored_like_its_tests(shop, github, capsys):
 
 ADDED = "a file that may not be added: {} (one the repository has may be edited); fix the code under test instead"
 RUNNER = "it would be imported instead of {}, which the test runner imports"
-FORGE = "import builtins\n"  # what it holds never runs: the reply is refused before anything is written
+FORGE = "import builtins\n"
+METADATA = "distribution metadata or environment configuration, which Python and pytest read by looking"
+OUTSIDE_PACKAGES = (
+    "only a Python module inside one of the repository's packages (a folder with __init__.py) is, unless "
+    "`edit` in .github/autofix.yml names the file"
+)  # what it holds never runs: the reply is refused before anything is written
 
 
 # A conftest.py is protected by default (bot/spec.py): test_workspace.py shows the rule alone.
@@ -86,6 +91,11 @@ LOADED = {
     "_pytest/__init__.py": RUNNER.format("_pytest"),
     "pluggy/__init__.py": RUNNER.format("pluggy"),
     "inspect.py": "it would be imported instead of the standard module inspect, from a folder that may be on sys.path",
+    # #40: pytest loads a plugin from distribution metadata on sys.path by itself; what a change
+    # may add is an allowlist (a module inside a package), so a top-level module is refused too.
+    "speedups-1.0.dist-info/entry_points.txt": METADATA,
+    "shop.egg-info/entry_points.txt": METADATA,
+    "speedups_plugin.py": OUTSIDE_PACKAGES,
 }
 
 

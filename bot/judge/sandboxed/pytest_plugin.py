@@ -101,6 +101,7 @@ def recorder_class(fd, sign, canaries, only, original, target):
     rebind, and the nonce's signer and the canaries are in no global at all."""
     planted = set()  # the canaries' node ids, once planted
     note_id, message, planter, tampered = test_id, message_of, plant, tampering
+    named, discovered, elsewhere = RUN["plugins"], autoloaded, loaded_elsewhere
     paths, loaded, write, hookimpl = import_paths, loaded_as, write_line, pytest.hookimpl
 
     class Recorder:
@@ -176,11 +177,13 @@ def recorder_class(fd, sign, canaries, only, original, target):
             result = {
                 "exitstatus": int(exitstatus),
                 "cases": [[name] + case for name, case in self.cases.items()],
-                "tampered": tampered(config, self.items, original),
+                "tampered": tampered(config, self.items, original) + elsewhere(config.pluginmanager, named),
                 "paths": paths(),
                 "loaded": loaded(target),
                 "maxfail": self.maxfail,
             }
+            if named is None:  # pytest discovered the environment's plugins: autofix names them from now on
+                result["plugins"] = discovered(config.pluginmanager)
             write(fd, sign, result)
 
     return Recorder
@@ -248,6 +251,37 @@ def tampering(config, items, original):
                 item.nodeid + ": runs a function from " + os.path.relpath(where, WORKDIR) + " instead of its own"
             )
     return found[:50]
+
+
+def plugin_file(module):
+    """Where a plugin module's file is: inside the work folder, relative to it (each scratch copy
+    has its own folder), else the real path."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return None
+    real = os.path.realpath(path)
+    return "./" + os.path.relpath(real, WORKDIR) if inside_workdir(real) else real
+
+
+def autoloaded(manager):
+    """The plugins pytest loaded from the environment's entry points: [module, file] each."""
+    found = []
+    for plugin, _dist in manager.list_plugin_distinfo():
+        name, where = getattr(plugin, "__name__", None), plugin_file(plugin)
+        if isinstance(name, str) and where is not None:
+            found.append([name, where])
+    return found
+
+
+def loaded_elsewhere(manager, named):
+    """One line for each plugin autofix named that pytest did not load from its file: a module the
+    tree shadows it with, or one that never loaded."""
+    found = []
+    for name, where in named or ():
+        now = plugin_file(manager.get_plugin(name))
+        if now != where:
+            found.append("the plugin " + name + " was loaded from " + str(now) + ", not " + where)
+    return found
 
 
 def import_paths():
