@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.judge.integrity import Case
@@ -79,18 +79,25 @@ def plantable(module_id: str) -> bool:
     return parts[-1].startswith("test_") or parts[-1].endswith("_test") or "tests" in parts[:-1]
 
 
-def sift(cases: Sequence[Case], canaries: Sequence[Canary]) -> tuple[list[Case], list[str]]:
+def sift(
+    cases: Sequence[Case], canaries: Sequence[Canary], twins: Mapping[str, str] | None = None
+) -> tuple[list[Case], list[str]]:
     """The run's cases without the canaries, and why the report is forged ([] when it isn't).
 
     Canaries are due when some test of a test module ran (passed or failed): then each must be
     there once. A must-fail canary reported passed is forged; reported skipped, only when its
-    must-pass twin, planted beside it, wasn't skipped too (a module's own skip reaches both)."""
+    must-pass partner, planted beside it, wasn't skipped too (a module's own skip reaches both).
+    A must-fail canary that is the twin of one of the suite's tests (`twins`: its name, that
+    test's id) expects what that test doesn't: the two reported passed is forged, and so is the
+    twin reported skipped when its original wasn't."""
     names = {canary.name: canary for canary in canaries}
+    twins = twins or {}
+    outcomes = {case.test_id: case.outcome for case in cases}
     found: dict[str, list[Case]] = {}
     kept = []
     for case in cases:
         module, _, rest = case.test_id.partition("::")
-        name = rest.rsplit("::", 1)[-1]
+        name = rest.rsplit("::", 1)[-1].split("[", 1)[0]  # a twin of a parametrized test has its id
         if rest and name in names:
             found.setdefault(name, []).append(case)
         else:
@@ -109,7 +116,15 @@ def sift(cases: Sequence[Case], canaries: Sequence[Canary]) -> tuple[list[Case],
         if len(seen) > 1:
             problems.append(f"a canary was reported {len(seen)} times: {canary.name}")
         outcome = seen[0].outcome
-        if canary.must_fail and outcome == "passed":
+        if canary.name in twins:
+            original = outcomes.get(twins[canary.name])
+            if outcome == "passed" and original == "passed":
+                problems.append(f"a canary and the test it contradicts were both reported passed: {canary.name}")
+            elif outcome == "skipped" and original != "skipped":
+                problems.append(f"a canary was reported skipped, the test it is the twin of {original}: {canary.name}")
+            elif original is None:
+                problems.append(f"the test a canary is the twin of is missing from the report: {canary.name}")
+        elif canary.must_fail and outcome == "passed":
             problems.append(f"a canary that fails by construction was reported passed: {canary.name}")
         elif canary.must_fail and outcome == "skipped":
             twin = found.get(canaries[index + 1].name, []) if index + 1 < len(canaries) else []

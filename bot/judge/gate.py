@@ -84,6 +84,7 @@ class Suite:
         # none on their own, but those of the folders as the repository has them (`discovering`).
         self.plugins: Plugins | None = None
         self.discovering = False
+        self.failing: set[str] = set()  # what the baseline's whole run failed: the canaries' twins' originals
 
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
         """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
@@ -151,6 +152,7 @@ class Suite:
                 only=only,
                 known=self.known,
                 hint=secrets.choice(modules) if modules else "",
+                prefer=only or self.failing,
                 writable=writable_in(work, self.exempt),
                 outcomes_only=outcomes_only,
                 plugins=None if self.plugins is None and self.discovering else self.plugins or Plugins(),
@@ -165,6 +167,8 @@ class Suite:
             self.known = {case.test_id for case in run.cases}
         if baseline and run.plugins is not None and self.plugins is None:
             self.plugins = run.plugins
+        if baseline and run.cases:
+            self.failing = {case.test_id for case in run.cases if case.outcome in ("failed", "error")}
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
             problems = run.unittest.failing() if run.unittest else []

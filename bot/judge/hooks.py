@@ -55,11 +55,13 @@ def generated(
     target: str,
     redirect: Sequence[tuple[str, str]] = (),
     plugins: Sequence[tuple[str, str]] | None = None,
+    prefer: Sequence[str] = (),
 ) -> Iterator[Hooks]:
     """This run's hooks, removed when it is over. `redirect`: each folder an editable install of
     the tests' environment names, with its place in `workdir` (sandboxed/editables.py).
     `plugins`: the environment's, (module, file) each, that this run loads by name (None: pytest
-    discovers them, and the plugin reports what it loaded)."""
+    discovers them, and the plugin reports what it loaded). `prefer`: the tests whose twins the
+    must-fail canaries are, where they can be (the ones failing last: bot/judge/canaries.py)."""
     folder = home() / secrets.token_hex(8)
     folder.mkdir()
     folder.chmod(0o755)
@@ -67,7 +69,8 @@ def generated(
         name = "m" + secrets.token_hex(8)
         run = {"fd": fd, "only_fd": -1 if only_fd is None else only_fd, "workdir": str(workdir), "target": target}
         named = None if plugins is None else [list(pair) for pair in plugins]
-        header = "RUN = " + repr({**run, "redirect": [list(pair) for pair in redirect], "plugins": named})
+        run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer))
+        header = "RUN = " + repr(run)
         write(folder / f"{name}.py", header, SEAL, EDITABLES, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)
         yield Hooks(folder, name)

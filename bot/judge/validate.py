@@ -324,10 +324,10 @@ class Validator:
 
     def canary_places(self, baseline: object) -> dict:
         """Where this run's canaries go: among the module of a test that failed last, named from
-        the suite's own test ids."""
+        the suite's own test ids, the must-fail ones twins of the tests that failed last."""
         known = baseline.ids if isinstance(baseline, integrity.OriginalSuite) else ()
         modules = sorted({test.split("::")[0] for test in self.last_failing if "::" in test})
-        return {"known": known, "hint": secrets.choice(modules) if modules else ""}
+        return {"known": known, "hint": secrets.choice(modules) if modules else "", "prefer": self.last_failing}
 
     def baseline(self) -> integrity.OriginalSuite | UnittestCounts | None:
         """The original suite, measured once per task: its tests (pytest), its counts (unittest),

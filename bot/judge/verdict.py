@@ -111,11 +111,13 @@ def run_tests(
     outcomes_only: bool = False,
     *,
     plugins: Plugins | None,
+    prefer: Iterable[str] = (),
 ) -> TestRun:
     """The test command in the sandbox; with pytest, its verdict through autofix's plugin, and
     with `only`, just those tests (ids as the verdict names them; a module's id selects it whole).
     `known`: the suite's test ids, whose words the canaries' names take; `hint`: the test module
-    to plant them in. `writable`: what the run may write in `work` (Sandbox.run). `outcomes_only`:
+    to plant them in; `prefer`: the tests to make the must-fail canaries twins of (those failing
+    last). `writable`: what the run may write in `work` (Sandbox.run). `outcomes_only`:
     no one reads why a test failed, so pytest skips rewriting asserts (PLAIN). `plugins`: the
     environment's, loaded by name with autoloading off; None lets pytest discover them, which only
     a run of the tree as the repository has it may (the run reports what it found)."""
@@ -128,7 +130,9 @@ def run_tests(
     with (
         channel(payload) as fd,
         selection(only) as only_fd,
-        hooks.generated(fd, only_fd, work, target, moved, None if plugins is None else plugins.modules) as hook,
+        hooks.generated(
+            fd, only_fd, work, target, moved, None if plugins is None else plugins.modules, sorted(prefer)
+        ) as hook,
     ):
         # What the run may write, pytest never collects: a conftest or test module planted there
         # during the run is never loaded.
@@ -179,7 +183,8 @@ def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canar
             Case(str(name), str(result), str(message), str(details))
             for name, result, message, details in record["cases"]
         ]
-        cases, forged = canaries.sift(cases, drawn)
+        twins = {str(name): str(original) for name, original in record.get("twins", {}).items()}
+        cases, forged = canaries.sift(cases, drawn, twins)
         return TestRun(
             outcome,
             cases,

@@ -26,10 +26,12 @@ autofix's static guard refuses the means (gc, frames, sys.modules), and the sand
 rest. Written for every Python that pytest supports (no annotations, no newer syntax).
 """
 
+import ast as _ast
 import os
 import sys
 
 import pytest
+from _pytest.assertion.rewrite import rewrite_asserts as _rewrite
 
 DETAIL_CHARS = 4000  # bot.text.DETAIL_CHARS: this file runs in the sandbox without autofix on its path
 # The modules whose functions and classes run tests, make reports and call hooks.
@@ -102,12 +104,14 @@ def recorder_class(fd, sign, canaries, only, original, target):
     planted = set()  # the canaries' node ids, once planted
     note_id, message, planter, tampered = test_id, message_of, plant, tampering
     named, discovered, elsewhere = RUN["plugins"], autoloaded, loaded_elsewhere
+    prefer = set(RUN["prefer"])
     paths, loaded, write, hookimpl = import_paths, loaded_as, write_line, pytest.hookimpl
 
     class Recorder:
         def __init__(self, maxfail=0):
             self.cases = {}  # test id -> [outcome, message, details]
             self.items = []
+            self.twins = {}  # a twin canary's name: the id of the test it contradicts
             self.maxfail = maxfail  # what -x / --maxfail asked for, before the plugin lifted it
             self.session = None
 
@@ -161,7 +165,9 @@ def recorder_class(fd, sign, canaries, only, original, target):
                     config.hook.pytest_deselected(items=drop)
                     items[:] = keep
             self.session = session
-            planted.update(canary.nodeid for canary in planter(items, canaries))
+            rewrite = getattr(config.option, "assertmode", "plain") == "rewrite"
+            made, self.twins = planter(items, canaries, prefer, rewrite)
+            planted.update(canary.nodeid for canary in made)
 
         @hookimpl(trylast=True)
         def pytest_collection_finish(self, session):
@@ -181,6 +187,7 @@ def recorder_class(fd, sign, canaries, only, original, target):
                 "paths": paths(),
                 "loaded": loaded(target),
                 "maxfail": self.maxfail,
+                "twins": self.twins,
             }
             if named is None:  # pytest discovered the environment's plugins: autofix names them from now on
                 result["plugins"] = discovered(config.pluginmanager)
@@ -196,11 +203,15 @@ def plantable(module_id):
     return parts[-1].startswith("test_") or parts[-1].endswith("_test") or "tests" in parts[:-1]
 
 
-def plant(items, canaries):
+def plant(items, canaries, prefer, rewrite):
     """Each canary (name, left, right, module hint, module pick, place pick) becomes a test of one
-    of the suite's test modules that no mark skips, placed after one of that module's own tests:
+    of the suite's test modules that no mark skips. A must-fail one is, where it can be, the twin
+    of one of the suite's tests (those autofix names in `prefer` first: the ones failing last),
+    placed right after it: its own code with the expected value of its last `==` assertion
+    changed, so it calls the code under repair as that test does, fails as it does, and the two
+    can't both pass. Else, and for a must-pass one, placed after one of the module's own tests:
     its body asserts left == right, and its code names the module's file, as the module's own
-    tests do. The planted items come back."""
+    tests do. The planted items come back, and the twins' originals by canary name."""
     modules, members = [], {}
     for index, item in enumerate(items):
         module = item.getparent(_Module)
@@ -211,8 +222,16 @@ def plant(items, canaries):
             members[module] = []
         members[module].append(index)
     modules = [m for m in modules if not any(mark.name in ("skip", "skipif", "xfail") for mark in m.iter_markers())]
-    placed = []
+    usable = set(modules)
+    placed, twins, taken = [], {}, set()
     for name, left, right, hint, module_pick, place_pick in canaries if modules else ():
+        if left != right:
+            made = twin(items, name, prefer, usable, taken, int(module_pick), rewrite)
+            if made is not None:
+                after, canary, original = made
+                placed.append((after, canary))
+                twins[name] = original
+                continue
         hinted = [m for m in modules if test_id(m.nodeid) == hint]
         module = hinted[0] if hinted else modules[int(module_pick) % len(modules)]
         source = "def " + name + "():\n    assert " + left + " == " + right + "\n"
@@ -224,7 +243,117 @@ def plant(items, canaries):
         placed.append((members[module][int(place_pick) % len(members[module])], canary))
     for after, canary in sorted(placed, key=lambda pair: -pair[0]):
         items.insert(after + 1, canary)
-    return [canary for _, canary in placed]
+    return [canary for _, canary in placed], twins
+
+
+TWIN_TRIES = 20  # originals tried for one twin: a module's source parsed for each, at most
+
+
+def twin(items, name, prefer, usable, taken, pick, rewrite):
+    """(the original's index, the twin, the original's id) for one of the suite's tests, or None."""
+    chosen = [i for i, item in enumerate(items) if note_id_of(item) in prefer]
+    others = [i for i, item in enumerate(items) if i not in chosen]
+    for group in (chosen, others):
+        group = group[pick % len(group) :] + group[: pick % len(group)] if group else group
+        for index in group[:TWIN_TRIES]:
+            item = items[index]
+            if index in taken or item.getparent(_Module) not in usable:
+                continue
+            made = contradiction(item, name, rewrite)
+            if made is not None:
+                taken.add(index)
+                return index, made, note_id_of(item)
+    return None
+
+
+def note_id_of(item):
+    return test_id(item.nodeid)
+
+
+def contradiction(item, name, rewrite):
+    """A test function named `name` from `item`'s own source, its last `==` against a literal
+    expecting something else, compiled under the module's file and the original's lines; with the
+    original's fixtures and parameters. None for a method, or a test with no such assertion."""
+    module = item.getparent(_Module)
+    original = getattr(item, "originalname", None) or item.name
+    if type(item) is not _Function or getattr(item, "cls", None) is not None or module is None:
+        return None
+    try:
+        with open(str(module.path), "rb") as handle:
+            source = handle.read()
+        tree = _ast.parse(source)
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found = [
+        node
+        for node in tree.body
+        if isinstance(node, (_ast.FunctionDef, _ast.AsyncFunctionDef)) and node.name == original
+    ]
+    if len(found) != 1 or not changed_expectation(found[0]):
+        return None
+    function = found[0]
+    function.name, function.decorator_list = name, []
+    planted = _ast.Module(body=[function], type_ignores=[])
+    if rewrite and type(getattr(module.obj, "__loader__", None)).__name__ == "AssertionRewritingHook":
+        _rewrite(planted, source, str(module.path), item.config)
+    _exec(_compile(planted, str(module.path), "exec"), vars(module.obj))
+    suffix = item.name[len(original) :]
+    return _Function.from_parent(
+        module,
+        name=name + suffix,
+        callspec=getattr(item, "callspec", None),
+        callobj=vars(module.obj)[name],
+        fixtureinfo=item._fixtureinfo,
+        originalname=name,
+    )
+
+
+def changed_expectation(function):
+    """Change, in place, the literal one side of the function's last `assert a == b` is: True
+    when there was one."""
+    asserts = [
+        node
+        for node in _ast.walk(function)
+        if isinstance(node, _ast.Assert)
+        and isinstance(node.test, _ast.Compare)
+        and len(node.test.ops) == 1
+        and isinstance(node.test.ops[0], _ast.Eq)
+    ]
+    for node in sorted(asserts, key=lambda n: n.lineno, reverse=True):
+        compare = node.test
+        for side in ("comparators", "left"):
+            value = compare.comparators[0] if side == "comparators" else compare.left
+            other = other_literal(value)
+            if other is not None:
+                _ast.copy_location(other, value)
+                if side == "comparators":
+                    compare.comparators[0] = other
+                else:
+                    compare.left = other
+                return True
+    return False
+
+
+def other_literal(node):
+    """A literal unequal to `node`'s, of its kind (`4` → `5`, `'abc'` → `'abd'`, `[1, 2]` →
+    `[1, 2, 2]`), or None when `node` is no literal."""
+    if isinstance(node, _ast.Constant):
+        value = node.value
+        if isinstance(value, bool) or value is None:
+            return _ast.Constant(value=not value if isinstance(value, bool) else 0)
+        if isinstance(value, (int, float)):
+            return _ast.Constant(value=value + 1)
+        if isinstance(value, str):
+            return _ast.Constant(value=value[:-1] + chr(ord(value[-1]) + 1) if value else " ")
+        if isinstance(value, bytes):
+            return _ast.Constant(value=value + b"\0")
+        return None
+    if isinstance(node, (_ast.List, _ast.Tuple)):
+        if not all(isinstance(element, _ast.Constant) for element in node.elts):
+            return None
+        extra = node.elts[-1] if node.elts else _ast.Constant(value=0)
+        return type(node)(elts=[*node.elts, extra], ctx=_ast.Load())
+    return None
 
 
 def tampering(config, items, original):
