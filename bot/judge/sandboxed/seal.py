@@ -104,6 +104,29 @@ def source_file(value):
     return getattr(module, "__file__", None)
 
 
+_function = type(lambda: None)
+
+
+def code_files(value):
+    """Every file whose code may run when `value` is called: its own code, and that of each layer
+    its `__wrapped__`, `__func__` or `func` names. An attribute can point anywhere, so no layer
+    speaks for another: a function whose `__wrapped__` names a standard one still runs its own
+    code. Code is read where it can't be faked: a function's own, else its class's `__call__`."""
+    files = []
+    for _ in range(100):
+        if type(value) is _function:
+            files.append(value.__code__.co_filename)
+        elif not isinstance(value, type):
+            call = getattr(type(value), "__call__", None)
+            if type(call) is _function:
+                files.append(call.__code__.co_filename)
+        inner = getattr(value, "__wrapped__", None) or getattr(value, "__func__", None) or getattr(value, "func", None)
+        if inner is None or inner is value:
+            break
+        value = inner
+    return files
+
+
 def foreign(value):
     """Code from the work folder that isn't the suite's own: what a candidate would plant. (An
     installed plugin may patch the runner, as hypothesis does at start-up.)"""
