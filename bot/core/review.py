@@ -1,7 +1,9 @@
 """What a reviewer of autofix's pull request should look at, found statically in the change (no
 model): what it adds that reaches the network, processes, the environment or files outside the
-repository, runs dynamic code, carries a long literal, touches packaging or CI, or changes a file
-nobody named. Only what the change adds counts: a finding whose kind and detail the old file
+repository, looks at itself or at what runs it (its file's folder, `inspect`, `sys.modules`, the
+command line: the static guard refuses the forms that read its own source or look for its tests,
+and lets these through), runs dynamic code, carries a long literal, touches packaging or CI, or
+changes a file nobody named. Only what the change adds counts: a finding whose kind and detail the old file
 already had is not new. None of it refuses a fix; it says where to look."""
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ PROCESS = ("subprocess", "os.system", "os.popen", "os.fork", "os.forkpty", "os.p
            "pty", "asyncio.create_subprocess_exec", "asyncio.create_subprocess_shell", "multiprocessing")  # fmt: skip
 PROCESS_FAMILIES = re.compile(r"os\.(exec|spawn)\w*")
 ENVIRONMENT = ("os.environ", "os.environb", "os.getenv", "os.getenvb", "os.putenv", "os.unsetenv")
+SELF_INSPECTION = ("inspect", "sys.modules", "sys.argv", "sys.orig_argv", "importlib.resources")
+OWN_NAMES = {"__file__", "__spec__", "__loader__", "__cached__"}  # what a module knows of its own file
 DYNAMIC = ("eval", "exec", "compile", "__import__", "importlib", "ctypes", "pickle", "marshal", "cffi", "dill")
 BUILTIN_DYNAMIC = {"eval", "exec", "compile", "__import__"}
 
@@ -113,6 +117,8 @@ def python(text: str) -> Iterator[tuple[int, str, str]]:
                 dotted = f"{node.module}.{alias.name}"
                 if kind := classify(dotted):
                     spots.append((node.lineno, kind, dotted))
+        elif isinstance(node, ast.Name) and node.id in OWN_NAMES and node.id not in aliases:
+            spots.append((node.lineno, "self-inspection", node.id))
         elif isinstance(node, (ast.Attribute, ast.Name)) and id(node) not in inner:
             name = resolved(node, aliases)
             if name is not None and (kind := classify(name)):
@@ -146,6 +152,8 @@ def classify(dotted: str) -> str | None:
         return "process"
     if under(ENVIRONMENT):
         return "environment"
+    if under(SELF_INSPECTION):
+        return "self-inspection"
     if under(DYNAMIC):
         return "dynamic code"
     return None
@@ -174,7 +182,7 @@ def section(found: list[Finding]) -> str:
     """The pull request's Markdown section: one line per finding, or that there was none."""
     heading = "### For the reviewer"
     if not found:
-        return f"{heading}\n\nNothing of these kinds: no new network, process, environment, outside-file, dynamic-code, long-literal, packaging/CI or unnamed-file change."  # noqa: E501
+        return f"{heading}\n\nNothing of these kinds: no new network, process, environment, outside-file, self-inspection, dynamic-code, long-literal, packaging/CI or unnamed-file change."  # noqa: E501
     lines = [f"- `{f.path}{f':{f.line}' if f.line else ''}` — {f.kind}: {shown(f)}" for f in found[:SHOWN]]
     if len(found) > SHOWN:  # the rest of the body (the attempts, the proof) must still fit
         lines.append(f"- and {len(found) - SHOWN} more")

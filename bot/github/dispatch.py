@@ -69,15 +69,39 @@ def main(
         forge.log = flow.print
     step = Step(config, flow, redact, given_forge=forge, given_git=git, open_model=models, given_sandbox=sandbox)
     try:
-        step.config = config = config.with_repo(load_repo_config(config.workspace, config.config_path))
-        if config.plan:
-            return plan_step(step)
-        handler = HANDLERS.get(config.event_name)
-        if handler is None:
-            raise Skip(f"not handled: {config.event_name}")
-        return handler(step, read_event(config))
+        code = guarded(step, lambda: run_step(step))
+    finally:  # whatever the flow raised, its end runs: each part under the same guard, on its own
+        ended = [guarded(step, part) for part in end_of(step)]
+    return code or max(ended)  # the flow's failure first; an end that fails fails a clean step too
+
+
+def run_step(step: Step) -> int:
+    config = step.config = step.config.with_repo(load_repo_config(step.config.workspace, step.config.config_path))
+    if config.plan:
+        return plan_step(step)
+    handler = HANDLERS.get(config.event_name)
+    if handler is None:
+        raise Skip(f"not handled: {config.event_name}")
+    return handler(step, read_event(config))
+
+
+def end_of(step: Step) -> list[Callable[[], None]]:
+    """The step's end, in order: the checkout's credentials go back and the job summary is written
+    (step.cleanup), the workspace is handed back, the outputs written. A part that fails doesn't
+    keep the next from running."""
+    return [
+        step.cleanup.close,
+        lambda: hand_back(step),
+        lambda: write_outputs(step.config.output, outputs(step.outcomes, step.config), step.redact),
+    ]
+
+
+def guarded(step: Step, part: Callable[[], int | None]) -> int:
+    """`part`'s exit code (0 when it returns none); an error it raises told in one line, its code returned."""
+    try:
+        code = part()
     except Skip as why:
-        flow.print(f"autofix: {why}")
+        step.flow.print(f"autofix: {why}")
         return 0
     except (UserError, ModelUnavailable) as exc:
         step.annotate_error(exc)
@@ -86,10 +110,7 @@ def main(
         error = system_error(exc)
         step.annotate_error(error)
         return error.exit_code
-    finally:
-        step.cleanup.close()  # the checkout's credentials go back, whatever happened
-        hand_back(step)
-        write_outputs(config.output, outputs(step.outcomes, config), redact)
+    return code or 0
 
 
 def hand_back(step: Step) -> None:

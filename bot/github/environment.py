@@ -5,10 +5,12 @@ a project's pins can't break autofix, nor autofix's packages stand in for the pr
 the repository configures `setup` or `python`, autofix makes a virtual environment at a fixed
 place in the workspace (ENV) with uv, for the Python version asked (`python: "3.12"`; default:
 the interpreter autofix itself runs on), with pip in it; runs `setup` with that environment
-first on its PATH, as a uid of its own (bot/sandbox/setup_user.py); then puts it first on the
-tests' PATH for the rest of the step. uv keeps the interpreters it fetches and its cache inside
-ENV, so one `actions/cache` path keeps all of it between runs; scratch copies link to ENV rather
-than copy it (bot/judge/scratch.py), and every test run reads it read-only.
+first on its PATH, as a uid of its own (bot/sandbox/setup_user.py); asks the environment's own
+Python, in the sandbox, what it reads: all a test run is lent of it (bot/github/interpreter.py);
+then puts it first on the tests' PATH for the rest of the step. uv keeps the interpreters it
+fetches and its cache inside ENV, so one `actions/cache` path keeps all of it between runs;
+scratch copies link to ENV rather than copy it (bot/judge/scratch.py), and every test run reads
+it read-only.
 """
 
 from __future__ import annotations
@@ -18,13 +20,15 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot import safefs
 from bot.errors import UserError
+from bot.github import interpreter
+from bot.github.interpreter import Interpreter
 from bot.sandbox.setup_user import SetupUser, run_as, setup_user
 from bot.sandbox.tiers import allowed_environ
 
@@ -37,28 +41,15 @@ LOG_CHARS = 20_000
 @dataclass(frozen=True)
 class Environment:
     prefix: Path
-
-    @property
-    def bin(self) -> Path:
-        return self.prefix / "bin"
-
-    def settings(self) -> dict[str, str]:
-        """pyvenv.cfg's keys (home, version_info, ...)."""
-        try:
-            text = (self.prefix / "pyvenv.cfg").read_text(encoding="utf-8")
-        except OSError:
-            return {}
-        pairs = (line.partition("=") for line in text.splitlines())
-        return {key.strip(): value.strip() for key, sep, value in pairs if sep}
+    interpreter: Interpreter  # what its Python said of itself once setup was done
 
     def python_version(self) -> str:
-        return "Python " + self.settings().get("version_info", "of unknown version")
+        return f"Python {self.interpreter.version}"
 
     def readable(self) -> list[Path]:
-        """What a test run must read: the environment, and the interpreter it was made from
-        (the prefix above its bin folder)."""
-        home = self.settings().get("home")
-        return [self.prefix, *([Path(os.path.realpath(home)).parent] if home else [])]
+        """What a test run must read: the environment, and its interpreter's installation where
+        that lies outside it (bot/github/interpreter.py: never from the files setup wrote)."""
+        return self.interpreter.readable()
 
 
 def tests_path(prefix: Path | None = None) -> str:
@@ -77,10 +68,19 @@ def uv() -> str:
 
 
 def build(
-    workspace: Path, python: str | None, command: str | None, where: str, timeout: float, log: Callable[[str], None]
+    workspace: Path,
+    python: str | None,
+    command: str | None,
+    where: str,
+    timeout: float,
+    log: Callable[[str], None],
+    *,
+    tier: str,
+    private: Sequence[Path] = (),
 ) -> Environment:
-    """ENV made (or brought up to date) for `python`, then `command` run in it; UserError naming
-    `where` (the config file) when either fails."""
+    """ENV made (or brought up to date) for `python`, then `command` run in it, then its Python
+    asked in a sandbox of `tier` what it reads (interpreter.ask; `private`: folders no test run may
+    read, RUNNER_TEMP); UserError naming `where` (the config file) when any of it fails."""
     prefix = workspace / ENV
     try:
         parent = safefs.make_folders(workspace, ENV.split("/")[:-1])
@@ -107,8 +107,9 @@ def build(
             log(done.stdout[-LOG_CHARS:])
             if done.returncode != 0:
                 raise UserError(f"{where}: setup: exited with code {done.returncode}")
+    interpreter.own_folder(prefix, workspace, where)
     closed(prefix)
-    return Environment(prefix)
+    return Environment(prefix, interpreter.ask(prefix, workspace, tier, private, where))
 
 
 def closed(prefix: Path) -> None:

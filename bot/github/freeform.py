@@ -31,7 +31,7 @@ from bot.judge import gate
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
 from bot.text import count, fence
-from bot.visible import visible
+from bot.visible import plain, visible
 
 SUITE_TIMEOUT = 600.0
 
@@ -87,7 +87,7 @@ def change_pull(step: Step, number: int, login: str, text: str) -> int:
         raise UserError(
             f"origin's refs/pull/{number}/head is {head[:12]} but GitHub says {pull.head_sha[:12]}; run again"
         )
-    shown_title, shown = visible(pull.title), visible(text)
+    shown_title, shown = plain(pull.title), visible(text)  # a title is text, not Markdown
     title, text = " ".join(shown_title.text.split()), shown.text.strip()
     if not text:
         raise Skip(f"ignored: the request on pull request #{number} is all text no reader sees ({shown.removed})")

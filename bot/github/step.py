@@ -181,7 +181,7 @@ class Step:
         with self.flow.group("setup"), self.git.credentials_set_aside():
             made = environment.build(
                 self.config.workspace, repo.python, repo.setup, self.config.config_path, SETUP_TIMEOUT,
-                self.flow.untrusted,
+                self.flow.untrusted, tier=self.config.sandbox, private=[self.config.temp],
             )  # fmt: skip
         self.repo_env = made
         self.cleanup.enter_context(environment.activated(made))

@@ -22,7 +22,7 @@ from bot import spec as specs
 from bot.errors import UserError
 from bot.github.config import Config
 from bot.spec import KIND_OF_SUFFIX, Spec, Strict
-from bot.visible import Visible, visible
+from bot.visible import Visible, plain, visible
 
 DEFAULT_ATTEMPTS = 3
 # What an author without write access may name as the target: code, never a script, a makefile or
@@ -54,7 +54,7 @@ class Issue:
 
     @classmethod
     def read(cls, number: int, title: str, body: str) -> Issue:
-        shown_title = visible(title)
+        shown_title = plain(title)  # GitHub shows a title as text, not Markdown
         shown = visible(body.replace("\r\n", "\n"))  # what GitHub's web editor sends
         title, body, hidden = shown_title.text, shown.text, shown + shown_title
         text = visible_yaml_block(body)

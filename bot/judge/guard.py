@@ -23,6 +23,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
+from types import CodeType
 from typing import TypeGuard
 
 from bot import syntax
@@ -81,9 +82,21 @@ RULES: dict[str, tuple[str, str]] = {
         "`PYTEST_` (`PYTEST_ADDOPTS`, `PYTEST_CURRENT_TEST`, ...)",
         "finding the report lets code forge it, and detecting the test run lets it behave differently under test",
     ),
-    "argv-at-import": (
-        "reads `sys.argv` or `sys.orig_argv` in code that runs on import",
-        "the command line at import time is the test runner's, with its private arguments",
+    "self-reading": (
+        "reads its own source, file, bytecode or syntax tree: `__file__` used but for its folder "
+        "(`open(__file__)`, `Path(__file__).read_bytes()`; `os.path.dirname(__file__)` and `Path(__file__).parent` "
+        "are fine, not a `.py` file or a listing of that folder), `inspect.getsource`/`getfile`/`getmodule`/..., "
+        "`linecache`, `dis`, `marshal`, `tokenize.open`, `__code__` and `co_*` read, `__loader__`, `__spec__`, "
+        "`__cached__`, `importlib.resources` of its own `.py` files",
+        "code that reads itself can act differently once it is changed: it would tell the strength check's "
+        "variants from itself and break only those",
+    ),
+    "test-detection": (
+        "looks whether it is being tested: `sys.modules` read but by `__name__` (`in`, iterated, `.get` of "
+        'another module), `sys.argv` or `sys.orig_argv` outside `if __name__ == "__main__":`, `os.environ` '
+        "iterated, `sys.meta_path` read, `__globals__`, `sys.gettrace`, `faulthandler.is_enabled`, ...",
+        "code that behaves one way under test and another everywhere else passes tests it doesn't; "
+        "at import the command line is the runner's, with its private arguments",
     ),
     "signals": (
         "`signal.signal`, `signal.setitimer`, `signal.alarm`, `signal.set_wakeup_fd`, `signal.siginterrupt`",
@@ -108,6 +121,7 @@ RULES_TABLE = "| rule | what it catches | why |\n| --- | --- | --- |\n" + "\n".j
 MODULE_RULES = {
     "pytest": "test-runner", "_pytest": "test-runner", "pluggy": "test-runner", "__main__": "main-module",
     "gc": "gc", "atexit": "atexit", "ctypes": "native-code", "_ctypes": "native-code", "cffi": "native-code",
+    "linecache": "self-reading", "dis": "self-reading", "marshal": "self-reading",
 }  # fmt: skip
 # Importing pytest is a finding, using its names isn't in itself: an edit to a file that imported it
 # already may use `pytest.fixture`, not `pytest.exit`.
@@ -119,6 +133,16 @@ NAME_RULES = {
     "sys._getframe": "frames", "sys._current_frames": "frames", "inspect.currentframe": "frames",
     "inspect.stack": "frames", "inspect.trace": "frames", "inspect.getouterframes": "frames",
     "inspect.getinnerframes": "frames", "traceback.walk_stack": "frames", "logging.currentframe": "frames",
+    "inspect.getframeinfo": "frames", "traceback.extract_stack": "frames", "traceback.format_stack": "frames",
+    "traceback.print_stack": "frames",
+    **{f"inspect.{call}": "self-reading" for call in (
+        "getsource", "getsourcelines", "getsourcefile", "getfile", "getabsfile", "getmodule", "getcomments",
+        "findsource", "getclosurevars",
+    )},
+    "tokenize.open": "self-reading",
+    "sys.gettrace": "test-detection", "sys.getprofile": "test-detection", "threading.gettrace": "test-detection",
+    "threading.getprofile": "test-detection", "faulthandler.is_enabled": "test-detection",
+    "sys.unraisablehook": "test-detection", "threading.excepthook": "test-detection",
     "os._exit": "hard-exit", "posix._exit": "hard-exit", "os.abort": "hard-exit", "os.kill": "hard-exit",
     "os.killpg": "hard-exit", "signal.raise_signal": "hard-exit", "signal.pthread_kill": "hard-exit",
     **{f"{module}.{call}": "hard-exit" for module in ("os", "posix") for call in EXECS},
@@ -134,7 +158,13 @@ ATTRIBUTE_RULES = {
     "f_back": "frames", "f_globals": "frames", "f_locals": "frames", "f_builtins": "frames",
     "tb_frame": "frames", "gi_frame": "frames", "cr_frame": "frames", "ag_frame": "frames",
     "pluginmanager": "test-runner", "__builtins__": "builtins",
+    "__code__": "self-reading", "f_code": "self-reading", "gi_code": "self-reading", "cr_code": "self-reading",
+    "ag_code": "self-reading", "__loader__": "self-reading", "__spec__": "self-reading", "__cached__": "self-reading",
+    **{name: "self-reading" for name in dir(CodeType) if name.startswith("co_")},
+    "__globals__": "test-detection",
 }  # fmt: skip
+# Names a module has of itself: the loader and spec read its source (`get_source`, `get_data`).
+OWN_NAMES = {"__loader__", "__spec__", "__cached__"}
 CODE_STORES = {"__code__", "cell_contents"}  # code objects themselves are read-only
 STRING_RULES = {
     "test-runner": re.compile(r"_pytest|pytest_|pluggy|conftest|^pytest(?:\.|$)"),
@@ -164,6 +194,22 @@ EXITS = {"sys.exit", "builtins.exit", "builtins.quit"}
 DYNAMIC_CODE = {"builtins.exec", "builtins.eval", "builtins.compile"}  # with a literal, it is read too
 CODE_ATTRIBUTES = {"__code__", "f_code", "gi_code", "cr_code", "ag_code"}
 BUILTIN_NAMES = frozenset(dir(builtins))
+# A path to the module's own file may pass through these and still name it; `os.path.dirname` or
+# `.parent` makes it the file's folder, whose other files (data, templates) are the module's to read.
+PATH_WRAPPERS = {"os.path.abspath", "os.path.realpath", "os.path.normpath", "os.fspath", "builtins.str",
+                 "pathlib.Path", "pathlib.PurePath", "pathlib.PosixPath"}  # fmt: skip
+PATH_METHODS = {"resolve", "absolute"}
+SIBLING_METHODS = {"with_name", "with_suffix"}  # `Path(__file__).with_suffix(".json")`: a file beside it
+JOIN_METHODS = {"joinpath", *SIBLING_METHODS}
+LISTINGS = {"os.listdir", "os.scandir", "os.walk", "glob.glob", "glob.iglob"}
+LISTING_METHODS = {"glob", "rglob", "iterdir", "walk"}
+CODE_FILE = re.compile(r"\.py[cdiow]?$|(?:^|/)\*+$")  # a Python file, or every file of a folder
+OWN_PACKAGE = {"__name__", "__package__"}
+ENVIRON = {"os.environ", "os.environb"}
+ITERATING = {f"builtins.{name}" for name in (
+    "list", "tuple", "set", "frozenset", "sorted", "any", "all", "filter", "map", "iter", "next", "enumerate", "zip",
+    "reversed", "str", "repr", "len", "max", "min", "sum",
+)}  # fmt: skip
 # What a finding can point at: the nodes that carry a line number.
 Located = ast.stmt | ast.expr | ast.alias
 
@@ -229,7 +275,13 @@ class Scan:
         self.bindings = bindings(tree)  # a name bound anywhere is no built-in here
         self.inert = inert_strings(tree)
         self.on_import = runs_on_import(tree)
+        self.script = script_only(tree)
+        self.parents = {id(child): parent for parent in ast.walk(tree) for child in ast.iter_child_nodes(parent)}
         self.learn_aliases(tree)
+        self.folders: set[str] = set()  # names bound once to the folder of the module's own file
+        for node in ast.walk(tree):  # learnt before any use is judged
+            if isinstance(node, ast.expr) and self.names_own_file(node) and (folder := self.own_folder(node)):
+                self.beside(folder)
 
     def flag(self, node: Located, rule: str) -> None:
         first = node.lineno
@@ -306,8 +358,8 @@ class Scan:
         root = name.partition(".")[0]
         if root in MODULE_RULES and root not in USABLE_MODULES:
             self.flag(node, MODULE_RULES[root])
-        if name.startswith(("sys.argv", "sys.orig_argv")) and id(node) in self.on_import:
-            self.flag(node, "argv-at-import")
+        if name.startswith(("sys.argv", "sys.orig_argv")) and id(node) not in self.script:
+            self.flag(node, "test-detection")
 
     def check_reference(self, node: ast.expr) -> None:
         name = self.dotted(node)
@@ -320,6 +372,20 @@ class Scan:
             self.flag(node, "builtins")
         if isinstance(node, ast.Name) and node.id.startswith("pytest_"):  # pytest_plugins = [...]
             self.flag(node, "test-runner")
+        if isinstance(node, ast.Name) and node.id in OWN_NAMES:
+            self.flag(node, "self-reading")
+        if self.names_own_file(node):
+            folder = self.own_folder(node)
+            if folder is None or self.beside(folder):
+                self.flag(node, "self-reading")
+        elif isinstance(node, ast.Name) and node.id in self.folders and self.beside(node):
+            self.flag(node, "self-reading")
+        if (
+            (name == "sys.modules" and self.reads_modules(node))
+            or (name in IMPORT_SYSTEM and not self.changes(node))
+            or (name in ENVIRON and self.searches(node))
+        ):
+            self.flag(node, "test-detection")
 
     def check_call(self, node: ast.Call) -> None:
         function = self.dotted(node.func)
@@ -328,6 +394,8 @@ class Scan:
             self.check_module(node, module)
         if function in EXITS and id(node) in self.on_import:
             self.flag(node, "exit-at-import")
+        if function and function.startswith("importlib.resources.") and self.own_resources(node, function):
+            self.flag(node, "self-reading")
         source = literal(node.args[0]) if function in DYNAMIC_CODE and node.args else None
         for hidden in findings(source) if source else ():
             self.flag(node, hidden.rule)
@@ -343,6 +411,137 @@ class Scan:
                 and node.func.value.attr in CODE_ATTRIBUTES
             ):
                 self.flag(node, "code-objects")
+
+    def names_own_file(self, node: ast.expr) -> bool:
+        """`__file__`, or a module's `.__file__`."""
+        if isinstance(node, ast.Name):
+            return node.id == "__file__" and isinstance(node.ctx, ast.Load)
+        attribute = self.attribute(node)
+        return attribute is not None and attribute[1] == "__file__"
+
+    def own_folder(self, node: ast.expr) -> ast.expr | None:
+        """The expression that makes the path `node` (the module's own file) its folder or a file
+        beside it: `os.path.dirname(os.path.abspath(__file__))`, `Path(__file__).resolve().parent`,
+        `Path(__file__).with_suffix(".json")`; None when the path is used as it is."""
+        current = node
+        while parent := self.parents.get(id(current)):
+            if isinstance(parent, ast.Call) and parent.args and parent.args[0] is current:
+                function = self.dotted(parent.func)
+                if function == "os.path.dirname":
+                    return parent
+                if function not in PATH_WRAPPERS:
+                    return None
+            elif isinstance(parent, ast.Attribute) and parent.value is current:
+                if parent.attr in ("parent", "parents"):
+                    return parent
+                call = self.parents.get(id(parent))
+                if not (isinstance(call, ast.Call) and call.func is parent):
+                    return None
+                if parent.attr in SIBLING_METHODS:
+                    return call if call.args and not code_file(call.args[0]) else None
+                if parent.attr not in PATH_METHODS:
+                    return None
+                parent = call
+            else:
+                return None
+            current = parent
+        return None
+
+    def beside(self, folder: ast.expr) -> bool:
+        """Whether `folder`, the module's own folder, is listed or joined with a Python file's
+        name (the module itself). A name bound once to it is learnt (`self.folders`), its uses
+        judged where they are."""
+        current = folder
+        while parent := self.parents.get(id(current)):
+            if isinstance(parent, ast.Call) and any(arg is current for arg in parent.args):
+                function = self.dotted(parent.func)
+                if function in LISTINGS:
+                    return True
+                if function not in ("os.path.join", "os.path.dirname", *PATH_WRAPPERS):
+                    return False
+                if not self.same_folder(parent.args):
+                    return any(code_file(arg) for arg in parent.args)
+            elif isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and parent.left is current:
+                if not self.same_folder([parent.right]):
+                    return code_file(parent.right)
+            elif isinstance(parent, ast.Attribute) and parent.value is current:
+                if parent.attr in LISTING_METHODS:
+                    return True
+                if parent.attr in ("parent", "parents"):
+                    current = parent
+                    continue
+                call = self.parents.get(id(parent))
+                if not (isinstance(call, ast.Call) and call.func is parent):
+                    return False
+                if parent.attr in JOIN_METHODS and not self.same_folder(call.args):
+                    return any(code_file(arg) for arg in call.args)
+                if parent.attr not in (*PATH_METHODS, *JOIN_METHODS):
+                    return False
+                parent = call
+            elif isinstance(parent, ast.Subscript) and parent.value is current:  # Path(__file__).parents[1]
+                pass
+            elif isinstance(parent, ast.Assign) and [type(target) for target in parent.targets] == [ast.Name]:
+                name = parent.targets[0]
+                if isinstance(name, ast.Name) and self.bindings[name.id] == 1:
+                    self.folders.add(name.id)
+                return False
+            else:
+                return False
+            current = parent
+        return False
+
+    def same_folder(self, parts: list[ast.expr]) -> bool:
+        """Whether joining `parts` to a folder leaves it a folder that holds the module: no part,
+        or only `.`, `..` and names of folders above."""
+        names = [literal(part) for part in parts[1:]] if len(parts) > 1 else [literal(part) for part in parts]
+        return all(name is not None and all(step in ("", ".", "..") for step in name.split("/")) for name in names)
+
+    def own_resources(self, node: ast.Call, function: str) -> bool:
+        """`importlib.resources` asked for the module's own package: its listing, or a Python file of it."""
+        arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
+        if not any(isinstance(arg, ast.Name) and arg.id in OWN_PACKAGE for arg in arguments):
+            return False
+        if function == "importlib.resources.files":
+            return self.beside(node)
+        return function == "importlib.resources.contents" or any(code_file(arg) for arg in arguments)
+
+    def reads_modules(self, node: ast.expr) -> bool:
+        """Whether this use of `sys.modules` tells which modules are loaded: anything but its own
+        module looked up (`sys.modules[__name__]`), a change (the sys-modules rule), or an alias."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return isinstance(parent.ctx, ast.Load) and not own_module(parent.slice)
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            call = self.parents.get(id(parent))
+            own = isinstance(call, ast.Call) and call.func is parent and bool(call.args) and own_module(call.args[0])
+            return parent.attr not in MUTATORS and not (parent.attr == "get" and own)
+        if isinstance(parent, ast.Assign) and parent.value is node:
+            return not all(isinstance(t, ast.Name) and self.bindings[t.id] == 1 for t in parent.targets)
+        return not self.changes(node)
+
+    def changes(self, node: ast.expr) -> bool:
+        """Whether `node` is assigned or deleted, or a method that changes it is called."""
+        if isinstance(getattr(node, "ctx", None), (ast.Store, ast.Del)):
+            return True
+        parent = self.parents.get(id(node))
+        if isinstance(parent, ast.Subscript) and parent.value is node:
+            return isinstance(parent.ctx, (ast.Store, ast.Del))
+        return isinstance(parent, ast.Attribute) and parent.value is node and parent.attr in MUTATORS
+
+    def searches(self, node: ast.expr) -> bool:
+        """Whether `node` (the environment) is gone through as a whole: iterated, its keys, values
+        or items taken, or handed to a function that reads every entry."""
+        parent = self.parents.get(id(node))
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.comprehension)) and parent.iter is node:
+            return True
+        if isinstance(parent, ast.Starred):
+            return True
+        if isinstance(parent, ast.Attribute) and parent.value is node:
+            return parent.attr in ("keys", "values", "items", "__iter__")
+        if isinstance(parent, ast.Call) and any(arg is node for arg in parent.args):
+            function = self.dotted(parent.func)
+            return function in ITERATING or (isinstance(parent.func, ast.Attribute) and parent.func.attr == "join")
+        return False
 
     def check_store(self, target: ast.expr) -> None:
         """An assignment or `del` of an attribute or an item."""
@@ -442,6 +641,16 @@ def literal(node: ast.expr) -> str | None:
     return None
 
 
+def code_file(node: ast.expr) -> bool:
+    """A string naming a Python file, or every file of a folder (`*`)."""
+    text = literal(node)
+    return text is not None and CODE_FILE.search(text) is not None
+
+
+def own_module(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id == "__name__"
+
+
 def is_main_guard(node: ast.AST) -> TypeGuard[ast.If]:
     return isinstance(node, ast.If) and main_comparison(node.test) is not None
 
@@ -487,6 +696,17 @@ def inert_strings(tree: ast.Module) -> set[int]:
         if constant is not None:
             inert.add(id(constant))
     return inert
+
+
+def script_only(tree: ast.Module) -> set[int]:
+    """The nodes of the bodies of `if __name__ == "__main__":`, which run only as a script."""
+    return {
+        id(inner)
+        for node in ast.walk(tree)
+        if is_main_guard(node)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
 
 
 def runs_on_import(tree: ast.Module) -> set[int]:

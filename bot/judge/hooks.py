@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOXED = Path(__file__).parent / "sandboxed"
-SEAL, EDITABLES, PLUGIN, UNITTEST = (
+SEAL, EDITABLES, AUDIT, PLUGIN, UNITTEST = (
     (SANDBOXED / name).read_text(encoding="utf-8")
-    for name in ("seal.py", "editables.py", "pytest_plugin.py", "unittest_hook.py")
+    for name in ("seal.py", "editables.py", "audit.py", "pytest_plugin.py", "unittest_hook.py")
 )
 
 
@@ -71,7 +71,7 @@ def generated(
         named = None if plugins is None else [list(pair) for pair in plugins]
         run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer))
         header = "RUN = " + repr(run)
-        write(folder / f"{name}.py", header, SEAL, EDITABLES, PLUGIN)
+        write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)
         yield Hooks(folder, name)
     finally:

@@ -13,10 +13,13 @@ instead of running the tests its own way. A mutant belongs to the line where its
 
 Code that reads its own source or bytecode (a hash of `open(__file__)`, `inspect.getsource`, its
 `__code__`) could fail whenever it differs from itself, so that every mutant "breaks" and weak
-tests score 1.00. So among the mutants go null ones: a line that does nothing (`[] = ()`, a
-comment with a random token) in every body written, and one at a random statement, which change
-the file's bytes, every function's source, line table and bytecode, but not what the code
-computes. Tests that fail a null mutant are not judging behaviour: the score is void.
+tests score 1.00. The static guard refuses such code (bot/judge/guard.py); behind it, among the
+mutants go null ones: variants drawn at random from several rewrites that keep what the code
+computes (a statement that does nothing in every body, a local renamed, an integer written as a
+sum, `a in b` as `not a not in b`, operands regrouped, parentheses), each but the statements proven by compiling to
+the code's own bytecode, which change the file's bytes, every function's source and syntax tree
+and its bytecode, never by one fixed statement a filter could drop. Tests that fail a null mutant
+are not judging behaviour: the score is void.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ import ast
 import os
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from types import CodeType
@@ -52,7 +55,8 @@ SYMBOLS: dict[type[ast.cmpop], str] = {
 
 # Built-ins whose first two arguments can swap without a change: such a mutant only looks like a weak test.
 SYMMETRIC = {"max", "min"}
-NO_OP = "[] = ()"  # unpacks nothing into nothing: new bytecode (UNPACK_SEQUENCE 0), no effect
+# Statements that do nothing, each leaving an instruction (NOP, UNPACK_SEQUENCE 0): new bytecode, no effect.
+NO_OPS = ("pass", "...", "[] = ()", "() = ()")
 CHOOSE = random.SystemRandom()  # where the null mutants go: nothing the candidate can predict
 
 
@@ -196,7 +200,7 @@ def judged(
     if killed_nulls:
         path, null = killed_nulls[0]
         void = (
-            f"the tests failed a null mutant, {path}:{null.line} with `{null.mutated_line}` added, which changes "
+            f"the tests failed a null mutant, {path}:{null.line} ({null.change}), which changes "
             "nothing the code computes: the code tells its variants from itself (it reads its own source or "
             "bytecode), so no mutant's result counts"
         )
@@ -218,64 +222,27 @@ def judged(
 
 
 def null_mutants(code: str, original: str | None) -> list[Mutant]:
-    """Two variants of `code` that compute what it computes: a line that does nothing added at the
-    first statement written of every body (the module's, each function's, class's and block's), so
-    that whatever part of itself the code reads differs; and one such line at a random statement
-    written. Never before a docstring, a `from __future__` import or a decorated definition; each
-    compiled, to keep only those whose bytecode differs from the code's own."""
+    """Two variants of `code` that compute what it computes, made of rewrites drawn at random
+    (CHOOSE) among the lines written, so that no filter on one statement or one shape of change
+    tells them from real mutants: one with a statement that does nothing in every body written
+    (the module's, each function's, class's and block's) at a random statement of it, and a
+    rewrite of another kind in every function, so that whatever part of itself the code reads
+    (its bytes, a function's source, its syntax tree, its bytecode) differs; and
+    one rewrite of a random kind at a random place, like a real mutant's one change. Each rewrite
+    but the added statements is proven a no-op: the variant compiles to the code's own bytecode,
+    local names aside where it renames one."""
     try:
         tree = syntax.parse(code)
         own = fingerprint(compile(code, "<candidate>", "exec"))
     except (SyntaxError, ValueError):
         return []
-    written = None if original is None else changed_lines(original, code)
-    lines = code.split("\n")
-
-    def eligible(statement: ast.stmt, index: int) -> bool:
-        return (
-            (written is None or statement.lineno in written)
-            and not is_docstring(statement, index)
-            and not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__")
-            and not getattr(statement, "decorator_list", None)
-            and not lines[statement.lineno - 1][: statement.col_offset].strip()
-        )
-
-    places = [[(s.lineno, s.col_offset) for i, s in enumerate(body) if eligible(s, i)] for body in bodies(tree)]
-    firsts = sorted({found[0] for found in places if found})
-    anywhere = sorted({place for found in places for place in found})
-    made = []
-    somewhere = [CHOOSE.choice(anywhere)] if anywhere else []
-    # A place among the firsts already is a variant the first one covers: judging it again decides nothing.
-    for chosen in (firsts, [] if set(somewhere) <= set(firsts) else somewhere):
-        mutated = list(lines)
-        for line, column in sorted(chosen, reverse=True):
-            mutated.insert(line - 1, " " * column + f"{NO_OP}  # autofix {CHOOSE.getrandbits(64):016x}")
-        variant = "\n".join(mutated)
-        try:
-            if not chosen or fingerprint(compile(variant, "<null>", "exec")) == own:
-                continue
-        except (SyntaxError, ValueError):
-            continue
-        made.append(Mutant(chosen[0][0], "null", f"'{NO_OP}' added", variant, NO_OP))
+    nulls = Nulls(code, tree, None if original is None else changed_lines(original, code), own)
+    made: list[Mutant] = []
+    for rewrites in (nulls.everywhere(), nulls.somewhere()):
+        mutant = nulls.variant(rewrites)
+        if mutant is not None and all(mutant.code != other.code for other in made):
+            made.append(mutant)
     return made
-
-
-def bodies(tree: ast.Module) -> Iterator[list[ast.stmt]]:
-    """Every list of statements in the tree: the module's, each function's, class's and block's."""
-    for node in ast.walk(tree):
-        for name in ("body", "orelse", "finalbody"):
-            body = getattr(node, name, None)
-            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                yield body
-
-
-def is_docstring(statement: ast.stmt, index: int) -> bool:
-    return (
-        index == 0
-        and isinstance(statement, ast.Expr)
-        and isinstance(statement.value, ast.Constant)
-        and isinstance(statement.value.value, str)
-    )
 
 
 def mutants(code: str, original: str | None, budget: int | None = None) -> Made:
@@ -317,15 +284,21 @@ def spread_order(total: int, wanted: int) -> list[int]:
     return first + [index for index in range(total) if index not in chosen]
 
 
-def fingerprint(code: CodeType) -> tuple:
+def fingerprint(code: CodeType, renamed: Mapping[str, str] | None = None) -> tuple:
     """What a code object does, without where its source lies: line and column tables differ
-    between a file and its mutant even when the bytecode is the same."""
+    between a file and its mutant even when the bytecode is the same. `renamed` (new: old): local
+    names taken as the ones they replace (never global names, `co_names`)."""
     consts = tuple(
-        fingerprint(const) if isinstance(const, CodeType) else (type(const).__name__, repr(const))
+        fingerprint(const, renamed) if isinstance(const, CodeType) else (type(const).__name__, repr(const))
         for const in code.co_consts
     )
+
+    def local(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(renamed.get(name, name) for name in names) if renamed else names
+
     return (
-        code.co_name, code.co_code, consts, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+        code.co_name, code.co_code, consts, code.co_names, local(code.co_varnames), local(code.co_freevars),
+        local(code.co_cellvars),
         code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount, code.co_flags, code.co_exceptiontable,
     )  # fmt: skip
 
@@ -494,3 +467,256 @@ def shown(before: str, after: str) -> str:
     """A one-line change: 'if x: return 1' → 'if x: pass', each side on one line and clipped."""
     one_line = [clip_line(" ".join(side.split()), SHOWN_CHARS) for side in (before, after)]
     return f"'{one_line[0]}' → '{one_line[1]}'"
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    line: int
+    change: str
+    edits: tuple[Edit, ...]
+    renamed: tuple[tuple[str, str], ...] = ()  # (new, old) local names
+    added: bool = False  # a statement added: a no-op by construction, and new bytecode
+
+
+class Nulls(Mutator):
+    """The rewrites of the lines written that keep what the code computes, and variants of them."""
+
+    TRIES = 8  # rewrites of a kind compiled to find one proven a no-op
+
+    def __init__(self, code: str, tree: ast.Module, written: set[int] | None, own: tuple):
+        super().__init__(code, tree, written)
+        self.code, self.own = code, own
+        self.names = {name for node in ast.walk(tree) for name in identifiers(node)}
+        self.functions = [
+            (
+                self.offset(node.lineno, node.col_offset),
+                self.offset(node.end_lineno or node.lineno, node.end_col_offset or 0),
+            )
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+
+    def everywhere(self) -> list[Rewrite]:
+        """A statement added in every body, and in every function (and the module's own code) one
+        rewrite of a kind drawn among those it has a place for."""
+        chosen = [CHOOSE.choice(places) for places in self.statements() if places]
+        scopes: dict[int, dict[str, list[Rewrite]]] = {}
+        for kind in (self.sums, self.memberships, self.groupings, self.renames, self.parentheses):
+            for rewrite in kind():
+                scopes.setdefault(self.scope(rewrite.edits[0][0]), {}).setdefault(kind.__name__, []).append(rewrite)
+        for kinds in scopes.values():
+            for name in CHOOSE.sample(sorted(kinds), len(kinds)):
+                found = self.proven([one for one in kinds[name] if not any(overlaps(one, two) for two in chosen)])
+                if found is not None:
+                    chosen.append(found)
+                    break
+        return chosen
+
+    def scope(self, offset: int) -> int:
+        """The start of the innermost function around `offset`; 0: the module's own code."""
+        return max((start for start, end in self.functions if start <= offset < end), default=0)
+
+    def somewhere(self) -> list[Rewrite]:
+        kinds: list[Callable[[], Iterable[Rewrite]]] = [
+            lambda: [place for places in self.statements() for place in places],
+            self.sums, self.memberships, self.groupings, self.renames, self.parentheses,
+        ]  # fmt: skip
+        CHOOSE.shuffle(kinds)
+        for kind in kinds:
+            rewrite = self.proven(list(kind()))
+            if rewrite is not None:
+                return [rewrite]
+        return []
+
+    def proven(self, rewrites: list[Rewrite]) -> Rewrite | None:
+        """A rewrite drawn from `rewrites` whose variant alone compiles to the code's own bytecode
+        (local names aside: `renamed`); an added statement compiling at all."""
+        for rewrite in CHOOSE.sample(rewrites, min(len(rewrites), self.TRIES)):
+            try:
+                compiled = fingerprint(compile(self.apply([rewrite]), "<null>", "exec"), dict(rewrite.renamed))
+            except (SyntaxError, ValueError):
+                continue
+            if rewrite.added or compiled == self.own:
+                return rewrite
+        return None
+
+    def variant(self, rewrites: list[Rewrite]) -> Mutant | None:
+        """The variant of `rewrites`, once it compiles to bytecode of its own (a bytecode reader
+        must see it too) or all of it was proven equal (its source still differs)."""
+        proven = [rewrite for rewrite in rewrites if not rewrite.added]
+        renamed = dict(pair for rewrite in proven for pair in rewrite.renamed)
+        try:  # each was proven alone; together too, or only the statements added are kept
+            if proven and fingerprint(compile(self.apply(proven), "<null>", "exec"), renamed) != self.own:
+                rewrites = [rewrite for rewrite in rewrites if rewrite.added]
+        except (SyntaxError, ValueError):
+            rewrites = [rewrite for rewrite in rewrites if rewrite.added]
+        if not rewrites:
+            return None
+        variant = self.apply(rewrites)
+        try:
+            compiled = fingerprint(compile(variant, "<null>", "exec"))
+        except (SyntaxError, ValueError):
+            return None
+        if compiled == self.own and any(rewrite.added for rewrite in rewrites):
+            return None
+        rewrites = sorted(rewrites, key=lambda rewrite: rewrite.line)
+        line = rewrites[0].line
+        shown = clip_line("; ".join(rewrite.change for rewrite in rewrites), LINE_CHARS)
+        return Mutant(line, "null", shown, variant, clip_line(variant.split("\n")[line - 1].strip(), LINE_CHARS))
+
+    def apply(self, rewrites: list[Rewrite]) -> str:
+        mutated = bytearray(self.source)
+        edits = [(*edit, rewrite.added) for rewrite in rewrites for edit in rewrite.edits]
+        # From the end; at one offset an added statement goes in last, so that it comes first: before a `(`.
+        for start, end, text, _ in sorted(edits, key=lambda edit: (edit[0], edit[1], not edit[3]), reverse=True):
+            mutated[start:end] = text.encode("utf-8")
+        return mutated.decode("utf-8")
+
+    def written_nodes(self) -> list[ast.expr]:
+        return [
+            node
+            for node in ast.walk(self.tree)
+            if isinstance(node, ast.expr)
+            and (self.written is None or node.lineno in self.written)
+            and id(node) not in self.left_alone
+        ]
+
+    def statements(self) -> Iterator[list[Rewrite]]:
+        """For each body, a statement that does nothing before each of its statements written: never
+        before a docstring, a `from __future__` import or a decorated definition."""
+        lines = self.code.split("\n")
+        for body in bodies(self.tree):
+            places = []
+            for index, statement in enumerate(body):
+                line, column = statement.lineno, statement.col_offset
+                if (
+                    (self.written is None or line in self.written)
+                    and not is_docstring(statement, index)
+                    and not (isinstance(statement, ast.ImportFrom) and statement.module == "__future__")
+                    and not getattr(statement, "decorator_list", None)
+                    and not lines[line - 1][:column].strip()
+                ):
+                    no_op = CHOOSE.choice(NO_OPS)
+                    at = self.offset(line, 0)
+                    edit = (at, at, lines[line - 1][:column] + no_op + "\n")
+                    places.append(Rewrite(line, f"'{no_op}' added", (edit,), added=True))
+            yield places
+
+    def sums(self) -> Iterator[Rewrite]:
+        """An integer written as a sum the compiler folds back into it: `5` → `(2 + 3)`."""
+        for node in self.written_nodes():
+            if isinstance(node, ast.Constant) and type(node.value) is int:
+                part = CHOOSE.randint(0, node.value) if node.value < 2**31 else 1
+                text = f"({part} + {node.value - part})"
+                yield Rewrite(node.lineno, f"'{node.value}' → '{text}'", (self.replacing(node, text),))
+
+    def memberships(self) -> Iterator[Rewrite]:
+        """`a in b` → `not a not in b`, `a is b` → `not a is not b`, and back: one instruction either way."""
+        for node in self.written_nodes():
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], MEMBERSHIP):
+                flipped = SYMBOLS[FLIPPED[type(node.ops[0])]]
+                text = f"not {self.segment(node.left)} {flipped} {self.segment(node.comparators[0])}"
+                yield Rewrite(node.lineno, shown(self.segment(node), text), (self.replacing(node, text),))
+
+    def groupings(self) -> Iterator[Rewrite]:
+        """`a and b and c` → `a and (b and c)`: the same jumps."""
+        for node in self.written_nodes():
+            if isinstance(node, ast.BoolOp) and len(node.values) > 2:
+                word = " and " if isinstance(node.op, ast.And) else " or "
+                first, *rest = (self.segment(value) for value in node.values)
+                text = f"{first}{word}({word.join(rest)})"
+                yield Rewrite(node.lineno, shown(self.segment(node), text), (self.replacing(node, text),))
+
+    def parentheses(self) -> Iterator[Rewrite]:
+        """An expression in parentheses: the same tree, another text."""
+        for node in self.written_nodes():
+            if isinstance(node, (ast.Compare, ast.BoolOp, ast.BinOp, ast.Call, ast.Name)):
+                before = self.segment(node)
+                yield Rewrite(node.lineno, shown(before, f"({before})"), (self.replacing(node, f"({before})"),))
+
+    def renames(self) -> Iterator[Rewrite]:
+        """A local variable of a function renamed everywhere in it, where every use is on a line
+        written and nothing in it reads names: no `locals()`, `vars()`, `eval`, `exec`, `dir()`,
+        f-string, class body, `global` or `nonlocal`, nor the name as a parameter, an exception's,
+        an import's or a pattern's capture (names that aren't `ast.Name`s)."""
+        for function in ast.walk(self.tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            inside = [node for statement in function.body for node in ast.walk(statement)]
+            if any(isinstance(node, NAME_READERS) for node in inside) or any(
+                isinstance(node, ast.Name) and node.id in INTROSPECTION for node in inside
+            ):
+                continue
+            bound_otherwise = {name for node in [function, *inside] for name in other_bindings(node)}
+            uses: dict[str, list[ast.Name]] = {}
+            for node in inside:
+                if isinstance(node, ast.Name):
+                    uses.setdefault(node.id, []).append(node)
+            for name, found in uses.items():
+                if (
+                    name in bound_otherwise
+                    or not any(isinstance(use.ctx, ast.Store) for use in found)
+                    or any(self.written is not None and use.lineno not in self.written for use in found)
+                ):
+                    continue
+                new = fresh(name, self.names)
+                edits = tuple(self.replacing(use, new) for use in found)
+                yield Rewrite(found[0].lineno, f"a local renamed: '{name}' → '{new}'", edits, ((new, name),))
+
+
+MEMBERSHIP = (ast.In, ast.NotIn, ast.Is, ast.IsNot)
+NAME_READERS = (ast.ClassDef, ast.Global, ast.Nonlocal, ast.JoinedStr, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
+INTROSPECTION = {"locals", "vars", "eval", "exec", "dir", "globals"}
+SUFFIXES = ("value", "item", "part", "cur", "new", "one", "tmp", "acc")
+
+
+def other_bindings(node: ast.AST) -> Iterator[str]:
+    """Names `node` binds that aren't `ast.Name`s: parameters, an exception's, an import's."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        yield from (arg.arg for arg in all_arguments(node.args))
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ExceptHandler)) and node.name:
+        yield node.name
+    elif isinstance(node, (ast.Import, ast.ImportFrom)):
+        yield from ((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+
+
+def identifiers(node: ast.AST) -> Iterator[str]:
+    """Every name `node` holds, so that a new one is fresh."""
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Attribute):
+        yield node.attr
+    elif isinstance(node, ast.keyword) and node.arg:
+        yield node.arg
+    yield from other_bindings(node)
+
+
+def fresh(name: str, taken: set[str]) -> str:
+    """A name like `name` that the code doesn't hold; taken from then on."""
+    new = f"{name}_{CHOOSE.choice(SUFFIXES)}"
+    while new in taken:
+        new += str(CHOOSE.randint(0, 9))
+    taken.add(new)
+    return new
+
+
+def overlaps(one: Rewrite, other: Rewrite) -> bool:
+    return any(a < d and c < b for a, b, _ in one.edits for c, d, _ in other.edits)
+
+
+def bodies(tree: ast.Module) -> Iterator[list[ast.stmt]]:
+    """Every list of statements in the tree: the module's, each function's, class's and block's."""
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                yield body
+
+
+def is_docstring(statement: ast.stmt, index: int) -> bool:
+    return (
+        index == 0
+        and isinstance(statement, ast.Expr)
+        and isinstance(statement.value, ast.Constant)
+        and isinstance(statement.value.value, str)
+    )

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from bot.errors import UserError
 from bot.safefs import remove_tree, walk
 from bot.sandbox import SANDBOXES, landlock
 from bot.sandbox.procs import (
@@ -561,6 +562,10 @@ class _Base:
     # -- detection
     def _probe(self) -> str | None:
         """None if a trivial command runs in this sandbox, else why not (one line)."""
+        if self.pool is not None and _setgroups_denied():
+            # A run drops autofix's groups before its uid: the child would fail with nothing but
+            # "Exception occurred in preexec_fn".
+            return SETGROUPS_DENIED
         tmp = tempfile.mkdtemp(prefix="autofix-probe-")
         try:
             out = self.run(["true"], Path(tmp), {"PATH": "/usr/bin:/bin"}, Limits(wall_seconds=20))
@@ -573,6 +578,19 @@ class _Base:
         lines = [ln for ln in out.output.splitlines() if ln.strip()]
         why = out.killed or (lines[-1] if lines else f"exit status {out.returncode}")
         return why.strip()
+
+
+SETGROUPS_DENIED = (
+    "a run can't drop autofix's groups: setgroups is denied in this user namespace (/proc/self/setgroups)"
+)
+
+
+def _setgroups_denied() -> bool:
+    try:
+        with open("/proc/self/setgroups", encoding="ascii") as file:
+            return file.read().strip() == "deny"
+    except OSError:  # no /proc, or a kernel before user namespaces could deny it
+        return False
 
 
 def within(path: str, root: str) -> bool:
@@ -925,8 +943,9 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
     """Detect (once) and return a sandbox; keep the object.
 
     ``auto`` runs a trivial command in bwrap and uses it if that works, else
-    the ``process`` tier.  ``bwrap`` / ``process`` force a tier (ValueError,
-    one line, if it does not work).  ``none`` only when asked explicitly: it
+    landlock, else the ``process`` tier; if none works, a UserError names each
+    tier and why.  ``bwrap`` / ``landlock`` / ``process`` force a tier
+    (ValueError, one line, if it does not work).  ``none`` only when asked explicitly: it
     warns with :class:`SandboxWarning` via ``warnings.warn``.
 
     ``readable``: host paths the command needs read-only (e.g. the Python
@@ -946,7 +965,7 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
         )
         return _NoneSandbox(paths)
     dedicated = _pick_pool(uid) if os.geteuid() == 0 else None
-    why_not = ""
+    refused: dict[str, str] = {}  # each tier tried and found unusable, with why
     if requested in ("auto", "bwrap"):
         bw = shutil.which("bwrap") or ("/usr/bin/bwrap" if os.access("/usr/bin/bwrap", os.X_OK) else None)
         if bw:
@@ -954,26 +973,35 @@ def open_sandbox(requested: str = "auto", readable: Sequence[Path] = (), *, uid:
             err = sb._probe()
             if err is None:
                 return sb
-            why_not = err
+            refused["bwrap"] = err.removeprefix("bwrap: ")
         else:
-            why_not = "bwrap not found"
+            refused["bwrap"] = "bwrap not found"
         if requested == "bwrap":
-            raise ValueError(f"bwrap sandbox unusable: {why_not}")
+            raise ValueError(f"bwrap sandbox unusable: {refused['bwrap']}")
     if requested in ("auto", "landlock"):
         reason = landlock.unusable()
         if reason is None:
-            confined = _LandlockSandbox(
-                paths, dedicated, f"bwrap: {why_not.removeprefix('bwrap: ')}" if why_not else ""
-            )
+            confined = _LandlockSandbox(paths, dedicated, _told(refused))
             reason = confined._probe()
             if reason is None:
                 return confined
         if requested == "landlock":
             raise ValueError(f"landlock sandbox unusable: {reason}")
-        bwrap = f"bwrap: {why_not.removeprefix('bwrap: ')}" if why_not else ""
-        why_not = "; ".join(filter(None, [bwrap, f"landlock: {reason}"]))
-    ps = _ProcessSandbox(paths, dedicated, why_not)
+        refused["landlock"] = reason
+    ps = _ProcessSandbox(paths, dedicated, _told(refused))
     err = ps._probe()
-    if err is not None:
+    if err is None:
+        return ps
+    if requested == "process":
         raise ValueError(f"process sandbox unusable: {err}")
-    return ps
+    # `auto` named no tier: the host refused every one, not the caller's choice.
+    refused["process"] = err
+    raise UserError(f"no sandbox tier can run the tests here: {_told(refused)}")
+
+
+def _told(refused: Mapping[str, str]) -> str:
+    """Each tier and why, `bwrap: WHY; landlock: WHY`; tiers refused alike told once: `bwrap, landlock: WHY`."""
+    tiers: dict[str, list[str]] = {}
+    for tier, why in refused.items():
+        tiers.setdefault(why, []).append(tier)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in tiers.items())

@@ -94,3 +94,26 @@ def test_a_long_list_is_cut_with_the_count_of_the_rest():
     many = findings({f"p{n}/conftest.py": (None, "") for n in range(55)}, None)
     shown = section(many)
     assert shown.count("\n- `") == 50 and shown.endswith("\n- and 5 more")
+
+
+def test_what_the_guard_lets_through_of_self_inspection_is_named():
+    """The guard refuses code that reads its own source or looks for its tests; what it lets
+    through of the same names (a file beside the module, its own module, a signature, the command
+    line of a script) still deserves a look."""
+    new = (
+        "import inspect\nimport json\nimport os\nimport sys\nfrom importlib.resources import files\n\n"
+        "DATA = json.load(open(os.path.join(os.path.dirname(__file__), 'data.json')))\n"
+        "SCHEMA = files(__package__).joinpath('schema.json')\n\n"
+        "def arity(f):\n    return len(inspect.signature(f).parameters), sys.modules[__name__]\n\n"
+        "if __name__ == '__main__':\n    print(arity(sys.argv))\n"
+    )
+    found = {(f.line, f.kind, f.detail) for f in findings({"a.py": (OLD, new)}, None)}
+    assert found == {
+        (1, "self-inspection", "inspect"),
+        (5, "self-inspection", "importlib.resources.files"),
+        (7, "self-inspection", "__file__"),
+        (11, "self-inspection", "inspect.signature"),
+        (11, "self-inspection", "sys.modules"),
+        (14, "self-inspection", "sys.argv"),
+    }
+    assert "- `a.py:7` — self-inspection: `__file__`" in section(findings({"a.py": (OLD, new)}, None))

@@ -113,7 +113,7 @@ def first_feedback(report: dict) -> str:
 @pytest.mark.parametrize("tier", TIERS)
 def test_environment_holds_no_secrets(inline_task, tier, capsys):
     nosy = candidate(
-        "import os\nprint(sorted(os.environ.items()))", "def unique_items(items):\n    return list(set(items))\n"
+        "import os\nprint(sorted(dict(os.environ).items()))", "def unique_items(items):\n    return list(set(items))\n"
     )
     code, report, prompts, _ = solve(inline_task, [nosy, RIGHT], tier, capsys)
     assert code == 0

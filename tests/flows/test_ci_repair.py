@@ -174,7 +174,7 @@ def test_a_pull_request_that_breaks_a_function_gets_a_fix_into_its_branch(world,
     assert attempt_rows(fix.body) == [["| 1", "✅ pass", "—"]]
     assert fix.body.endswith(
         "\n\n### For the reviewer\n\nNothing of these kinds: no new network, process, environment, outside-file, "
-        "dynamic-code, long-literal, packaging/CI or unnamed-file change."
+        "self-inspection, dynamic-code, long-literal, packaging/CI or unnamed-file change."
     )  # red CI names no files: a fix may change any of the pull request's
     [comment] = github.comments(REPO, 2)
     assert comment.body.startswith(

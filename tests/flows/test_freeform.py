@@ -121,7 +121,7 @@ def issue(body=ISSUE):
 
 
 NOTHING = (
-    "no new network, process, environment, outside-file, dynamic-code, long-literal, packaging/CI or "
+    "no new network, process, environment, outside-file, self-inspection, dynamic-code, long-literal, packaging/CI or "
     "unnamed-file change."
 )
 

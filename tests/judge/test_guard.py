@@ -21,14 +21,14 @@ def found(code: str, original: str | None = None) -> list[tuple[int, str]]:
 ATTACKS = {
     "the checks runner's judge replaced": (
         'import sys\nsys.modules["__main__"].run_statement = lambda s, ns: {"line": s["line"], "kind": "ok"}\n',
-        [(2, "main-module")],
+        [(2, "main-module"), (2, "test-detection")],
     ),
     "a forged result line, then a hard exit": (
         "import os, sys\n"
         "nonce = sys.argv[1]\n"
         "print(nonce + repr({'import_error': None, 'records': []}))\n"
         "os._exit(0)\n",
-        [(2, "argv-at-import"), (4, "hard-exit")],
+        [(2, "test-detection"), (4, "hard-exit")],
     ),
     "pytest's test function neutered": (
         "import _pytest.python\n_pytest.python.Function.runtest = lambda self: None\n",
@@ -94,7 +94,7 @@ ATTACKS = {
     ),
     "code objects swapped": (
         "def f(): pass\ndef g(): return 1\nf.__code__ = g.__code__\nh = f.__code__.replace(co_consts=(None, 2))\n",
-        [(3, "code-objects"), (4, "code-objects")],
+        [(3, "code-objects"), (3, "self-reading"), (4, "code-objects"), (4, "self-reading")],
     ),
     "/proc read": ("cmdline = open('/proc/self/cmdline').read()\n", [(1, "proc")]),
     "a pytest plugin and pytest.exit": (
@@ -121,7 +121,7 @@ OBFUSCATED = {
     "importlib": ("import importlib\nm = importlib.import_module('_pytest.main')\n", [(2, "test-runner")]),
     "sys.modules": (
         "import sys\nsys.modules.get('gc').get_objects()\nsys.modules['os']._exit(0)\n",
-        [(2, "gc"), (3, "hard-exit")],
+        [(2, "gc"), (2, "test-detection"), (3, "hard-exit"), (3, "test-detection")],
     ),
     "an alias": ("from os import _exit as leave\nleave(0)\n", [(1, "hard-exit"), (2, "hard-exit")]),
     "a name bound to sys.modules": ("import sys\nmods = sys.modules\nmods['unique'] = None\n", [(3, "sys-modules")]),
@@ -154,12 +154,11 @@ def test_the_main_idiom_is_allowed_with_exit_and_argv_in_it():
     assert found(code) == []
 
 
-def test_exit_and_argv_inside_functions_are_allowed():
-    code = (
-        "import sys\n\n\ndef cli():\n    args = sys.argv[1:]\n"
-        "    if not args:\n        sys.exit('usage: cli FILE')\n    quit()\n"
-    )
+def test_exit_inside_functions_is_allowed_and_argv_is_not():
+    code = "import sys\n\n\ndef cli(args):\n    if not args:\n        sys.exit('usage: cli FILE')\n    quit()\n"
     assert found(code) == []
+    # Under test the command line is the runner's: a function reading it can tell it is being tested.
+    assert found(code.replace("cli(args):\n", "cli():\n    args = sys.argv[1:]\n")) == [(5, "test-detection")]
 
 
 def test_local_names_that_happen_to_be_module_or_builtin_names():

@@ -166,16 +166,14 @@ def test_replacing_runtest_fails(tmp_path, tier):
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_a_hookwrapper_registered_through_gc_fails(tmp_path, tier):
+def test_a_hookwrapper_registered_through_pytests_globals_fails(tmp_path, tier):
     forger = (
-        "import gc, pytest\n"
+        "import _pytest.debugging, pytest\n"
         "class Passing:\n"
         "    @pytest.hookimpl(wrapper=True)\n"
         "    def pytest_runtest_makereport(self, item, call):\n"
         "        report = yield\n        report.outcome = 'passed'\n        return report\n"
-        "for found in gc.get_objects():\n"
-        "    if type(found).__name__ == 'Config' and hasattr(found, 'pluginmanager'):\n"
-        "        found.pluginmanager.register(Passing())\n        break\n" + WRONG
+        "_pytest.debugging.pytestPDB._config.pluginmanager.register(Passing())\n" + WRONG
     )
     verdict = suite(tmp_path, tier).check(forger)
     assert verdict.forged  # the canaries came back passed, and the hook's origin shows
@@ -189,12 +187,11 @@ def test_a_hookwrapper_registered_through_gc_fails(tmp_path, tier):
 def test_a_test_function_swapped_for_the_candidates_fails(tmp_path, tier):
     # The first call swaps every test item's function for one that passes (no hook involved).
     forger = (
-        "import gc\n"
+        "import _pytest.debugging\n"
         "def unique_items(items):\n"
         "    if not items:\n        raise ValueError('not solved')\n"
-        "    for found in gc.get_objects():\n"
-        "        if type(found).__name__ == 'Function' and hasattr(found, 'obj'):\n"
-        "            found.obj = lambda: None\n"
+        "    for found in _pytest.debugging.pytestPDB._config.pluginmanager.get_plugin('session').items:\n"
+        "        found.obj = lambda: None\n"
         "    return list(dict.fromkeys(items))\n"
     )
     verdict = suite(tmp_path, tier).check(forger)

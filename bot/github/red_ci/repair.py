@@ -40,7 +40,7 @@ from bot.judge import gate
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, protected_by_command
 from bot.text import count
-from bot.visible import visible
+from bot.visible import plain
 
 FORKS_EXAMPLE = "examples/workflows/autofix-red-ci-forks.yml"
 SUITE_TIMEOUT = 600.0  # seconds for one run of the whole suite, unless `timeout` says otherwise
@@ -227,7 +227,7 @@ class Repair:
         judge = self.judge = ProofJudge(GateJudge(suite, baseline, work), baseline.target, [], report)
         budget = Budget(attempts, config.max_tokens)
         try:
-            title = visible(self.pull.title).text  # what a reader sees of it: no hidden instructions
+            title = plain(self.pull.title).text  # a title is shown as text: its invisible characters removed
             intro = (
                 f"Pull request #{number} ({' '.join(title.split())[:200]}) fails its tests. "
                 "Make the failing tests pass by changing the code, not the tests, "

@@ -191,6 +191,7 @@ def recorder_class(fd, sign, canaries, only, original, target):
             }
             if named is None:  # pytest discovered the environment's plugins: autofix names them from now on
                 result["plugins"] = discovered(config.pluginmanager)
+            result["tampered"] += self.refusals()  # what the audit hook refused (audit.py)
             write(fd, sign, result)
 
     return Recorder
@@ -452,6 +453,7 @@ def sealed():
     if sign is None:
         return None
     recorder = recorder_class(fd, sign, canaries, read_only(), identities(MACHINERY), RUN["target"])
+    recorder.refusals = staticmethod(watch_runner())  # the audit hook, from now on (audit.py)
     # Where this Python imports from, now: a conftest that can't import the project (an editable
     # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
     # should still be able to say why. The session's line, if it comes, follows this one.

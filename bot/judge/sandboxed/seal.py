@@ -117,7 +117,8 @@ def code_files(value):
         if type(value) is _function:
             files.append(value.__code__.co_filename)
         elif not isinstance(value, type):
-            call = getattr(type(value), "__call__", None)
+            # The class's own __call__, through its MRO: a class-level __getattr__ can't make one up.
+            call = next((vars(k)["__call__"] for k in type(value).__mro__ if "__call__" in vars(k)), None)
             if type(call) is _function:
                 files.append(call.__code__.co_filename)
         inner = getattr(value, "__wrapped__", None) or getattr(value, "__func__", None) or getattr(value, "func", None)
