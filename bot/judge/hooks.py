@@ -56,12 +56,15 @@ def generated(
     redirect: Sequence[tuple[str, str]] = (),
     plugins: Sequence[tuple[str, str]] | None = None,
     prefer: Sequence[str] = (),
+    sites: Sequence[tuple[str, str, str]] | None = None,
 ) -> Iterator[Hooks]:
     """This run's hooks, removed when it is over. `redirect`: each folder an editable install of
     the tests' environment names, with its place in `workdir` (sandboxed/editables.py).
     `plugins`: the environment's, (module, file) each, that this run loads by name (None: pytest
     discovers them, and the plugin reports what it loaded). `prefer`: the tests whose twins the
-    must-fail canaries are, where they can be (the ones failing last: bot/judge/canaries.py)."""
+    must-fail canaries are, where they can be (the ones failing last: bot/judge/canaries.py).
+    `sites`: the places of the repository's own code the audit hook lets reach the runner (None:
+    it notes them, on the tree as the repository has it)."""
     folder = home() / secrets.token_hex(8)
     folder.mkdir()
     folder.chmod(0o755)
@@ -69,7 +72,8 @@ def generated(
         name = "m" + secrets.token_hex(8)
         run = {"fd": fd, "only_fd": -1 if only_fd is None else only_fd, "workdir": str(workdir), "target": target}
         named = None if plugins is None else [list(pair) for pair in plugins]
-        run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer))
+        allowed = None if sites is None else [list(site) for site in sites]
+        run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer), sites=allowed)
         header = "RUN = " + repr(run)
         write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)

@@ -50,6 +50,9 @@ class Plugins:
     sys.path is, by pytest and by hypothesis); the plugin checks each came from its file."""
 
     modules: tuple[tuple[str, str], ...] = ()
+    # Where the repository's own code reached for what the audit hook guards (file, line, what):
+    # let be in later runs (attrs calls sys._getframe), any other place refused.
+    sites: tuple[tuple[str, str, str], ...] = ()
 
     def options(self) -> list[str]:
         return [word for name, _ in self.modules for word in ("-p", name)]
@@ -131,7 +134,14 @@ def run_tests(
         channel(payload) as fd,
         selection(only) as only_fd,
         hooks.generated(
-            fd, only_fd, work, target, moved, None if plugins is None else plugins.modules, sorted(prefer)
+            fd,
+            only_fd,
+            work,
+            target,
+            moved,
+            None if plugins is None else plugins.modules,
+            sorted(prefer),
+            None if plugins is None else plugins.sites,
         ) as hook,
     ):
         # What the run may write, pytest never collects: a conftest or test module planted there
@@ -195,10 +205,19 @@ def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canar
             maxfail=int(record.get("maxfail", 0)),
             forged=forged,
             plugin=plugin,
-            plugins=Plugins(tuple((str(m), str(f)) for m, f in record["plugins"])) if "plugins" in record else None,
+            plugins=found_plugins(record),
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None, plugin=plugin)
+
+
+def found_plugins(record: dict) -> Plugins | None:
+    """What a discovering run found: the plugins pytest loaded, the places the audit hook noted."""
+    if "plugins" not in record:
+        return None
+    modules = tuple((str(m), str(f)) for m, f in record["plugins"])
+    sites = tuple((str(f), str(line), str(what)) for f, line, what in record.get("sites", []))
+    return Plugins(modules, sites)
 
 
 GLOB = re.compile(r"[*?\[]")

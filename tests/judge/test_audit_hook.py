@@ -195,3 +195,30 @@ def test_ordinary_code_and_a_suite_that_introspects_pass(tmp_path, tier):
     wrong = judge.check(ORDINARY.replace("list(dict.fromkeys(items))", "list(set(items))"))
     assert wrong.failing == ["tests.test_unique::test_order"]
     assert "code under repair" not in wrong.feedback
+
+
+# The repository's own code may do what the hook guards (attrs names the module of the classes
+# it makes with sys._getframe): the baseline's run notes where, and those places are let be.
+OWN = """\
+import sys
+
+
+def module_of_caller():
+    return sys._getframe(1).f_globals["__name__"]
+
+
+def unique_items(items):
+    module_of_caller()
+{body}"""
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_the_repositorys_own_use_is_let_be_and_an_added_one_is_refused(tmp_path, tier):
+    (tmp_path / "unique.py").write_text(OWN.format(body=WRONG))
+    judge = checker(tmp_path, tier)
+    judge.preflight()
+    assert judge.check(OWN.format(body="    return list(dict.fromkeys(items))\n")).passed
+    added = OWN.format(body="    sys._getframe(0)\n    return list(dict.fromkeys(items))\n")
+    verdict = judge.check(added)
+    assert not verdict.passed
+    assert "code under repair at unique.py:10 asked for sys._getframe" in verdict.feedback

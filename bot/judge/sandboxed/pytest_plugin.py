@@ -192,6 +192,8 @@ def recorder_class(fd, sign, canaries, only, original, target):
             if named is None:  # pytest discovered the environment's plugins: autofix names them from now on
                 result["plugins"] = discovered(config.pluginmanager)
             result["tampered"] += self.refusals()  # what the audit hook refused (audit.py)
+            if named is None:  # the repository's own code's places the audit hook lets be from now on
+                result["sites"] = self.observed()
             write(fd, sign, result)
 
     return Recorder
@@ -453,7 +455,8 @@ def sealed():
     if sign is None:
         return None
     recorder = recorder_class(fd, sign, canaries, read_only(), identities(MACHINERY), RUN["target"])
-    recorder.refusals = staticmethod(watch_runner())  # the audit hook, from now on (audit.py)
+    refusals, observed = watch_runner()  # the audit hook, from now on (audit.py)
+    recorder.refusals, recorder.observed = staticmethod(refusals), staticmethod(observed)
     # Where this Python imports from, now: a conftest that can't import the project (an editable
     # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
     # should still be able to say why. The session's line, if it comes, follows this one.
