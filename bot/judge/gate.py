@@ -85,6 +85,7 @@ class Suite:
         self.plugins: Plugins | None = None
         self.discovering = False
         self.failing: set[str] = set()  # what the baseline's whole run failed: the canaries' twins' originals
+        self.flaky: set[str] = set()  # what the baseline found flaky: never twinned
 
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
         """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
@@ -153,6 +154,7 @@ class Suite:
                 known=self.known,
                 hint=secrets.choice(modules) if modules else "",
                 prefer=only or self.failing,
+                avoid=self.flaky,
                 writable=writable_in(work, self.exempt),
                 outcomes_only=outcomes_only,
                 plugins=None if self.plugins is None and self.discovering else self.plugins or Plugins(),
@@ -285,6 +287,7 @@ class Baseline:
                 f"tests that need pytest's assertion rewriting: {len(rewritten)} of them do"
             )
         flaky = sorted(flips - rewritten)
+        suite.flaky = set(flaky)
         passing = first.ids("passed") - (second.ids("failed", "error") if again is None else set()) | rewritten
         return cls(
             with_details(first, second),

@@ -57,12 +57,14 @@ def generated(
     plugins: Sequence[tuple[str, str]] | None = None,
     prefer: Sequence[str] = (),
     sites: Sequence[tuple[str, str, str]] | None = None,
+    avoid: Sequence[str] = (),
 ) -> Iterator[Hooks]:
     """This run's hooks, removed when it is over. `redirect`: each folder an editable install of
     the tests' environment names, with its place in `workdir` (sandboxed/editables.py).
     `plugins`: the environment's, (module, file) each, that this run loads by name (None: pytest
     discovers them, and the plugin reports what it loaded). `prefer`: the tests whose twins the
-    must-fail canaries are, where they can be (the ones failing last: bot/judge/canaries.py).
+    must-fail canaries are, where they can be (the ones failing last: bot/judge/canaries.py);
+    `avoid`: tests no twin copies (the flaky ones).
     `sites`: the places of the repository's own code the audit hook lets reach the runner (None:
     it notes them, on the tree as the repository has it)."""
     folder = home() / secrets.token_hex(8)
@@ -74,6 +76,7 @@ def generated(
         named = None if plugins is None else [list(pair) for pair in plugins]
         allowed = None if sites is None else [list(site) for site in sites]
         run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer), sites=allowed)
+        run.update(avoid=sorted(avoid))
         header = "RUN = " + repr(run)
         write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)

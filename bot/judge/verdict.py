@@ -115,12 +115,13 @@ def run_tests(
     *,
     plugins: Plugins | None,
     prefer: Iterable[str] = (),
+    avoid: Iterable[str] = (),
 ) -> TestRun:
     """The test command in the sandbox; with pytest, its verdict through autofix's plugin, and
     with `only`, just those tests (ids as the verdict names them; a module's id selects it whole).
     `known`: the suite's test ids, whose words the canaries' names take; `hint`: the test module
     to plant them in; `prefer`: the tests to make the must-fail canaries twins of (those failing
-    last). `writable`: what the run may write in `work` (Sandbox.run). `outcomes_only`:
+    last); `avoid`: tests never twinned (the flaky ones). `writable`: what the run may write in `work` (Sandbox.run). `outcomes_only`:
     no one reads why a test failed, so pytest skips rewriting asserts (PLAIN). `plugins`: the
     environment's, loaded by name with autoloading off; None lets pytest discover them, which only
     a run of the tree as the repository has it may (the run reports what it found)."""
@@ -142,6 +143,7 @@ def run_tests(
             None if plugins is None else plugins.modules,
             sorted(prefer),
             None if plugins is None else plugins.sites,
+            sorted(avoid),
         ) as hook,
     ):
         # What the run may write, pytest never collects: a conftest or test module planted there

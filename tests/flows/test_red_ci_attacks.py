@@ -16,6 +16,7 @@ from fake_openai import ScriptedOpenAI
 from test_ci_repair import (  # noqa: F401 - world: the red-CI repository, a fixture
     BROKEN_ADD,
     CALC,
+    CONFIG,
     FIX_ADD,
     Link,
     block,
@@ -60,7 +61,9 @@ def leaked(text):
 def test_a_reply_that_points_git_at_a_config_of_its_own_is_refused_and_runs_nothing(world, github, capsys, tmp_path):
     """The reply fixes the code, writes a git dir of its own under build/cache whose config names an
     fsmonitor command, and repoints the tree's `.git` there; then autofix commits in that tree, as
-    root with the secrets at hand."""
+    root with the secrets at hand. `edit` lets the reply add files under build/, so that only git's
+    own guard stands in the way."""
+    world.commit_to_origin({".github/autofix.yml": CONFIG + "edit: ['calc.py', 'build/**']\n"})
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     marker = tmp_path / "pwned"
     sha = world.git("rev-parse", "HEAD")

@@ -69,6 +69,18 @@ def test_a_skipped_canary_is_forged_unless_its_twin_was_skipped_too():
     ]
 
 
+def test_a_twin_whose_parameter_ids_hold_double_colons_is_still_found():
+    """A twin carries its original's parameter ids, any text: `::` in them doesn't hide the name."""
+    ids = "[a\n::error::x\n::set-output name=a::b]"
+    cases = [
+        Case("tests.test_a::test_one" + ids, "failed"),
+        Case("tests.test_a::test_order_empty_11" + ids, "failed", "AssertionError"),
+        Case("tests.test_a::test_order_empty_12", "passed"),
+    ]
+    twins = {"test_order_empty_11": "tests.test_a::test_one" + ids}
+    assert sift(cases, canaries(), twins) == ([Case("tests.test_a::test_one" + ids, "failed")], [])
+
+
 def test_plantable_modules_are_the_suites_test_modules():
     assert plantable("tests.test_a") and plantable("pkg.shop_test") and plantable("tests.sub.helpers")
     assert not plantable("src.pkg.shop") and not plantable("tests")

@@ -86,7 +86,7 @@ def validator(root, tier):
     return Validator(spec, sandbox(tier), screen=None)
 
 
-def run(root, tier, prefer, outcomes_only=False):
+def run(root, tier, prefer, outcomes_only=False, avoid=()):
     command = f"{sys.executable} -m pytest -q tests"
     return run_tests(
         sandbox(tier),
@@ -96,6 +96,7 @@ def run(root, tier, prefer, outcomes_only=False):
         "calc.py",
         plugins=Plugins(),
         prefer=prefer,
+        avoid=avoid,
         outcomes_only=outcomes_only,
         writable=[str(root / "seen")] if (root / "seen").is_dir() else None,
     )
@@ -134,6 +135,21 @@ def test_a_twin_fails_with_the_same_text_as_its_original(tmp_path, tier):
     assert "def test_gcd():\n>       assert gcd(12, 8) == 4" in original
     assert list(texts.values()).count(original) == 2, texts  # the test's failure, and its twin's
     assert len(texts) == 4  # and test_table[9-6-3], and the twin of another test (all of them fail)
+
+
+def test_a_flaky_test_is_never_twinned(tmp_path):
+    """A test the baseline found flaky has an outcome that says nothing, and a twin would run it
+    twice: preferred or not, no twin copies it. Here every test but test_zero is flaky, so both
+    twins come from test_zero, whose failure shows its own line."""
+    tree(tmp_path, RECORDER)
+    (tmp_path / "seen").mkdir()
+    flaky = {"tests.test_calc::test_gcd", "tests.test_calc::test_table[9-6-3]", "tests.test_calc::test_table[7-7-7]"}
+    honest = run(tmp_path, "bwrap", prefer={"tests.test_calc::test_gcd"}, outcomes_only=True, avoid=flaky)
+    assert honest.forged == [] and honest.tampered == []
+    texts = {path.name: path.read_text() for path in (tmp_path / "seen").iterdir()}
+    twins = [text for name, text in texts.items() if "test_gcd" not in name and "test_table" not in name]
+    copies = [text for text in twins if "assert gcd(" in text]  # the other canary is a plain one
+    assert len(copies) == 1 and "assert gcd(5, 0) == 5" in copies[0], texts  # one twin: one test to copy
 
 
 @pytest.mark.parametrize("tier", TIERS)

@@ -104,7 +104,7 @@ def recorder_class(fd, sign, canaries, only, original, target):
     planted = set()  # the canaries' node ids, once planted
     note_id, message, planter, tampered = test_id, message_of, plant, tampering
     named, discovered, elsewhere = RUN["plugins"], autoloaded, loaded_elsewhere
-    prefer = set(RUN["prefer"])
+    prefer, avoid = set(RUN["prefer"]), set(RUN["avoid"])
     paths, loaded, write, hookimpl = import_paths, loaded_as, write_line, pytest.hookimpl
 
     class Recorder:
@@ -166,7 +166,7 @@ def recorder_class(fd, sign, canaries, only, original, target):
                     items[:] = keep
             self.session = session
             rewrite = getattr(config.option, "assertmode", "plain") == "rewrite"
-            made, self.twins = planter(items, canaries, prefer, rewrite)
+            made, self.twins = planter(items, canaries, prefer, avoid, rewrite)
             planted.update(canary.nodeid for canary in made)
 
         @hookimpl(trylast=True)
@@ -206,7 +206,7 @@ def plantable(module_id):
     return parts[-1].startswith("test_") or parts[-1].endswith("_test") or "tests" in parts[:-1]
 
 
-def plant(items, canaries, prefer, rewrite):
+def plant(items, canaries, prefer, avoid, rewrite):
     """Each canary (name, left, right, module hint, module pick, place pick) becomes a test of one
     of the suite's test modules that no mark skips. A must-fail one is, where it can be, the twin
     of one of the suite's tests (those autofix names in `prefer` first: the ones failing last),
@@ -229,7 +229,7 @@ def plant(items, canaries, prefer, rewrite):
     placed, twins, taken = [], {}, set()
     for name, left, right, hint, module_pick, place_pick in canaries if modules else ():
         if left != right:
-            made = twin(items, name, prefer, usable, taken, int(module_pick), rewrite)
+            made = twin(items, name, prefer, avoid, usable, taken, int(module_pick), rewrite)
             if made is not None:
                 after, canary, original = made
                 placed.append((after, canary))
@@ -252,10 +252,12 @@ def plant(items, canaries, prefer, rewrite):
 TWIN_TRIES = 20  # originals tried for one twin: a module's source parsed for each, at most
 
 
-def twin(items, name, prefer, usable, taken, pick, rewrite):
-    """(the original's index, the twin, the original's id) for one of the suite's tests, or None."""
-    chosen = [i for i, item in enumerate(items) if note_id_of(item) in prefer]
-    others = [i for i, item in enumerate(items) if i not in chosen]
+def twin(items, name, prefer, avoid, usable, taken, pick, rewrite):
+    """(the original's index, the twin, the original's id) for one of the suite's tests, or None.
+    Never one in `avoid` (the flaky ones: their outcome says nothing, and a twin runs them twice)."""
+    ids = [note_id_of(item) for item in items]
+    chosen = [i for i, found in enumerate(ids) if found in prefer and found not in avoid]
+    others = [i for i, found in enumerate(ids) if found not in prefer and found not in avoid]
     for group in (chosen, others):
         group = group[pick % len(group) :] + group[: pick % len(group)] if group else group
         for index in group[:TWIN_TRIES]:
