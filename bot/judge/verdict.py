@@ -121,8 +121,9 @@ def run_tests(
     with `only`, just those tests (ids as the verdict names them; a module's id selects it whole).
     `known`: the suite's test ids, whose words the canaries' names take; `hint`: the test module
     to plant them in; `prefer`: the tests to make the must-fail canaries twins of (those failing
-    last); `avoid`: tests never twinned (the flaky ones). `writable`: what the run may write in `work` (Sandbox.run). `outcomes_only`:
-    no one reads why a test failed, so pytest skips rewriting asserts (PLAIN). `plugins`: the
+    last); `avoid`: tests never twinned (the flaky ones). `writable`: what the run may write in
+    `work` (Sandbox.run). `outcomes_only`: no one reads why a test failed, so pytest skips
+    rewriting asserts (PLAIN). `plugins`: the
     environment's, loaded by name with autoloading off; None lets pytest discover them, which only
     a run of the tree as the repository has it may (the run reports what it found)."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
