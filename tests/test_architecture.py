@@ -64,6 +64,7 @@ def test_what_runs_in_the_sandbox_imports_nothing_of_autofix():
         "audit.py",
         "checks_runner.py",
         "editables.py",
+        "hidden.py",
         "pytest_plugin.py",
         "seal.py",
         "sql_runner.py",

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOXED = Path(__file__).parent / "sandboxed"
-SEAL, EDITABLES, AUDIT, PLUGIN, UNITTEST = (
+SEAL, EDITABLES, AUDIT, HIDDEN, PLUGIN, UNITTEST = (
     (SANDBOXED / name).read_text(encoding="utf-8")
-    for name in ("seal.py", "editables.py", "audit.py", "pytest_plugin.py", "unittest_hook.py")
+    for name in ("seal.py", "editables.py", "audit.py", "hidden.py", "pytest_plugin.py", "unittest_hook.py")
 )
 
 
@@ -78,7 +78,7 @@ def generated(
         run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer), sites=allowed)
         run.update(avoid=sorted(avoid))
         header = "RUN = " + repr(run)
-        write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, PLUGIN)
+        write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, HIDDEN, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)
         yield Hooks(folder, name)
     finally:

@@ -165,17 +165,28 @@ def test_replacing_runtest_fails(tmp_path, tier):
     )
 
 
+# The suite's own conftest hands the config out, as if code under repair held the plugin manager
+# (no plain read leads it there: test_runner_reach.py): the checks behind that still hold.
+HANDS_OUT = "import sys\n\n\ndef pytest_configure(config):\n    sys.runner_config = config\n"
+
+
+def handing_out(tmp_path, tier):
+    judge = suite(tmp_path, tier)
+    (tmp_path / "tests" / "conftest.py").write_text(HANDS_OUT)
+    return judge
+
+
 @pytest.mark.parametrize("tier", TIERS)
-def test_a_hookwrapper_registered_through_pytests_globals_fails(tmp_path, tier):
+def test_a_hookwrapper_registered_with_the_plugin_manager_fails(tmp_path, tier):
     forger = (
-        "import _pytest.debugging, pytest\n"
+        "import sys, pytest\n"
         "class Passing:\n"
         "    @pytest.hookimpl(wrapper=True)\n"
         "    def pytest_runtest_makereport(self, item, call):\n"
         "        report = yield\n        report.outcome = 'passed'\n        return report\n"
-        "_pytest.debugging.pytestPDB._config.pluginmanager.register(Passing())\n" + WRONG
+        "sys.runner_config.pluginmanager.register(Passing())\n" + WRONG
     )
-    verdict = suite(tmp_path, tier).check(forger)
+    verdict = handing_out(tmp_path, tier).check(forger)
     assert verdict.forged  # the canaries came back passed, and the hook's origin shows
     assert verdict.failing == ["(pytest)", "(pytest)"]
     assert (
@@ -187,14 +198,14 @@ def test_a_hookwrapper_registered_through_pytests_globals_fails(tmp_path, tier):
 def test_a_test_function_swapped_for_the_candidates_fails(tmp_path, tier):
     # The first call swaps every test item's function for one that passes (no hook involved).
     forger = (
-        "import _pytest.debugging\n"
+        "import sys\n"
         "def unique_items(items):\n"
         "    if not items:\n        raise ValueError('not solved')\n"
-        "    for found in _pytest.debugging.pytestPDB._config.pluginmanager.get_plugin('session').items:\n"
+        "    for found in sys.runner_config.pluginmanager.get_plugin('session').items:\n"
         "        found.obj = lambda: None\n"
         "    return list(dict.fromkeys(items))\n"
     )
-    verdict = suite(tmp_path, tier).check(forger)
+    verdict = handing_out(tmp_path, tier).check(forger)
     assert verdict.forged
     assert verdict.failing.count("(pytest)") == len(verdict.failing) >= 3
     assert "tests/test_unique.py::test_empty: runs a function from unique.py instead of its own" in verdict.feedback

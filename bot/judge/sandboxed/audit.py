@@ -22,8 +22,8 @@ thread's stack, so no call through a thread or an executor hides who asked.
 
 Everything the hook calls is bound when it is made: nothing in a module's globals or the
 built-ins, which code under test could rebind. Not covered: a frame a signal handler receives,
-frames handed back through a generic call (pure-Python pickle, an executor's result), and the
-runner's objects that pytest keeps in its modules' globals; the static guard refuses the means.
+frames handed back through a generic call (pure-Python pickle, an executor's result). The
+runner's objects pytest keeps where plain reads reach them are stand-ins (hidden.py).
 """
 
 import _thread
@@ -46,7 +46,9 @@ EVERYWHERE = frozenset(
     )
 )
 # Events refused when the code that caused them is foreign.
-BY_CALLER = frozenset(("sys._getframe", "object.__getattr__", "builtins.breakpoint", "import"))
+# object.__setattr__: a function's code, defaults or keyword defaults replaced, where the plugin
+# keeps what it must not lose (pytest_plugin.alone, hidden.stand_in).
+BY_CALLER = frozenset(("sys._getframe", "object.__getattr__", "object.__setattr__", "builtins.breakpoint", "import"))
 # Events refused when foreign code itself names its code after a trusted file.
 NAMING = frozenset(("compile", "code.__new__"))
 FRAME_ATTRIBUTES = frozenset(("tb_frame", "gi_frame", "cr_frame", "ag_frame"))
@@ -202,6 +204,8 @@ def watch_runner():
                 what = event
                 if event == "object.__getattr__":
                     what = "a frame (." + args[1] + ")"
+                elif event == "object.__setattr__":
+                    what = "a change of " + text(args[1])
                 elif event == "import":
                     what = "an import of " + args[0]
                 note(frame, what)

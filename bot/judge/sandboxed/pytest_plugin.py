@@ -21,9 +21,11 @@ line, the nonce and a Python literal, to that descriptor. A run that ends before
 (os._exit, a kill, a crash) has no verdict and fails; a forged line needs the nonce, which was in
 no file, argument or environment variable the candidate could read.
 
-Code running inside this process could still search memory for the nonce or the canaries;
-autofix's static guard refuses the means (gc, frames, sys.modules), and the sandbox contains the
-rest. Written for every Python that pytest supports (no annotations, no newer syntax).
+The signer, the canaries and the outcomes live in one generator's frame (`record`), reached by
+no attribute, closure, global or default; frames and gc, which do reach it, are refused to code
+under repair by the audit hook (audit.py). What stays possible in principle: code that rebinds a
+function of pytest, pluggy or the standard library that pytest's own code calls with its objects,
+and puts it back before the session ends (docs/judging.md). Written for every Python that pytest supports (no annotations, no newer syntax).
 """
 
 import ast as _ast
@@ -97,106 +99,136 @@ def message_of(report):
     return first if isinstance(first, str) else first[0]
 
 
-def recorder_class(fd, sign, canaries, only, original, target):
-    """The class of the plugin object that records the session, its state and every function it
-    calls bound here: not one is looked up in a module's globals, which code under test could
-    rebind, and the nonce's signer and the canaries are in no global at all."""
-    planted = set()  # the canaries' node ids, once planted
-    note_id, message, planter, tampered = test_id, message_of, plant, tampering
-    named, discovered, elsewhere = RUN["plugins"], autoloaded, loaded_elsewhere
-    prefer, avoid = set(RUN["prefer"]), set(RUN["avoid"])
-    paths, loaded, write, hookimpl = import_paths, loaded_as, write_line, pytest.hookimpl
-
-    class Recorder:
-        def __init__(self, maxfail=0):
-            self.cases = {}  # test id -> [outcome, message, details]
-            self.items = []
-            self.twins = {}  # a twin canary's name: the id of the test it contradicts
-            self.maxfail = maxfail  # what -x / --maxfail asked for, before the plugin lifted it
-            self.session = None
-
-        def note(self, report, outcome):
-            case = self.cases.setdefault(note_id(report.nodeid), ["passed", "", ""])
-            if case[0] in ("failed", "error") and outcome in ("passed", "skipped"):
-                return  # a teardown that passed doesn't undo a failed call
-            case[0] = outcome
-            if outcome != "passed":
-                case[1] = message(report)[:1000]
-                case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
-
-        @hookimpl(tryfirst=True)
-        def pytest_report_teststatus(self, report, config):
-            if report.nodeid in planted:
-                return "", "", ""  # the terminal neither shows nor counts a canary
-
-        @hookimpl(trylast=True)
-        def pytest_runtest_logreport(self, report):
-            if report.nodeid in planted and report.failed and self.session is not None:
-                self.session.testsfailed -= 1  # a canary's failure is no failure of the suite's
-            if report.when == "call":
-                if report.failed:
-                    self.note(report, "failed")
-                elif report.skipped:
-                    self.note(report, "skipped")
-                else:
-                    self.note(report, "passed")
-            elif report.failed:
-                self.note(report, "error")
-            elif report.skipped:
-                self.note(report, "skipped")
-            elif report.when == "setup":
-                self.note(report, "passed")
-
-        @hookimpl(trylast=True)
-        def pytest_collectreport(self, report):
-            if report.failed:
-                self.note(report, "error")
-            elif report.skipped:
-                self.note(report, "skipped")
-
-        @hookimpl(trylast=True)
-        def pytest_collection_modifyitems(self, session, config, items):
+def record(write, canaries, only, original, target, bound):
+    """The session's recorder: a generator whose frame alone holds the run's signer (inside
+    `write`), its canaries, the tests' outcomes and the session; the hook functions (`recorder`)
+    send it what pytest hands them, and it writes the verdict's line itself. No attribute, closure
+    or global leads into that frame: a generator's frame is an audited read the audit hook refuses
+    to code under repair (audit.py), and everything it calls was bound at load, before any code of
+    the work folder ran (`bound`), so rebinding a module's global or a built-in reaches none of it."""
+    (note_id, message, planter, tampered, discovered, elsewhere, paths, loaded, refusals, observed) = bound[:10]
+    named, prefer, avoid, length, attribute, integer, listed = bound[10:]
+    cases, planted, twins, items = {}, set(), {}, []
+    session, answer, written, maxfail = None, None, False, 0
+    while True:
+        kind, args = yield answer
+        answer = None
+        if kind == "maxfail" and session is None:
+            maxfail = args  # what -x / --maxfail asked for, before configure lifted it
+        elif kind == "status":
+            if args.nodeid in planted:
+                answer = ("", "", "")  # the terminal neither shows nor counts a canary
+        elif kind in ("logreport", "collectreport"):
+            report = args
+            if kind == "logreport" and report.nodeid in planted and report.failed and session is not None:
+                session.testsfailed -= 1  # a canary's failure is no failure of the suite's
+            if kind == "collectreport" or report.when != "call":
+                outcome = "error" if report.failed else "skipped" if report.skipped else None
+                if outcome is None and kind == "logreport" and report.when == "setup":
+                    outcome = "passed"
+            else:
+                outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
+            if outcome is not None:
+                case = cases.setdefault(note_id(report.nodeid), ["passed", "", ""])
+                if not (case[0] in ("failed", "error") and outcome in ("passed", "skipped")):
+                    case[0] = outcome  # a teardown that passed doesn't undo a failed call
+                    if outcome != "passed":
+                        case[1] = message(report)[:1000]
+                        case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
+        elif kind == "modifyitems" and session is None:
+            session, config, found = args
             if only is not None:
                 keep, drop = [], []
-                for item in items:
+                for item in found:
                     name = note_id(item.nodeid)
                     (keep if name in only or name.split("::")[0] in only else drop).append(item)
                 if drop:
                     config.hook.pytest_deselected(items=drop)
-                    items[:] = keep
-            self.session = session
-            rewrite = getattr(config.option, "assertmode", "plain") == "rewrite"
-            made, self.twins = planter(items, canaries, prefer, avoid, rewrite)
+                    found[:] = keep
+            rewrite = attribute(config.option, "assertmode", "plain") == "rewrite"
+            made, twins = planter(found, canaries, prefer, avoid, rewrite)
             planted.update(canary.nodeid for canary in made)
-
-        @hookimpl(trylast=True)
-        def pytest_collection_finish(self, session):
-            self.items = list(session.items)
-
-        @hookimpl(tryfirst=True)
-        def pytest_runtestloop(self, session):
-            session.testscollected -= len(planted)  # the terminal's progress counts the suite's own
-
-        @hookimpl(trylast=True)
-        def pytest_sessionfinish(self, session, exitstatus):
-            config = session.config
+        elif kind == "collected" and args is session:
+            items = listed(session.items)
+        elif kind == "loop" and args is session:
+            session.testscollected -= length(planted)  # the terminal's progress counts the suite's own
+        elif kind == "finish" and args[0] is session and not written:
+            written, config = True, session.config
             result = {
-                "exitstatus": int(exitstatus),
-                "cases": [[name] + case for name, case in self.cases.items()],
-                "tampered": tampered(config, self.items, original) + elsewhere(config.pluginmanager, named),
+                "exitstatus": integer(args[1]),
+                "cases": [[name] + case for name, case in cases.items()],
+                "tampered": tampered(config, items, original) + elsewhere(config.pluginmanager, named),
                 "paths": paths(),
                 "loaded": loaded(target),
-                "maxfail": self.maxfail,
-                "twins": self.twins,
+                "maxfail": maxfail,
+                "twins": twins,
             }
             if named is None:  # pytest discovered the environment's plugins: autofix names them from now on
                 result["plugins"] = discovered(config.pluginmanager)
-            result["tampered"] += self.refusals()  # what the audit hook refused (audit.py)
+            result["tampered"] += refusals()  # what the audit hook refused (audit.py)
             if named is None:  # the repository's own code's places the audit hook lets be from now on
-                result["sites"] = self.observed()
-            write(fd, sign, result)
+                result["sites"] = observed()
+            write(result)
 
-    return Recorder
+
+def recorder(name, vault, hide_session, hide_test):
+    """The plugin pytest calls: a module object (no class whose methods code under test could
+    patch before it is registered) whose hook functions send their arguments to `vault`. What
+    they use is in their defaults, whose replacement is audited (audit.py), not in closure cells,
+    which any code may read and write."""
+    hookimpl = pytest.hookimpl
+    module = type(sys)(name)
+
+    @hookimpl(tryfirst=True)
+    def pytest_report_teststatus(report, config, vault=vault):
+        return vault.send(("status", report))
+
+    @hookimpl(trylast=True)
+    def pytest_runtest_logreport(report, vault=vault):
+        vault.send(("logreport", report))
+
+    @hookimpl(trylast=True)
+    def pytest_collectreport(report, vault=vault):
+        vault.send(("collectreport", report))
+
+    @hookimpl(trylast=True)
+    def pytest_collection_modifyitems(session, config, items, vault=vault):
+        vault.send(("modifyitems", (session, config, items)))
+
+    @hookimpl(trylast=True)
+    def pytest_collection_finish(session, vault=vault):
+        vault.send(("collected", session))
+
+    @hookimpl(tryfirst=True)
+    def pytest_sessionstart(session, hide=hide_session):
+        hide()
+
+    @hookimpl(wrapper=True)
+    def pytest_runtest_protocol(item, nextitem, hide=hide_test):
+        hide()  # inside pytest's own wrapper, which sets what this hides for each test
+        return (yield)
+
+    @hookimpl(tryfirst=True)
+    def pytest_runtestloop(session, vault=vault):
+        vault.send(("loop", session))
+
+    @hookimpl(trylast=True)
+    def pytest_sessionfinish(session, exitstatus, vault=vault):
+        vault.send(("finish", (session, exitstatus)))
+
+    for function in (
+        pytest_report_teststatus,
+        pytest_runtest_logreport,
+        pytest_collectreport,
+        pytest_collection_modifyitems,
+        pytest_collection_finish,
+        pytest_sessionstart,
+        pytest_runtest_protocol,
+        pytest_runtestloop,
+        pytest_sessionfinish,
+    ):
+        setattr(module, function.__name__, function)
+    return module
 
 
 def plantable(module_id):
@@ -448,44 +480,114 @@ def loaded_as(target):
     return sorted(found)
 
 
+def loading_config():
+    """The Config whose plugin manager imports this plugin now (`-p`, while it parses its options):
+    the one session of this run, found on the stack at load."""
+    config_class = getattr(sys.modules.get("_pytest.config"), "Config", None)
+    frame = sys._getframe(1)
+    while frame is not None and config_class is not None:
+        found = frame.f_locals.get("self")
+        if isinstance(found, config_class):
+            return found
+        frame = frame.f_back
+    return None
+
+
+def handing(config, plugin, vault):
+    """A generator handing (plugin, vault) once, to the first configure call whose config is
+    `config`; None to any other. What it holds is in its frame alone."""
+    asked = yield
+    while asked is not config:
+        asked = yield None
+    yield plugin, vault
+    while True:
+        yield None
+
+
+def configure(config, keeper, name, modules, _getattr=getattr):
+    """pytest's configure: the recorder registered with the session's plugin manager, only for
+    the config that loaded this plugin. Made with globals of its own and everything it uses in
+    its defaults (`alone`): it is reachable from this module's globals until it runs."""
+    # A candidate is judged by the whole suite: -x or --maxfail in the command would stop the
+    # run at the first failures and hide the others from the judgement and the feedback.
+    maxfail = _getattr(config.option, "maxfail", 0) or 0
+    config.option.maxfail = 0
+    # And in this process: pytest-xdist's workers would run the tests where neither the
+    # verdict's descriptor nor the canaries are (xdist decides in its own, later, configure).
+    if _getattr(config.option, "dist", "no") != "no":
+        config.option.dist = "no"
+        config.option.numprocesses = None
+    given = keeper.send(config)
+    if given is None:
+        return
+    plugin, vault = given
+    vault.send(("maxfail", maxfail))
+    config.pluginmanager.register(plugin, name + "-recorder")
+    modules.pop(name, None)  # from here on, no look through sys.modules finds this plugin
+
+
+def alone(function, defaults=None):
+    """`function` with globals of its own holding nothing, not even the built-ins: it looks up no
+    name it wasn't given, and nothing it makes leads to a namespace the recorder's code uses."""
+    made = type(function)(
+        function.__code__,
+        {"__builtins__": {}},
+        function.__name__,
+        function.__defaults__ if defaults is None else defaults,
+        function.__closure__,
+    )
+    made.__kwdefaults__ = function.__kwdefaults__
+    return made
+
+
 def sealed():
     """At load, before any conftest, test module or candidate code: the run's signer, canaries
     and selection taken, the machinery noted, and what configures the session; None outside a
-    run of autofix's."""
+    run of autofix's. Runs on a private copy of this module's globals and of the built-ins
+    (`private`), so code that rebinds a global or a built-in later changes nothing it calls."""
     redirect_editables()  # sitecustomize did, unless the tests' Python skipped it (-S, -I)
     fd, sign, canaries = take_nonce()
     if sign is None:
         return None
-    recorder = recorder_class(fd, sign, canaries, read_only(), identities(MACHINERY), RUN["target"])
+    write = writer(fd, sign)
+    config, original = loading_config(), identities(MACHINERY)
+    hide_import_hook()  # installed before any -p plugin loads (hidden.py)
     refusals, observed = watch_runner()  # the audit hook, from now on (audit.py)
-    recorder.refusals, recorder.observed = staticmethod(refusals), staticmethod(observed)
     # Where this Python imports from, now: a conftest that can't import the project (an editable
     # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
     # should still be able to say why. The session's line, if it comes, follows this one.
-    write_line(fd, sign, {"paths": import_paths()})
-    name, modules = __name__, sys.modules
-
-    def configure(config):
-        # A candidate is judged by the whole suite: -x or --maxfail in the command would stop the
-        # run at the first failures and hide the others from the judgement and the feedback.
-        maxfail = getattr(config.option, "maxfail", 0) or 0
-        config.option.maxfail = 0
-        # And in this process: pytest-xdist's workers would run the tests where neither the
-        # verdict's descriptor nor the canaries are (xdist decides in its own, later, configure).
-        if getattr(config.option, "dist", "no") != "no":
-            config.option.dist = "no"
-            config.option.numprocesses = None
-        config.pluginmanager.register(recorder(maxfail), name + "-recorder")
-        modules.pop(name, None)  # from here on, no look through sys.modules finds this plugin
-
-    return configure
+    write({"paths": import_paths()})
+    bound = (test_id, message_of, plant, tampering, autoloaded, loaded_elsewhere, import_paths, loaded_as)
+    bound += (refusals, observed, RUN["plugins"], set(RUN["prefer"]), set(RUN["avoid"]), len, getattr, int, list)
+    vault = record(write, canaries, read_only(), original, RUN["target"], bound)
+    next(vault)
+    name = __name__
+    keeper = handing(config, recorder(name + "-recorder", vault, hide_configured, hide_test_helpers), vault)
+    next(keeper)
+    return alone(configure, (keeper, name, sys.modules, getattr))
 
 
-_configure = sealed()
+def private():
+    """This module's functions again, on a copy of its globals and of the built-ins taken now,
+    which nothing reachable leads to; stand_in made alone, since what it makes is reachable."""
+    import builtins
+
+    own = dict(globals())
+    own["__builtins__"] = dict(vars(builtins))
+    function = type(private)
+    for key, value in list(own.items()):
+        if type(value) is function and value.__module__ == __name__:
+            made = function(value.__code__, own, value.__name__, value.__defaults__, value.__closure__)
+            made.__kwdefaults__ = value.__kwdefaults__
+            own[key] = made
+    own["stand_in"] = alone(stand_in)
+    return own
+
+
+_configure = private()["sealed"]()
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_configure(config):
-    configure = globals().pop("_configure", None)
-    if configure is not None:
-        configure(config)
+def pytest_configure(config, _configure=_configure):
+    if _configure is not None:
+        _configure(config)
