@@ -25,7 +25,8 @@ The signer, the canaries and the outcomes live in one generator's frame (`record
 no attribute, closure, global or default; frames and gc, which do reach it, are refused to code
 under repair by the audit hook (audit.py). What stays possible in principle: code that rebinds a
 function of pytest, pluggy or the standard library that pytest's own code calls with its objects,
-and puts it back before the session ends (docs/judging.md). Written for every Python that pytest supports (no annotations, no newer syntax).
+and puts it back before the session ends (docs/judging.md). Written for every Python that
+pytest supports (no annotations, no newer syntax).
 """
 
 import ast as _ast
