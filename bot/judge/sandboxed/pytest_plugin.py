@@ -110,7 +110,7 @@ def record(write, canaries, only, original, target, bound):
     (note_id, message, planter, tampered, discovered, elsewhere, paths, loaded, refusals, observed) = bound[:10]
     named, prefer, avoid, length, attribute, integer, listed = bound[10:]
     cases, planted, twins, items = {}, set(), {}, []
-    session, answer, written, maxfail = None, None, False, 0
+    session, answer, written, maxfail, chosen = None, None, False, 0, False
     while True:
         kind, args = yield answer
         answer = None
@@ -136,8 +136,10 @@ def record(write, canaries, only, original, target, bound):
                     if outcome != "passed":
                         case[1] = message(report)[:1000]
                         case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
-        elif kind == "modifyitems" and session is None:
-            session, config, found = args
+        elif kind == "start" and session is None:
+            session = args  # before collection: a usage error's finish is still this session's
+        elif kind == "modifyitems" and args[0] is session and not chosen:
+            chosen, (_, config, found) = True, args
             if only is not None:
                 keep, drop = [], []
                 for item in found:
@@ -201,7 +203,8 @@ def recorder(name, vault, hide_session, hide_test):
         vault.send(("collected", session))
 
     @hookimpl(tryfirst=True)
-    def pytest_sessionstart(session, hide=hide_session):
+    def pytest_sessionstart(session, hide=hide_session, vault=vault):
+        vault.send(("start", session))
         hide()
 
     @hookimpl(wrapper=True)
