@@ -516,3 +516,35 @@ def test_the_exempt_folders_are_made_and_lent_without_following_the_trees_links(
     assert lent == [str(work / "tests" / "record.json"), str(work / "build" / "reports")]
     assert list(outside.iterdir()) == []
     assert (work / "build" / "reports").is_dir()
+
+
+# A wrapper that says, by functools.wraps, that it is pytest's own function runs its own code.
+WRAPS = """\
+import functools
+import _pytest.runner
+
+_real = _pytest.runner.call_and_report
+
+
+@functools.wraps(_real)
+def call_and_report(item, when, log=True, **kwds):
+    report = _real(item, when, False, **kwds)
+    if item.name == "test_order" and when == "call":
+        report.outcome, report.longrepr = "passed", None
+    if log:
+        item.ihook.pytest_runtest_logreport(report=report)
+    return report
+
+
+_pytest.runner.call_and_report = call_and_report
+"""
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_replacement_that_names_the_original_as_wrapped_is_still_found(tmp_path, tier):
+    verdict = suite(tmp_path, tier).check(WRAPS + WRONG)
+    assert not verdict.passed
+    assert (
+        "(pytest): pytest's _pytest.runner.call_and_report was replaced during the run; "
+        "the tests' machinery may not change" in verdict.feedback
+    )

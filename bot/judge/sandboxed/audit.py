@@ -12,24 +12,33 @@ pass for it below). When the code that caused one is foreign, the hook raises Ru
 the operation never happens, and notes it for the verdict's `tampered` list.
 
 Foreign: any code but the standard library's, the tests' environment's (pytest, pluggy, installed
-plugins), these hooks', and the suite's own files in the work folder (seal.py's `test_like`). The
-code that caused an event is the innermost frame, passing over the frames of code whose purpose
-is to hand frames to its caller (inspect, traceback.walk_*, bdb, pdb, trace, importlib, ctypes,
-pytest's _code): the standard library's own uses (logging, typing, namedtuple, traceback's
-formatting) keep working when code under repair calls them. The events that expose everything
-(gc, every thread's frames, tracing, audit hooks) are refused while foreign code is on any
-thread's stack, so no call through a thread or an executor hides who asked.
+plugins), these hooks', and the suite's own files in the work folder (seal.py's `test_like`). A
+code object is judged by what it is, not by the file it names: any code can be given any file's
+name without an audit event (`_imp._fix_co_filename`), so a name is believed only for code that
+came from that file (code_trust). The code that caused an event is the innermost frame, passing
+over the frames of code whose purpose is to hand frames to its caller (inspect, traceback.walk_*,
+bdb, pdb, trace, importlib, ctypes, pytest's _code); and when foreign code itself called the
+trusted function that asked for a frame, the frame counts as the caller's, since what a function
+asks for it may return (logging's currentframe is `lambda: sys._getframe(1)`), unless it is one
+known to keep it (KEEPERS). The standard library's own uses (logging, typing, enum, namedtuple,
+traceback's formatting) keep working when code under repair calls them. The events that expose
+everything (gc, every thread's frames, tracing, audit hooks) are refused while foreign code is
+on any thread's stack, so no call through a thread or an executor hides who asked.
 
 Everything the hook calls is bound when it is made: nothing in a module's globals or the
-built-ins, which code under test could rebind. Not covered: a frame a signal handler receives,
-frames handed back through a generic call (pure-Python pickle, an executor's result). The
-runner's objects pytest keeps where plain reads reach them are stand-ins (hidden.py).
+built-ins, which code under test could rebind. Not covered: a frame a signal handler receives
+(the recorder defers handlers while it runs: pytest_plugin.deferring), frames handed back
+through a generic call (pure-Python pickle, an executor's result). The runner's objects pytest
+keeps where plain reads reach them are stand-ins (hidden.py).
 """
 
 import _thread
+import gc
 import linecache
+import marshal
 import os
 import sys
+import time
 
 # Events refused while foreign code is anywhere on any thread's stack: what they hand out
 # reaches every object, or every frame, of the process.
@@ -58,6 +67,12 @@ ON_BEHALF = ("inspect.py", "bdb.py", "pdb.py", "trace.py", "asyncio/base_tasks.p
 WALKERS = frozenset(("walk_stack", "walk_tb"))
 MOST_FINDINGS = 20
 TRUSTED, FOREIGN, PASSED_OVER, TRACEBACK = 0, 1, 2, 3
+# Standard library functions that read their caller's frame and keep it to themselves (a class's
+# module, a printed stack): foreign code may call these directly. Any other trusted function that
+# code under repair calls directly and that asks for a frame may hand it back (logging's
+# currentframe is `lambda: sys._getframe(1)`), so the frame counts as asked for by its caller.
+KEEPERS = (("collections", "namedtuple"), ("traceback", "print_stack"), ("traceback", "format_stack"))
+KEEPERS += (("traceback", "extract_stack"),)
 
 
 def trusted_roots(workdirs):
@@ -130,12 +145,113 @@ def classifier():
     return classify, where
 
 
+def code_trust(classify_name):
+    """Which code objects' file names may be believed: (classify, believe, believed). Any code can
+    carry any file's name (`_imp._fix_co_filename` renames a code object without an audit event,
+    and a fresh `_imp` comes from its spec), so a name counts only for code that came from its
+    file: every function alive when this hook is made (the environment, pytest, these hooks) and
+    what it nests, then what an import executes that is the file's own, as compiling the file or
+    its cached bytecode makes it, or pytest's rewriting of a test file. A file written after the
+    run began speaks for no code. Everything else is foreign, whatever its name."""
+    foreign, sep = FOREIGN, os.sep
+    code_type, function_type = type(code_trust.__code__), type(code_trust)
+    read_file, stat, exists, loads, make = open, os.stat, os.path.lexists, marshal.loads, compile
+    tag, prefix, started = sys.implementation.cache_tag, sys.pycache_prefix, time.time_ns()
+    codes, hooks = {}, code_trust.__code__.co_filename  # id -> code object, kept alive: no id is reused
+    rewrite = sys.modules.get("_pytest.assertion.rewrite")
+    rewriter = getattr(getattr(rewrite, "AssertionRewritingHook", None), "exec_module", None)
+    rewriter, pyc_tail = getattr(rewriter, "__code__", None), getattr(rewrite, "PYC_TAIL", None)
+
+    def add(code):
+        stack = [code]
+        while stack:
+            found = stack.pop()
+            if codes.get(id(found)) is not found:
+                codes[id(found)] = found
+                stack.extend(const for const in found.co_consts if type(const) is code_type)
+
+    def older(path):
+        try:
+            return stat(path).st_mtime_ns < started
+        except (OSError, ValueError):
+            return False
+
+    def content(path):
+        try:
+            with read_file(path, "rb") as source:
+                return source.read()
+        except (OSError, ValueError):
+            return None
+
+    def cached(path, tail):
+        folder, name = path.rpartition(sep)[::2]
+        name = name.rpartition(".")[0] + tail
+        if prefix:
+            return prefix + sep + folder.lstrip(sep) + sep + name
+        return folder + sep + "__pycache__" + sep + name
+
+    def own(code, name):
+        data = content(cached(name, "." + tag + ".pyc")) if tag else None
+        if data is not None and older(cached(name, "." + tag + ".pyc")) and len(data) > 16:
+            try:
+                if loads(data[16:]) == code:
+                    return True
+            except (EOFError, ValueError, TypeError):
+                pass
+        source = content(name)
+        try:
+            return source is not None and make(source, name, "exec", dont_inherit=True) == code
+        except (SyntaxError, ValueError):
+            return False
+
+    def believe(code, frame):
+        name = code.co_filename
+        if type(name) is not str or not name.startswith(sep) or not older(name):
+            return
+        if frame is not None and frame.f_code.co_filename == hooks and believed(frame.f_code):
+            add(code)  # a canary, or a twin of a test from its file (pytest_plugin.plant)
+        elif frame is not None and frame.f_code is rewriter and rewriter is not None:
+            # pytest's own rewriting, of the file itself or of the cache it wrote beside it
+            pyc = cached(name, pyc_tail)
+            if sys.pycache_prefix == prefix and (older(pyc) or not exists(pyc)):
+                add(code)
+        elif own(code, name):
+            add(code)
+
+    def believed(code):
+        return codes.get(id(code)) is code
+
+    def classify(code):
+        return classify_name(code.co_filename) if codes.get(id(code)) is code else foreign
+
+    for found in gc.get_objects():
+        if type(found) is function_type:
+            add(found.__code__)
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            add(frame.f_code)
+            frame = frame.f_back
+    return classify, believe, believed
+
+
+def keeper_codes():
+    """KEEPERS' code objects, by identity."""
+    found = {}
+    for module, name in KEEPERS:
+        code = getattr(getattr(sys.modules.get(module), name, None), "__code__", None)
+        if code is not None:
+            found[id(code)] = code
+    return found
+
+
 def watch_runner():
     """Add the audit hook; what it refused (one line each) and the places it noted (observing the
-    baseline) come back from the two functions returned."""
-    classify, where = classifier()
+    baseline) come back from the first two functions returned; the third tells code that only
+    carries a trusted file's name."""
+    classify_name, where = classifier()
     everywhere, by_caller, naming = EVERYWHERE, BY_CALLER, NAMING
     attributes, packages = FRAME_ATTRIBUTES, RUNNER_PACKAGES
+    handing, code_type = frozenset(("sys._getframe", "object.__getattr__")), type(watch_runner.__code__)
     foreign, passed_over, traceback, walkers, most = FOREIGN, PASSED_OVER, TRACEBACK, WALKERS, MOST_FINDINGS
     get_ident, getframe, current_frames = _thread.get_ident, sys._getframe, sys._current_frames
     refuse, text, type_of, len_of, add, line_at = RuntimeError, str, type, len, sys.addaudithook, linecache.getline
@@ -146,22 +262,39 @@ def watch_runner():
     allowed = RUN["sites"]
     seen = []
     busy = set()  # the threads inside the hook: what it does itself raises events too
+    classify, believe, believed = code_trust(classify_name)  # by what code is, not what it's called
+    keepers = keeper_codes()
 
     def caller(frame):
         """The frame of the code that caused an event, when that code is foreign."""
         while frame is not None:
             code = frame.f_code
-            kind = classify(code.co_filename)
+            kind = classify(code)
             if kind == passed_over or (kind == traceback and code.co_name in walkers):
                 frame = frame.f_back
                 continue
             return frame if kind == foreign else None
         return None
 
+    def handed(frame):
+        """Foreign code that called, itself, the trusted function that asked for a frame (unless
+        that function keeps frames to itself): what such a function gets it may return."""
+        while frame is not None:
+            code = frame.f_code
+            kind = classify(code)
+            if kind == passed_over or (kind == traceback and code.co_name in walkers):
+                frame = frame.f_back
+                continue
+            outer = frame.f_back
+            if outer is None or keepers.get(id(code)) is code or classify(outer.f_code) != foreign:
+                return None
+            return outer
+        return None
+
     def anywhere(frames):
         for frame in frames:
             while frame is not None:
-                if classify(frame.f_code.co_filename) == foreign:
+                if classify(frame.f_code) == foreign:
                     return frame
                 frame = frame.f_back
         return None
@@ -173,9 +306,12 @@ def watch_runner():
             if site not in seen and len_of(seen) < 500:
                 seen.append(site)
             return
-        if site in allowed:
+        genuine = believed(frame.f_code)  # code another file's name was given speaks for no site
+        if site in allowed and genuine:
             return
-        line = "code under repair at " + where(frame.f_code.co_filename) + ":" + text(frame.f_lineno)
+        line = "code under repair at " + where(filename) + ":" + text(frame.f_lineno)
+        if not genuine and classify_name(filename) != foreign:
+            line += " (code that only carries that file's name)"
         line += " asked for " + what
         if line not in found and len_of(found) < most:
             found.append(line)
@@ -193,13 +329,18 @@ def watch_runner():
             frame = anywhere(current_frames().values())
             if frame is not None:
                 note(frame, event)
+        elif event == "exec":
+            believe(args[0], innermost())
         elif event in naming:
             frame = innermost()  # who compiled, not who imported: importlib compiles for everyone
             filename = args[1] if type_of(args[1]) is text else ""
-            if frame is not None and classify(frame.f_code.co_filename) == foreign and classify(filename) != foreign:
+            if frame is not None and classify(frame.f_code) == foreign and classify_name(filename) != foreign:
                 note(frame, "code named as " + filename)
         else:
-            frame = caller(innermost())
+            first = innermost()
+            frame = caller(first)
+            if frame is None and event in handing:
+                frame = handed(first)
             if frame is not None:
                 what = event
                 if event == "object.__getattr__":
@@ -213,7 +354,10 @@ def watch_runner():
     def hook(event, args):
         # The fast path first: the hook sees every open, import and compile of the process.
         if event not in by_caller and event not in everywhere and event not in naming:
-            if not event.startswith("ctypes."):
+            if event == "exec":
+                if type_of(args[0]) is not code_type or believed(args[0]):
+                    return
+            elif not event.startswith("ctypes."):
                 return
         elif event == "object.__getattr__":
             if args[1] not in attributes:
@@ -237,4 +381,8 @@ def watch_runner():
     def observed():
         return seen[:]
 
-    return refusals, observed
+    def renamed(code):
+        """Code that carries a trusted file's name and isn't that file's: what else would pass for it."""
+        return not believed(code) and classify_name(code.co_filename) != foreign
+
+    return refusals, observed, renamed

@@ -31,6 +31,7 @@ pytest supports (no annotations, no newer syntax).
 
 import ast as _ast
 import os
+import signal
 import sys
 
 import pytest
@@ -108,8 +109,8 @@ def record(write, canaries, only, original, target, bound):
     to code under repair (audit.py), and everything it calls was bound at load, before any code of
     the work folder ran (`bound`), so rebinding a module's global or a built-in reaches none of it."""
     (note_id, message, planter, tampered, discovered, elsewhere, paths, loaded, refusals, observed) = bound[:10]
-    named, prefer, avoid, length, attribute, integer, listed = bound[10:]
-    cases, planted, twins, items = {}, set(), {}, []
+    named, prefer, avoid, length, attribute, integer, listed, renamed = bound[10:]
+    cases, planted, twins, items, registrations = {}, set(), {}, [], []
     session, answer, written, maxfail, chosen = None, None, False, 0, False
     while True:
         kind, args = yield answer
@@ -136,6 +137,8 @@ def record(write, canaries, only, original, target, bound):
                     if outcome != "passed":
                         case[1] = message(report)[:1000]
                         case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
+        elif kind == "registered":
+            registrations = (registrations + [line for line in args if line not in registrations])[:20]
         elif kind == "start" and session is None:
             session = args  # before collection: a usage error's finish is still this session's
         elif kind == "modifyitems" and args[0] is session and not chosen:
@@ -160,7 +163,7 @@ def record(write, canaries, only, original, target, bound):
             result = {
                 "exitstatus": integer(args[1]),
                 "cases": [[name] + case for name, case in cases.items()],
-                "tampered": tampered(config, items, original) + elsewhere(config.pluginmanager, named),
+                "tampered": tampered(config, items, original, renamed) + elsewhere(config.pluginmanager, named),
                 "paths": paths(),
                 "loaded": loaded(target),
                 "maxfail": maxfail,
@@ -168,13 +171,44 @@ def record(write, canaries, only, original, target, bound):
             }
             if named is None:  # pytest discovered the environment's plugins: autofix names them from now on
                 result["plugins"] = discovered(config.pluginmanager)
+            result["tampered"] += [line for line in registrations if line not in result["tampered"]]
             result["tampered"] += refusals()  # what the audit hook refused (audit.py)
             if named is None:  # the repository's own code's places the audit hook lets be from now on
                 result["sites"] = observed()
             write(result)
 
 
-def recorder(name, vault, hide_session, hide_test):
+def deferring(vault, _get=signal.getsignal, _set=signal.signal, _raise=signal.raise_signal):
+    """What sends `vault` a message: while the recorder runs, a Python signal handler only notes
+    its signal, and the real one runs once the recorder is done. A handler is handed the frame it
+    interrupts, no audit event asked; inside the recorder, that frame leads to the signer."""
+    numbers, builtin, pending = tuple(signal.valid_signals()), type(len), []
+
+    def later(number, frame):
+        pending.append(number)
+
+    def send(message):
+        held = []
+        for number in numbers:
+            handler = _get(number)
+            if callable(handler) and type(handler) is not builtin:
+                try:
+                    _set(number, later)
+                except (ValueError, OSError):  # not the main thread: no handler runs here either
+                    continue
+                held.append((number, handler))
+        try:
+            return vault.send(message)
+        finally:
+            for number, handler in held:
+                _set(number, handler)
+            while pending:
+                _raise(pending.pop(0))
+
+    return send
+
+
+def recorder(name, vault, hide_session, hide_test, renamed):
     """The plugin pytest calls: a module object (no class whose methods code under test could
     patch before it is registered) whose hook functions send their arguments to `vault`. What
     they use is in their defaults, whose replacement is audited (audit.py), not in closure cells,
@@ -184,27 +218,27 @@ def recorder(name, vault, hide_session, hide_test):
 
     @hookimpl(tryfirst=True)
     def pytest_report_teststatus(report, config, vault=vault):
-        return vault.send(("status", report))
+        return vault(("status", report))
 
     @hookimpl(trylast=True)
     def pytest_runtest_logreport(report, vault=vault):
-        vault.send(("logreport", report))
+        vault(("logreport", report))
 
     @hookimpl(trylast=True)
     def pytest_collectreport(report, vault=vault):
-        vault.send(("collectreport", report))
+        vault(("collectreport", report))
 
     @hookimpl(trylast=True)
     def pytest_collection_modifyitems(session, config, items, vault=vault):
-        vault.send(("modifyitems", (session, config, items)))
+        vault(("modifyitems", (session, config, items)))
 
     @hookimpl(trylast=True)
     def pytest_collection_finish(session, vault=vault):
-        vault.send(("collected", session))
+        vault(("collected", session))
 
     @hookimpl(tryfirst=True)
     def pytest_sessionstart(session, hide=hide_session, vault=vault):
-        vault.send(("start", session))
+        vault(("start", session))
         hide()
 
     @hookimpl(wrapper=True)
@@ -212,13 +246,17 @@ def recorder(name, vault, hide_session, hide_test):
         hide()  # inside pytest's own wrapper, which sets what this hides for each test
         return (yield)
 
+    @hookimpl
+    def pytest_plugin_registered(plugin, manager, vault=vault, registered=registered, renamed=renamed):
+        vault(("registered", registered(plugin, manager, renamed)))
+
     @hookimpl(tryfirst=True)
     def pytest_runtestloop(session, vault=vault):
-        vault.send(("loop", session))
+        vault(("loop", session))
 
     @hookimpl(trylast=True)
     def pytest_sessionfinish(session, exitstatus, vault=vault):
-        vault.send(("finish", (session, exitstatus)))
+        vault(("finish", (session, exitstatus)))
 
     for function in (
         pytest_report_teststatus,
@@ -230,6 +268,7 @@ def recorder(name, vault, hide_session, hide_test):
         pytest_runtest_protocol,
         pytest_runtestloop,
         pytest_sessionfinish,
+        pytest_plugin_registered,
     ):
         setattr(module, function.__name__, function)
     return module
@@ -397,7 +436,7 @@ def other_literal(node):
     return None
 
 
-def tampering(config, items, original):
+def tampering(config, items, original, renamed):
     """What changed in the test machinery during the session, one line each."""
     found = replaced(original, "pytest")
     manager = config.pluginmanager
@@ -408,11 +447,7 @@ def tampering(config, items, original):
         if getattr(getattr(caller, "_hookexec", None), "__self__", manager) is not manager:
             found.append("the hook " + name + " calls through something else than pytest's plugin manager")
         for impl in caller.get_hookimpls():
-            # Every layer of the implementation: one pointing elsewhere by its attributes still runs.
-            for where in code_files(impl.function):
-                if inside_workdir(where) and not test_like(where):
-                    found.append("the hook " + name + " was implemented by " + os.path.relpath(where, WORKDIR))
-                    break
+            found += implemented(name, impl, renamed)[:1]
     for item in items:
         if "runtest" in vars(item):
             found.append(item.nodeid + ": its runtest was replaced")
@@ -423,6 +458,29 @@ def tampering(config, items, original):
                 item.nodeid + ": runs a function from " + os.path.relpath(where, WORKDIR) + " instead of its own"
             )
     return found[:50]
+
+
+def implemented(name, impl, renamed):
+    """A line for each layer of a hook's implementation from the work folder's code under repair
+    (or code carrying a trusted file's name, audit.py): one pointing elsewhere by its attributes
+    still runs."""
+    found = []
+    for code in code_objects(impl.function):
+        where = code.co_filename
+        if (inside_workdir(where) and not test_like(where)) or renamed(code):
+            found.append("the hook " + name + " was implemented by " + os.path.relpath(where, WORKDIR))
+    return found
+
+
+def registered(plugin, manager, renamed):
+    """What a plugin registered now implements from code under repair: a plugin registered for
+    one report and gone before the session ends is still named."""
+    found = []
+    for caller in manager.get_hookcallers(plugin) or ():
+        for impl in caller.get_hookimpls():
+            if impl.plugin is plugin:
+                found += implemented(caller.name, impl, renamed)[:1]
+    return found
 
 
 def plugin_file(module):
@@ -525,7 +583,7 @@ def configure(config, keeper, name, modules, _getattr=getattr):
     if given is None:
         return
     plugin, vault = given
-    vault.send(("maxfail", maxfail))
+    vault(("maxfail", maxfail))
     config.pluginmanager.register(plugin, name + "-recorder")
     modules.pop(name, None)  # from here on, no look through sys.modules finds this plugin
 
@@ -556,17 +614,20 @@ def sealed():
     write = writer(fd, sign)
     config, original = loading_config(), identities(MACHINERY)
     hide_import_hook()  # installed before any -p plugin loads (hidden.py)
-    refusals, observed = watch_runner()  # the audit hook, from now on (audit.py)
+    refusals, observed, renamed = watch_runner()  # the audit hook, from now on (audit.py)
     # Where this Python imports from, now: a conftest that can't import the project (an editable
     # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
     # should still be able to say why. The session's line, if it comes, follows this one.
     write({"paths": import_paths()})
     bound = (test_id, message_of, plant, tampering, autoloaded, loaded_elsewhere, import_paths, loaded_as)
     bound += (refusals, observed, RUN["plugins"], set(RUN["prefer"]), set(RUN["avoid"]), len, getattr, int, list)
+    bound += (renamed,)
     vault = record(write, canaries, read_only(), original, RUN["target"], bound)
     next(vault)
+    vault = deferring(vault)
     name = __name__
-    keeper = handing(config, recorder(name + "-recorder", vault, hide_configured, hide_test_helpers), vault)
+    plugin = recorder(name + "-recorder", vault, hide_configured, hide_test_helpers, renamed)
+    keeper = handing(config, plugin, vault)
     next(keeper)
     return alone(configure, (keeper, name, sys.modules, getattr))
 

@@ -107,32 +107,44 @@ def source_file(value):
 _function = type(lambda: None)
 
 
-def code_files(value):
-    """Every file whose code may run when `value` is called: its own code, and that of each layer
-    its `__wrapped__`, `__func__` or `func` names. An attribute can point anywhere, so no layer
+def code_objects(value):
+    """Every code object that may run when `value` is called: its own, and that of each layer its
+    `__wrapped__`, `__func__` or `func` names. An attribute can point anywhere, so no layer
     speaks for another: a function whose `__wrapped__` names a standard one still runs its own
     code. Code is read where it can't be faked: a function's own, else its class's `__call__`."""
-    files = []
+    found = []
     for _ in range(100):
         if type(value) is _function:
-            files.append(value.__code__.co_filename)
+            found.append(value.__code__)
         elif not isinstance(value, type):
             # The class's own __call__, through its MRO: a class-level __getattr__ can't make one up.
             call = next((vars(k)["__call__"] for k in type(value).__mro__ if "__call__" in vars(k)), None)
             if type(call) is _function:
-                files.append(call.__code__.co_filename)
+                found.append(call.__code__)
         inner = getattr(value, "__wrapped__", None) or getattr(value, "__func__", None) or getattr(value, "func", None)
         if inner is None or inner is value:
             break
         value = inner
-    return files
+    return found
+
+
+def code_files(value):
+    """The files of `value`'s code objects (code_objects)."""
+    return [code.co_filename for code in code_objects(value)]
 
 
 def foreign(value):
     """Code from the work folder that isn't the suite's own: what a candidate would plant. (An
-    installed plugin may patch the runner, as hypothesis does at start-up.)"""
-    where = source_file(value)
-    return where is None or (inside_workdir(where) and not test_like(where))
+    installed plugin may patch the runner, as hypothesis does at start-up.) Every layer counts:
+    a wrapper whose `__wrapped__` names pytest's own function still runs its own code; a class,
+    by its methods."""
+    files = code_files(value)
+    if isinstance(value, type):
+        files += [f.__code__.co_filename for k in value.__mro__ for f in vars(k).values() if type(f) is _function]
+    if not files:
+        where = source_file(value)
+        return where is None or (inside_workdir(where) and not test_like(where))
+    return any(inside_workdir(where) and not test_like(where) for where in files)
 
 
 def replaced(original, runner):
