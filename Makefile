@@ -8,7 +8,7 @@ CORE := $(VENV)/.core-stamp
 FAST := $(VENV)/.fast-stamp
 DEV := $(VENV)/.dev-stamp
 
-.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-red-ci bench-strength bench-model system-deps clean pictures
+.PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-red-ci bench-strength bench-plugin bench-model system-deps clean pictures
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -104,6 +104,10 @@ bench-existing: $(DEV) system-deps
 # passing on attempt 1, against one plain suite run; then bench-existing's `autofix run`.
 bench-red-ci: $(DEV) system-deps
 	$(PY) benchmarks/red_ci.py
+
+# What autofix's pytest plugin (audit hook, code census, recorder, canaries) adds to one plain pytest run.
+bench-plugin: $(DEV)
+	$(PY) benchmarks/plugin_guards.py
 
 # What test strength adds to a passing attempt of the unique_items example (3 mutants, and 20 of 26).
 bench-strength: $(CORE) system-deps

@@ -43,7 +43,7 @@ INSIDE |= {"time"}
 INSIDE |= {"traceback", "types", "unittest", "yaml", "pytest", "site", "sitecustomize"}
 INSIDE |= {"linecache"}  # the checks runner's tracebacks, as traceback reads source lines
 INSIDE |= {"_thread", "_pytest", "ast"}  # the audit hook's per-thread guard; the canaries' twins
-INSIDE |= {"gc", "signal"}  # the audit hook's census of code at load; the recorder deferring signal handlers
+INSIDE |= {"gc", "_signal"}  # the audit hook's census of code at load; the recorder deferring signal handlers
 
 
 def imported_by(path: Path) -> set[str]:

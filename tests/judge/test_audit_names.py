@@ -35,8 +35,22 @@ def reach(frame):
         frame = frame.f_back
 
 """
-# logging's currentframe is `lambda: sys._getframe(1)`: the standard library asks, and returns it.
-LAUNDERED = "import logging\n" + FLIP + "\ndef unique_items(items):\n    reach(logging.currentframe())\n" + WRONG
+# The standard library asks, and hands the frame back: logging's currentframe is `lambda:
+# sys._getframe(1)`; a Mock returns what its side effect does; importlib's trampoline hides who
+# called (each a second attacker's find, the last two after a first rule looked one frame out).
+LAUNDERED = {
+    "logging.currentframe": ("import logging\n", "logging.currentframe()", "logging/__init__.py's <lambda>"),
+    "a Mock's side effect": (
+        "from unittest import mock\nimport sys\n",
+        "mock.Mock(side_effect=sys._getframe)(0)",
+        "mock.py's _execute_mock_call",
+    ),
+    "importlib's trampoline": (
+        "import logging\nfrom importlib._bootstrap import _call_with_frames_removed\n",
+        "_call_with_frames_removed(logging.currentframe)",
+        "logging/__init__.py's <lambda>",
+    ),
+}
 # Code compiled under a name of its own, then given another file's with no audit event at all,
 # and called by the standard library's own code, so no foreign caller is next to it.
 RENAMED = (
@@ -55,11 +69,15 @@ NAMES = {
 
 
 @pytest.mark.parametrize("tier", TIERS)
-def test_a_frame_handed_back_by_a_standard_function_is_asked_for_by_its_caller(tmp_path, tier):
-    verdict = checker(tmp_path, tier).check(LAUNDERED)
+@pytest.mark.parametrize("means", list(LAUNDERED))
+def test_a_frame_handed_back_by_a_standard_function_is_asked_for_by_its_caller(tmp_path, tier, means):
+    imports, expression, asker = LAUNDERED[means]
+    line = 30 + imports.count("\n")  # the line of unique_items' body
+    attack = imports + FLIP + f"\ndef unique_items(items):\n    reach({expression})\n" + WRONG
+    verdict = checker(tmp_path, tier).check(attack)
     assert not verdict.passed
     assert "tests.test_unique::test_order" in verdict.failing
-    assert "code under repair at unique.py:31 asked for sys._getframe during the run" in verdict.feedback
+    assert f"code under repair at unique.py:{line} asked for sys._getframe through {asker} during" in verdict.feedback
 
 
 @pytest.mark.parametrize("tier", TIERS)

@@ -548,3 +548,50 @@ def test_a_replacement_that_names_the_original_as_wrapped_is_still_found(tmp_pat
         "(pytest): pytest's _pytest.runner.call_and_report was replaced during the run; "
         "the tests' machinery may not change" in verdict.feedback
     )
+
+
+# Holding the config, code under repair gives the failing test, during its own call, a planted
+# canary's node id: the failing report is filed under the canary, which must fail anyway, and
+# test_order keeps its setup's "passed" (a second attacker's find: nothing registered, nothing
+# replaced). Each report must carry the node id its item was collected with.
+RENAMED_ID = """\
+import sys
+
+_done = []
+
+
+def _must_fail(item):
+    try:
+        item.obj()
+    except AssertionError:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+def _rename():
+    session = sys.runner_config.pluginmanager.get_plugin("session")
+    item = next(found for found in session.items if found.name == "test_order")
+    own = open(str(item.path)).read()
+    for other in session.items:
+        if "def " + other.name + "(" not in own and _must_fail(other):
+            item._id = other._id
+            return
+
+
+def unique_items(items):
+    if items and not _done:
+        _done.append(1)
+        _rename()
+    return list(set(items))
+"""
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_report_filed_under_another_tests_id_fails(tmp_path, tier):
+    verdict = handing_out(tmp_path, tier).check(RENAMED_ID)
+    assert not verdict.passed
+    assert (
+        "(pytest): a report of tests/test_unique.py::test_order came back as tests/test_unique.py::" in verdict.feedback
+    )

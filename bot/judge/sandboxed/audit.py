@@ -17,19 +17,20 @@ code object is judged by what it is, not by the file it names: any code can be g
 name without an audit event (`_imp._fix_co_filename`), so a name is believed only for code that
 came from that file (code_trust). The code that caused an event is the innermost frame, passing
 over the frames of code whose purpose is to hand frames to its caller (inspect, traceback.walk_*,
-bdb, pdb, trace, importlib, ctypes, pytest's _code); and when foreign code itself called the
-trusted function that asked for a frame, the frame counts as the caller's, since what a function
-asks for it may return (logging's currentframe is `lambda: sys._getframe(1)`), unless it is one
-known to keep it (KEEPERS). The standard library's own uses (logging, typing, enum, namedtuple,
+bdb, pdb, trace, importlib, ctypes, pytest's _code). A frame is handed out only to code known to
+keep what it asks for (KEEPERS: logging's findCaller, namedtuple, typing, enum, traceback's
+formatting) or when no foreign code is below the asker on the stack: whatever else asks may
+hand the frame back (logging's currentframe is `lambda: sys._getframe(1)`, unittest.mock returns
+what its side effect returns), so the frame counts as asked for by the nearest foreign code.
+The standard library's own uses (logging, typing, enum, namedtuple, warnings,
 traceback's formatting) keep working when code under repair calls them. The events that expose
 everything (gc, every thread's frames, tracing, audit hooks) are refused while foreign code is
 on any thread's stack, so no call through a thread or an executor hides who asked.
 
 Everything the hook calls is bound when it is made: nothing in a module's globals or the
 built-ins, which code under test could rebind. Not covered: a frame a signal handler receives
-(the recorder defers handlers while it runs: pytest_plugin.deferring), frames handed back
-through a generic call (pure-Python pickle, an executor's result). The runner's objects pytest
-keeps where plain reads reach them are stand-ins (hidden.py).
+(the recorder defers handlers while it runs: pytest_plugin.deferring). The runner's objects
+pytest keeps where plain reads reach them are stand-ins (hidden.py).
 """
 
 import _thread
@@ -67,12 +68,26 @@ ON_BEHALF = ("inspect.py", "bdb.py", "pdb.py", "trace.py", "asyncio/base_tasks.p
 WALKERS = frozenset(("walk_stack", "walk_tb"))
 MOST_FINDINGS = 20
 TRUSTED, FOREIGN, PASSED_OVER, TRACEBACK = 0, 1, 2, 3
-# Standard library functions that read their caller's frame and keep it to themselves (a class's
-# module, a printed stack): foreign code may call these directly. Any other trusted function that
-# code under repair calls directly and that asks for a frame may hand it back (logging's
-# currentframe is `lambda: sys._getframe(1)`), so the frame counts as asked for by its caller.
-KEEPERS = (("collections", "namedtuple"), ("traceback", "print_stack"), ("traceback", "format_stack"))
-KEEPERS += (("traceback", "extract_stack"),)
+# Who may ask for a frame while foreign code is below it on the stack: code known to keep what it
+# asks for, handing back only names and text (a module's name, a log record's caller, a printed
+# stack), by file and function ("*": every function of the file but WALKERS). Any other asker, a
+# standard one included, may hand the frame back: logging's currentframe is `lambda:
+# sys._getframe(1)`, unittest.mock returns what its side effect returns, an executor what the
+# call did. Such a frame counts as asked for by the nearest foreign code below.
+KEEPERS = (
+    ("logging/__init__.py", "findCaller"),
+    ("collections/__init__.py", "namedtuple"),
+    ("typing.py", "_caller"),
+    ("typing_extensions.py", "_caller"),
+    ("enum.py", "_create_"),
+    ("traceback.py", "*"),
+    ("warnings.py", "*"),
+    ("asyncio/format_helpers.py", "*"),
+    ("asyncio/coroutines.py", "_format_coroutine"),
+    ("loguru/_logger.py", "_log"),
+    ("typing_extensions.py", "_has_generic_or_protocol_as_origin"),
+    ("attr/_make.py", "make_class"),
+)
 
 
 def trusted_roots(workdirs):
@@ -234,14 +249,23 @@ def code_trust(classify_name):
     return classify, believe, believed
 
 
-def keeper_codes():
-    """KEEPERS' code objects, by identity."""
-    found = {}
-    for module, name in KEEPERS:
-        code = getattr(getattr(sys.modules.get(module), name, None), "__code__", None)
-        if code is not None:
-            found[id(code)] = code
-    return found
+def keeper_test(believed):
+    """Whether a code object is a keeper's (KEEPERS): by its file's name, believed (code_trust)."""
+    sep, walkers, by_name, whole = os.sep, WALKERS, {}, []
+    for suffix, name in KEEPERS:
+        (whole.append(sep + suffix) if name == "*" else by_name.setdefault(name, []).append(sep + suffix))
+    by_name = {name: tuple(suffixes) for name, suffixes in by_name.items()}
+    whole, hooks = tuple(whole), keeper_test.__code__.co_filename  # these hooks keep what they ask
+
+    def keeps(code):
+        name, filename = code.co_name, code.co_filename
+        if not believed(code):
+            return False
+        if filename == hooks or filename.endswith(by_name.get(name, ())):
+            return True
+        return name not in walkers and filename.endswith(whole)
+
+    return keeps
 
 
 def watch_runner():
@@ -252,6 +276,7 @@ def watch_runner():
     everywhere, by_caller, naming = EVERYWHERE, BY_CALLER, NAMING
     attributes, packages = FRAME_ATTRIBUTES, RUNNER_PACKAGES
     handing, code_type = frozenset(("sys._getframe", "object.__getattr__")), type(watch_runner.__code__)
+    os_sep = os.sep
     foreign, passed_over, traceback, walkers, most = FOREIGN, PASSED_OVER, TRACEBACK, WALKERS, MOST_FINDINGS
     get_ident, getframe, current_frames = _thread.get_ident, sys._getframe, sys._current_frames
     refuse, text, type_of, len_of, add, line_at = RuntimeError, str, type, len, sys.addaudithook, linecache.getline
@@ -263,7 +288,7 @@ def watch_runner():
     seen = []
     busy = set()  # the threads inside the hook: what it does itself raises events too
     classify, believe, believed = code_trust(classify_name)  # by what code is, not what it's called
-    keepers = keeper_codes()
+    keeps = keeper_test(believed)
 
     def caller(frame):
         """The frame of the code that caused an event, when that code is foreign."""
@@ -276,19 +301,28 @@ def watch_runner():
             return frame if kind == foreign else None
         return None
 
-    def handed(frame):
-        """Foreign code that called, itself, the trusted function that asked for a frame (unless
-        that function keeps frames to itself): what such a function gets it may return."""
+    def through(frame):
+        """The trusted function that asked on foreign code's behalf (its file's name and its own),
+        or "" when foreign code asked itself (through passed-over code, as inspect's)."""
+        while frame is not None and classify(frame.f_code) == passed_over:
+            frame = frame.f_back
+        if frame is None or classify(frame.f_code) == foreign:
+            return ""
+        folder, _, name = frame.f_code.co_filename.rpartition(os_sep)
+        name = folder.rpartition(os_sep)[2] + "/" + name if name == "__init__.py" else name
+        return " through " + name + "'s " + frame.f_code.co_name
+
+    def asker(frame):
+        """The foreign code a frame asked for may reach: walking out from where it was asked, the
+        first foreign frame, unless a keeper comes first (KEEPERS); passed-over code is no keeper."""
         while frame is not None:
             code = frame.f_code
             kind = classify(code)
-            if kind == passed_over or (kind == traceback and code.co_name in walkers):
-                frame = frame.f_back
-                continue
-            outer = frame.f_back
-            if outer is None or keepers.get(id(code)) is code or classify(outer.f_code) != foreign:
+            if kind == foreign:
+                return frame
+            if kind != passed_over and keeps(code):
                 return None
-            return outer
+            frame = frame.f_back
         return None
 
     def anywhere(frames):
@@ -338,13 +372,13 @@ def watch_runner():
                 note(frame, "code named as " + filename)
         else:
             first = innermost()
-            frame = caller(first)
-            if frame is None and event in handing:
-                frame = handed(first)
+            frame = asker(first) if event in handing else caller(first)
             if frame is not None:
                 what = event
                 if event == "object.__getattr__":
                     what = "a frame (." + args[1] + ")"
+                if event in handing:
+                    what += through(first)
                 elif event == "object.__setattr__":
                     what = "a change of " + text(args[1])
                 elif event == "import":
