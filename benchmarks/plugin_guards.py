@@ -10,12 +10,12 @@ Run with `make bench-plugin`. Not a test: the figures depend on the machine.
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from validate_tiers import medians  # interleaved, after a warm-up each
 
 from bot.judge.hooks import generated
 
@@ -103,15 +103,7 @@ def main() -> None:
         folder = Path(name)
         suite(folder)
         actions = {"pytest": lambda: pytest_run(folder, False), "pytest + plugin": lambda: pytest_run(folder, True)}
-        for action in actions.values():
-            action()
-        times: dict[str, list[float]] = {key: [] for key in actions}
-        for _ in range(RUNS):
-            for key, action in actions.items():
-                started = time.perf_counter()
-                action()
-                times[key].append(time.perf_counter() - started)
-        figures = {key: statistics.median(found) for key, found in times.items()}
+        figures = medians(actions, RUNS)
         print(f"2,000 tests, 37 standard modules imported after load (median of {RUNS}, interleaved)")
         for key, seconds in figures.items():
             print(f"  {key:<18} {seconds * 1000:8.1f} ms  {seconds / figures['pytest']:5.2f}x")

@@ -5,36 +5,28 @@ test_order's failure into a pass and unregisters itself before anything looks, s
 
 import pytest
 from test_audit_hook import TIERS, WRONG, checker
+from test_runner_reach import TRANSIENT
 
-# A plugin registered for one report, then gone: what an attacker holding a frame does with it.
-FLIP = """
-import pytest
-
-
-class _Flip:
-    def __init__(self, manager):
-        self.manager = manager
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item, call):
-        report = yield
-        if item.nodeid == "tests/test_unique.py::test_order" and call.when == "call":
-            report.outcome, report.longrepr = "passed", None
-            self.manager.unregister(self)
-        return report
+# A plugin registered for one report, then gone (test_runner_reach's), by what an attacker holding a
+# frame finds: the first object on the way out whose config has a plugin manager.
+FLIP = (
+    TRANSIENT
+    + """
+placed = []
 
 
 def reach(frame):
-    while frame is not None and not _Flip.__dict__.get("placed"):
+    while frame is not None and not placed:
         for value in list(frame.f_locals.values()):
-            manager = getattr(getattr(value, "config", None), "pluginmanager", None)
-            if manager is not None:
-                manager.register(_Flip(manager))
-                _Flip.placed = True
+            config = getattr(value, "config", None)
+            if getattr(config, "pluginmanager", None) is not None:
+                flip(config)
+                placed.append(True)
                 return
         frame = frame.f_back
 
 """
+)
 # The standard library asks, and hands the frame back: logging's currentframe is `lambda:
 # sys._getframe(1)`; a Mock returns what its side effect does; importlib's trampoline hides who
 # called (each a second attacker's find, the last two after a first rule looked one frame out).
@@ -72,8 +64,8 @@ NAMES = {
 @pytest.mark.parametrize("means", list(LAUNDERED))
 def test_a_frame_handed_back_by_a_standard_function_is_asked_for_by_its_caller(tmp_path, tier, means):
     imports, expression, asker = LAUNDERED[means]
-    line = 30 + imports.count("\n")  # the line of unique_items' body
     attack = imports + FLIP + f"\ndef unique_items(items):\n    reach({expression})\n" + WRONG
+    line = attack.splitlines().index(f"    reach({expression})") + 1
     verdict = checker(tmp_path, tier).check(attack)
     assert not verdict.passed
     assert "tests.test_unique::test_order" in verdict.failing

@@ -206,8 +206,9 @@ def code_trust(classify_name):
         return folder + sep + "__pycache__" + sep + name
 
     def own(code, name):
-        data = content(cached(name, "." + tag + ".pyc")) if tag else None
-        if data is not None and older(cached(name, "." + tag + ".pyc")) and len(data) > 16:
+        pyc = cached(name, "." + tag + ".pyc") if tag else None
+        data = content(pyc) if pyc else None
+        if data is not None and older(pyc) and len(data) > 16:
             try:
                 if loads(data[16:]) == code:
                     return True
