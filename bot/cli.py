@@ -96,6 +96,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
     from bot import spec as specs
     from bot.core.loop import solve
     from bot.core.report import Report
+    from bot.judge.js.command import linked_modules
     from bot.judge.validate import Validator, open_test_sandbox
     from bot.models.registry import open_model, settings_from
 
@@ -115,7 +116,9 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         args_timeout=args.request_timeout, spec_timeout=spec.request_timeout,
     )  # fmt: skip
     model = open_model(settings, redact)
-    sandbox = open_test_sandbox(args.sandbox, "--sandbox", warn, original=spec.workdir)
+    sandbox = open_test_sandbox(
+        args.sandbox, "--sandbox", warn, original=spec.workdir, also=linked_modules(spec.workdir)
+    )
     print(redact(f"autofix: {model.banner}"))
     print(f"autofix: sandbox: {sandbox.describe()}")
     if sandbox.declined:

@@ -36,6 +36,27 @@ TEST_PROTECT = (
     "noxfile.py",
     "setup.cfg",
     "pyproject.toml",
+    # JavaScript's: test files by the runners' default patterns, the manifest (its scripts run
+    # the tests), lockfiles, and the runners' and TypeScript's configuration.
+    "test",
+    "__tests__",
+    "*.test.*",
+    "*.spec.*",
+    "package.json",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "pnpm-workspace.yaml",
+    "jest.config.*",
+    "vitest.config.*",
+    "vitest.workspace.*",
+    "vite.config.*",
+    "babel.config.*",
+    ".babelrc*",
+    "tsconfig*.json",
+    ".npmrc",
+    ".yarnrc*",
+    "node_modules",
     ".git",
 )
 # CI configuration, code owners and pinned dependencies: protected too, unless the repository's
@@ -77,8 +98,15 @@ class Strict(BaseModel):
 
 
 # What the target is: by its extension unless the spec's `kind` says; anything else is Python.
-TargetKind = Literal["python", "json", "yaml", "sql"]
-KIND_OF_SUFFIX: dict[str, TargetKind] = {".json": "json", ".yaml": "yaml", ".yml": "yaml", ".sql": "sql"}
+TargetKind = Literal["python", "json", "yaml", "sql", "javascript", "typescript"]
+KIND_OF_SUFFIX: dict[str, TargetKind] = {
+    ".json": "json",
+    ".yaml": "yaml",
+    ".yml": "yaml",
+    ".sql": "sql",
+    **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), "javascript"),
+    **dict.fromkeys((".ts", ".mts", ".cts", ".tsx"), "typescript"),
+}
 
 
 class SqlTests(Strict):

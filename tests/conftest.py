@@ -1,4 +1,6 @@
+import fcntl
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -37,3 +39,21 @@ def github():
 @pytest.fixture
 def world(tmp_path, monkeypatch, github):
     return World(tmp_path, monkeypatch, github)
+
+
+JS_RUNNERS = Path(__file__).resolve().parent.parent / "out" / "js" / "runners"
+
+
+@pytest.fixture(scope="session")
+def node_modules() -> Path:
+    """out/js/runners/node_modules: Jest, Vitest, ts-jest and TypeScript from the npm registry,
+    installed by `make js-deps` when they aren't yet (under a lock: pytest-xdist's workers may all
+    ask at once)."""
+    JS_RUNNERS.parent.mkdir(parents=True, exist_ok=True)
+    with open(JS_RUNNERS.parent / ".js-deps.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        made = subprocess.run(
+            ["make", "js-deps"], cwd=JS_RUNNERS.parent.parent.parent, capture_output=True, text=True, timeout=600
+        )
+    assert made.returncode == 0, made.stdout + made.stderr
+    return JS_RUNNERS / "node_modules"

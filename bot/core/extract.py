@@ -13,7 +13,12 @@ from bot.judge import bounded
 FENCE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*\n(.*?)(?:^[ \t]*```[ \t]*$|\Z)", re.M | re.S)
 FENCE_LINE = re.compile(r"^[ \t]*```[ \t]*([\w+.-]*)[^\n]*$", re.M)  # an opening or a closing one
 PYTHON_TAGS = {"", "python", "py", "python3"}
-ALSO_TAGGED = {"yaml": ("yml",), "sql": ("sqlite", "postgresql", "postgres", "mysql")}  # beside the kind's name
+ALSO_TAGGED = {
+    "yaml": ("yml",),
+    "sql": ("sqlite", "postgresql", "postgres", "mysql"),
+    "javascript": ("js", "jsx", "mjs", "cjs", "node"),
+    "typescript": ("ts", "tsx"),
+}  # beside the kind's name
 CODE_START = re.compile(r"^(?:def |class |import |from |@|async def |if __name__)", re.M)
 # Bare code followed by prose is cut where Python says the prose starts, at most this many times:
 # a reply whose every cut still fails would otherwise be parsed once per line.

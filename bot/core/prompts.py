@@ -17,6 +17,8 @@ ROLES = {
     "json": "author of JSON documents",
     "yaml": "author of YAML documents",
     "sql": "SQL programmer",
+    "javascript": "JavaScript programmer",
+    "typescript": "TypeScript programmer",
 }
 
 

@@ -17,6 +17,7 @@ from bot.judge.integrity import SOURCE_CAP, Case
 SEPARATOR = re.compile(r"^(?:_ ){2,}_\s*$", re.M)  # between the entries of pytest's long traceback
 LOCATION = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+): ", re.M)  # "tests/test_x.py:12: in f"
 NATIVE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)', re.M)  # --tb=native
+SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 LIKE_THIS_SHOWN = 3  # names of the other tests that fail the same way
 SOURCE_LINES = 30  # of a test function shown up to its failure
 # pytest's long style shows the test's source with ">" at the failing line, and strips the text,
@@ -29,6 +30,8 @@ def node_id(test_id: str, details: str = "") -> str:
     The plugin's dotted module is ambiguous (`tests/v1.2/test_x.py`); the traceback's own path
     for it, when `details` has one, is what pytest takes."""
     module, sep, rest = test_id.partition("::")
+    if "/" in module or module.endswith(SCRIPT_SUFFIXES):
+        return test_id  # a JavaScript runner's: the file's path already
     named = (path for path, _ in LOCATION.findall(details) if path.endswith(".py"))
     path = next((p for p in named if p[:-3].replace("/", ".") == module), f"{module.replace('.', '/')}.py")
     return f"{path}{sep}{rest}"

@@ -21,6 +21,9 @@ from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.integrity import Case
+from bot.judge.js import canaries as js_canaries
+from bot.judge.js.command import Started, Unread, is_javascript, resolve
+from bot.judge.js.run import run_js
 from bot.judge.scratch import Copies
 from bot.judge.sql import QueryCheck
 from bot.judge.targets import Checked, TargetCheck
@@ -145,6 +148,7 @@ class Validator:
         self.failures_seen = ""  # the current code's failing tests, as the preflight saw them
         self.last_failing: set[str] = set()  # test ids the last run failed: the next check runs them first
         self.plugins = Plugins()  # the environment's pytest plugins, as the baseline found them
+        self.twinned: dict[str, str] = {}  # a JavaScript suite's tests whose twins behave, and their outcomes
         # False: not measured yet (None is a measured answer: a command that is neither runner).
         self._baseline: integrity.OriginalSuite | UnittestCounts | None | Literal[False] = False
 
@@ -313,14 +317,44 @@ class Validator:
         """The test command in the scratch copy `work`, which the run may write only where
         tests.exempt says (verdict.run_tests takes the rest of `how`). `discover`: the copy is the
         work folder as it is, and pytest may find the environment's plugins on its own; every
-        other run loads the ones the baseline found, by name."""
+        other run loads the ones the baseline found, by name. A JavaScript runner's command is
+        started as js/run.py starts it."""
         command = self.spec.tests.command
         assert command is not None
         writable = writable_in(work, self.spec.exempt)
+        started = self.javascript(work)
+        if started is not None:
+            only = how.get("only")
+            return run_js(
+                self.sandbox,
+                started,
+                work,
+                self.limits,
+                self.twinned,
+                prefer=how.get("prefer", ()),
+                writable=writable,
+                only=None if only is None else {test.split("::", 1)[0] for test in only},
+                planted=how.get("planted", True),
+            )
         plugins = None if discover else self.plugins
+        how.pop("planted", None)
         return run_tests(
             self.sandbox, command, work, self.limits, self.spec.target, writable=writable, plugins=plugins, **how
         )
+
+    def javascript(self, work: Path) -> Started | None:
+        """The JavaScript runner the command starts in `work`, or None (pytest, unittest, or a
+        command judged by its exit code; why, noted once for the log)."""
+        command = self.spec.tests.command
+        if command is None or not is_javascript(command):
+            return None
+        found = resolve(command, work, allowed_environ().get("PATH", ""))
+        if isinstance(found, Unread):
+            note = f"tests.command: {found.why}; autofix judges it by its exit code alone"
+            if note not in self.notes:
+                self.notes.append(note)
+            return None
+        return found
 
     def canary_places(self, baseline: object) -> dict:
         """Where this run's canaries go: among the module of a test that failed last, named from
@@ -338,7 +372,7 @@ class Validator:
             assert command is not None  # only run_command measures a baseline
             with self.copies.use() as scratch:
                 work = scratch.work
-                run = self.tests_in(work, discover=True, extra_options="--continue-on-collection-errors")
+                run = self.tests_in(work, discover=True, extra_options="--continue-on-collection-errors", planted=None)
                 self.plugins = run.plugins or Plugins()
                 refuse_hidden_plugin(run, command)
                 refuse_tree_writes(run, work, f"{self.spec.path}: tests.command")
@@ -355,9 +389,41 @@ class Validator:
             self.failures_seen = "\n\n".join(f"{c.test_id}: {c.details}" for c in failing) or run.outcome.output
             if run.cases is not None:
                 self._baseline = integrity.OriginalSuite.from_cases(run.cases, self.spec.workdir)
+                self.calibrate(run.cases)
             else:
                 self._baseline = run.unittest
         return self._baseline
+
+    def calibrate(self, cases: list[Case]) -> None:
+        """For a JavaScript suite: which tests' twins come back as their originals, learned by
+        running one planted copy alone on the repository's own code; only those are twinned
+        later (bot/judge/js/canaries.py). None of them: the runs carry no canaries, and the log
+        says so."""
+        with self.copies.use() as scratch:
+            started = self.javascript(scratch.work)
+            if started is None:
+                return
+            last = {case.test_id: case.outcome for case in cases}
+            failing = {test for test, outcome in last.items() if outcome == "failed"}
+            planted = js_canaries.plant(str(scratch.work), last, started.runner, prefer=failing, every=True)
+            if planted is None:
+                self.notes.append("no test of the suite can be twinned: its runs carry no canaries")
+                return
+            run = run_js(
+                self.sandbox,
+                started,
+                scratch.work,
+                self.limits,
+                last,
+                writable=writable_in(scratch.work, self.spec.exempt),
+                only={planted.path},
+                planted=planted,
+                sift=False,
+            )
+        trusted = js_canaries.trusted(run.cases or [], planted, last)
+        self.twinned = {test: last[test] for test in trusted}
+        if not trusted:
+            self.notes.append("no test's twin came back as the test does: the suite's runs carry no canaries")
 
 
 def target_check(spec: Spec, sandbox: Sandbox, limits: Limits) -> TargetCheck | None:

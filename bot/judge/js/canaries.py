@@ -1,0 +1,346 @@
+"""Canaries for JavaScript runners: twins of the suite's own tests, planted in a copy of one of
+its test files, whose outcomes autofix knows in advance.
+
+A JavaScript runner's report can't be sealed as pytest's is: node:test's children report over
+their stdout, Jest's and Vitest's workers over a channel to the parent, and code under test runs
+in those processes. So every run carries tests whose outcomes are known, and a report that gets
+one wrong was forged. They can't be told apart from the suite's tests, because they are the
+suite's tests: the planted file is a copy of a test file that failed last (else of one the draw
+picks), beside it, with its imports, hooks and describe blocks, and every test call removed but
+the twins. Each twin is a test of that file under a title drawn from the suite's own words:
+
+- a *broken* twin runs its original's body and then fails (an assertion of two different
+  numbers, in the runner's own words): it fails whatever the code does, the same way its
+  original fails while the bug is there, so a forger keyed on the function, the message or the
+  file flips it too;
+- an *echo* twin is its original unchanged: it must come back as its original does.
+
+A twin missing, reported twice, a broken one passed, or an echo differing from its original is a
+forged report. When the planted file can't load, neither can its original, and nothing is due.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ast_grep_py import SgNode, SgRoot
+
+from bot import safefs
+from bot.judge.integrity import Case
+
+TESTS = {"test", "it"}  # what declares a test in node:test, Jest and Vitest alike
+SUITES = {"describe", "suite", "context"}
+FUNCTIONS = {"arrow_function", "function_expression", "function"}
+STRINGS = {"string", "template_string"}
+LANGUAGES = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx"}
+SPLIT = " > "  # between a test's describe titles and its own, as the reporters write ids
+WORDS = ("empty", "single", "order", "repeat", "large", "negative", "nested", "mixed", "default", "boundary")
+BROKEN, ECHOES = 2, 2
+CALIBRATED = 24  # twins of one file tried at most when learning which come back as their originals
+SOURCE_CAP = 1 << 20  # of a test file copied: a larger one gets no twins
+FORGED = "the test run's report was tampered with"
+NAME = re.compile(r"^(?P<stem>.*?)(?P<mark>[._-](?:test|spec))?(?P<ext>(?:\.[A-Za-z0-9]+)+)$")
+
+
+@dataclass(frozen=True)
+class Twin:
+    test_id: str  # as the reporter will name it
+    original: str  # the suite's test it copies
+    broken: bool  # True: fails by construction; False: comes back as the original does
+
+
+@dataclass(frozen=True)
+class Planted:
+    path: str  # relative to the work folder
+    text: str
+    twins: tuple[Twin, ...]
+
+
+@dataclass(frozen=True)
+class Declared:
+    """A test call of a file, with its literal title and the literal titles of its suites."""
+
+    node: SgNode
+    statement: SgNode
+    path: tuple[str, ...]
+    callback: SgNode
+
+
+def plant(
+    work: str,
+    last: Mapping[str, str],
+    runner: str,
+    prefer: Iterable[str] = (),
+    avoid: Iterable[str] = (),
+    every: bool = False,
+) -> Planted | None:
+    """A planted file of twins, or None when no test file of the suite can carry one. `last`:
+    each test id's outcome in the last run ("passed" or "failed"), only those tests twinned;
+    `prefer`: ids to make the broken twins of (those failing last); `avoid`: never twinned
+    (flaky). `every`: an echo of every test of the file and a broken twin of each preferred one,
+    to learn which tests' twins come back as they do (`trusted`)."""
+    avoid = set(avoid)
+    usable = {test: outcome for test, outcome in last.items() if outcome in ("passed", "failed") and test not in avoid}
+    files = sorted({test.split("::", 1)[0] for test in usable})
+    preferred = sorted({test.split("::", 1)[0] for test in prefer if test in usable})
+    order = preferred + [f for f in secrets.SystemRandom().sample(files, len(files)) if f not in preferred]
+    words = vocabulary(last)
+    for relative in order:
+        planted = plant_in(work, relative, usable, set(prefer), runner, words, every)
+        if planted is not None:
+            return planted
+    return None
+
+
+def plant_in(
+    work: str,
+    relative: str,
+    usable: Mapping[str, str],
+    prefer: set[str],
+    runner: str,
+    words: list[str],
+    every: bool,
+) -> Planted | None:
+    text = read(os.path.join(work, relative))
+    target = planted_name(relative, words)
+    if text is None or target is None or os.path.lexists(os.path.join(work, target)):
+        return None
+    language = LANGUAGES.get(os.path.splitext(relative)[1], "javascript")
+    root = SgRoot(text, language).root()
+    declared = declarations(root, runner)
+    known = {f"{relative}::{SPLIT.join(d.path)}": d for d in declared}
+    choices = [test for test in known if test in usable]
+    if not choices:
+        return None
+    pick = secrets.SystemRandom()
+    if every:
+        broken, echoes = [t for t in choices if t in prefer][:CALIBRATED], choices[:CALIBRATED]
+    else:
+        broken = sorted(choices, key=lambda test: (test not in prefer, pick.random()))[:BROKEN]
+        echoes = pick.sample(choices, min(ECHOES, len(choices)))
+    taken = {d.path[-1] for d in declared}
+    edits: dict[int, list[str]] = {}
+    twins = []
+    for test, is_broken in [*((t, True) for t in broken), *((t, False) for t in echoes)]:
+        found = known[test]
+        title = fresh_title(words, taken)
+        taken.add(title)
+        edits.setdefault(found.statement.range().start.index, []).append(twin_text(found, title, is_broken, runner))
+        twins.append(Twin(f"{target}::{SPLIT.join((*found.path[:-1], title))}", test, is_broken))
+    return Planted(target, rewritten(text, test_statements(root), edits), tuple(twins))
+
+
+def declarations(root: SgNode, runner: str) -> list[Declared]:
+    """Every test call whose title and suites' titles are literal text, with its callback."""
+    found = []
+    for call in root.find_all(kind="call_expression"):
+        callee = call.field("function")
+        if callee is None or callee.kind() != "identifier" or callee.text() not in TESTS:
+            continue
+        statement = call.parent()
+        arguments = [c for c in (call.field("arguments") or call).children() if c.is_named()]
+        if statement is None or statement.kind() != "expression_statement" or len(arguments) < 2:
+            continue
+        title, callback = literal(arguments[0]), arguments[-1]
+        if title is None or callback.kind() not in FUNCTIONS or not plain_callback(callback, runner):
+            continue
+        suites = enclosing_suites(call)
+        if suites is None:
+            continue
+        found.append(Declared(call, statement, (*suites, title), callback))
+    return found
+
+
+def test_statements(root: SgNode) -> list[SgNode]:
+    """Every statement that declares tests, in whatever form (`test.each(...)(...)`,
+    `it.skip`, a title made at run time): none of them stays in a planted copy."""
+    found = []
+    for statement in root.find_all(kind="expression_statement"):
+        call = next((c for c in statement.children() if c.is_named()), None)
+        if call is not None and call.kind() == "call_expression" and callee_root(call) in TESTS:
+            found.append(statement)
+    return found
+
+
+def callee_root(call: SgNode) -> str:
+    """The name a call's callee starts from: `test` for `test.each(rows)("t", fn)`."""
+    node: SgNode | None = call
+    while node is not None and node.kind() in ("call_expression", "member_expression"):
+        node = node.field("function") if node.kind() == "call_expression" else node.field("object")
+    return node.text() if node is not None and node.kind() == "identifier" else ""
+
+
+def plain_callback(callback: SgNode, runner: str) -> bool:
+    """A callback autofix can wrap: no `done` parameter (node:test's context `t` is one)."""
+    parameters = callback.field("parameters") or callback.field("parameter")
+    named = [c for c in parameters.children() if c.is_named()] if parameters is not None else []
+    if parameters is not None and parameters.kind() == "identifier":
+        named = [parameters]
+    return not named or (runner == "node" and len(named) == 1)
+
+
+def enclosing_suites(node: SgNode) -> list[str] | None:
+    titles: list[str] = []
+    for ancestor in node.ancestors():
+        if ancestor.kind() != "call_expression":
+            continue
+        callee = ancestor.field("function")
+        name = callee.text() if callee is not None else ""
+        if name in SUITES:
+            arguments = [c for c in (ancestor.field("arguments") or ancestor).children() if c.is_named()]
+            title = literal(arguments[0]) if arguments else None
+            if title is None:
+                return None
+            titles.append(title)
+        elif name.split(".")[0] in TESTS:
+            return None  # a test inside a test (node:test's subtests): its own id differs
+    return list(reversed(titles))
+
+
+def literal(node: SgNode) -> str | None:
+    """The text of a string literal with no substitution and no escape, else None."""
+    inner = {c.kind() for c in node.children()}
+    if node.kind() not in STRINGS or inner & {"template_substitution", "escape_sequence"}:
+        return None
+    return node.text()[1:-1]
+
+
+def twin_text(found: Declared, title: str, broken: bool, runner: str) -> str:
+    """The test statement again, under `title`; a broken twin's callback awaits the original body
+    and then fails."""
+    statement = found.statement
+    start = statement.range().start.index
+    text = statement.text()
+    title_node = [c for c in (found.node.field("arguments") or found.node).children() if c.is_named()][0]
+    quote = title_node.text()[0]
+    spans = [(title_node.range().start.index - start, title_node.range().end.index - start, f"{quote}{title}{quote}")]
+    if broken:
+        callback = found.callback
+        body = callback.field("body")
+        assert body is not None  # every function has one
+        left = secrets.randbelow(1000)
+        fails = failing_assertion(runner, left, left + 1 + secrets.randbelow(1000))
+        inner = body.text() if body.kind() == "statement_block" else f"{{ return ({body.text()}); }}"
+        wrapped = f"{{ await (async () => {inner})(); {fails} }}"
+        spans.append((body.range().start.index - start, body.range().end.index - start, wrapped))
+        if not callback.text().startswith("async"):
+            offset = callback.range().start.index - start
+            spans.append((offset, offset, "async "))
+    for begin, end, new in sorted(spans, reverse=True):
+        text = text[:begin] + new + text[end:]
+    return text
+
+
+def failing_assertion(runner: str, left: int, right: int) -> str:
+    """Two different numbers compared in the runner's own words."""
+    if runner == "jest":
+        return f"expect({left}).toBe({right});"
+    if runner == "vitest":
+        return f'(await import("vitest")).expect({left}).toBe({right});'
+    return f'(await import("node:assert")).strictEqual({left}, {right});'
+
+
+def rewritten(text: str, statements: Sequence[SgNode], edits: Mapping[int, list[str]]) -> str:
+    """The test file with every test statement replaced: by its twins where it has any, else by
+    an empty statement (valid wherever a statement is, a loop's body included)."""
+    spans = []
+    for statement in statements:
+        start, end = statement.range().start.index, statement.range().end.index
+        indent = "\n" + " " * statement.range().start.column
+        spans.append((start, end, indent.join(edits.get(start, [])) or ";"))
+    for start, end, new in sorted(spans, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
+def planted_name(relative: str, words: list[str]) -> str | None:
+    """A name beside `relative` that the runner's patterns collect as they collect it:
+    `chunk.test.js` -> `chunk-empty-order.test.js`, `parse_test.js` -> `parse-empty-order_test.js`."""
+    folder, name = os.path.split(relative)
+    match = NAME.match(name)
+    if match is None or not match["stem"]:
+        return None
+    extra = "-".join(secrets.choice(words) for _ in range(2))
+    return os.path.join(folder, f"{match['stem']}-{extra}{match['mark'] or ''}{match['ext']}")
+
+
+def vocabulary(last: Iterable[str]) -> list[str]:
+    words = sorted({w for test in last for w in re.findall(r"[a-z]{3,}", test.split("::", 1)[-1].lower())})
+    return words + list(WORDS) if len(words) >= 4 else list(WORDS) + words
+
+
+def fresh_title(words: list[str], taken: set[str]) -> str:
+    while True:
+        title = " ".join(secrets.choice(words) for _ in range(3))
+        if title not in taken:
+            return title
+
+
+def read(path: str) -> str | None:
+    data = safefs.read_regular(path, SOURCE_CAP + 1)
+    if data is None or len(data) > SOURCE_CAP:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def sift(cases: Sequence[Case], planted: Planted | None) -> tuple[list[Case], list[str]]:
+    """The run's cases without the twins, and why the report is forged ([] when it isn't)."""
+    if planted is None:
+        return list(cases), []
+    mine = [case for case in cases if case.test_id.split("::", 1)[0] == planted.path]
+    kept = [case for case in cases if case.test_id.split("::", 1)[0] != planted.path]
+    outcomes = {case.test_id: case.outcome for case in kept}
+    original_file = planted.twins[0].original.split("::", 1)[0]
+    if any(case.outcome == "error" for case in mine) and any(
+        case.outcome == "error" and case.test_id.startswith(original_file + "::") for case in kept
+    ):
+        return kept, []  # the copy can't load because its original can't: nothing is due
+    problems = []
+    for twin in planted.twins:
+        seen = [case for case in mine if case.test_id == twin.test_id]
+        title = twin.test_id.rsplit(SPLIT, 1)[-1].split("::")[-1]
+        original = outcomes.get(twin.original)
+        if not seen:
+            problems.append(f"a test autofix planted (a canary) is missing from the report: {title}")
+        elif len(seen) > 1:
+            problems.append(f"a canary was reported {len(seen)} times: {title}")
+        elif twin.broken and seen[0].outcome != "failed" and not (seen[0].outcome == original == "skipped"):
+            problems.append(f"a canary that fails by construction was reported {seen[0].outcome}: {title}")
+        elif not twin.broken and seen[0].outcome != original:
+            problems.append(f"a canary was reported {seen[0].outcome}, the test it copies {original}: {title}")
+    return kept, problems
+
+
+def trusted(cases: Sequence[Case], planted: Planted, last: Mapping[str, str]) -> set[str]:
+    """The tests whose twins came back as they must, in a run of the planted file alone on the
+    repository's own code: a test that leans on another's state, on its file's name or on
+    running once may not, and is never twinned."""
+    outcomes = {case.test_id: case.outcome for case in cases}
+    bad = {
+        twin.original
+        for twin in planted.twins
+        if outcomes.get(twin.test_id) != ("failed" if twin.broken else last.get(twin.original, "?"))
+    }
+    return {twin.original for twin in planted.twins} - bad
+
+
+# The runners' counts of files and tests, which count the twins too (Jest, Vitest, node:test).
+COUNTS = (r"^\s*(Test Suites|Tests|Test Files):", r"^\s*[#ℹ] (tests|suites|pass|fail)\b")
+
+
+def scrub(output: str, planted: Planted | None) -> str:
+    """The run's output without a line that names the planted file or a twin's title, nor the
+    runner's counts, which count them."""
+    if planted is None:
+        return output
+    titles = [twin.test_id.rsplit("::", 1)[-1].rsplit(SPLIT, 1)[-1] for twin in planted.twins]
+    base = os.path.basename(planted.path)
+    named = re.compile("|".join([*(re.escape(word) for word in [base, *titles]), *COUNTS]))
+    return "\n".join(line for line in output.split("\n") if not named.search(line))

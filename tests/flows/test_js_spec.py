@@ -1,0 +1,108 @@
+"""`autofix run` on a JavaScript target judged by its Jest suite: `npm test` read through
+package.json, the runner started by autofix with its reporter, twins of the suite's own tests
+planted beside them; a candidate that forges outcomes, everywhere or only where the real tests
+run, is caught by the twins and never written."""
+
+import json
+from pathlib import Path
+
+import pytest
+from fake_openai import ScriptedOpenAI
+
+from bot.cli import main
+
+BROKEN = """\
+function chunk(items, size) {
+  const out = [];
+  for (let i = 0; i < items.length; i += size + 1) {
+    out.push(items.slice(i, i + size));
+  }
+  return out;
+}
+module.exports = { chunk };
+"""
+FIXED = BROKEN.replace("size + 1", "size")
+TESTS = """\
+const { chunk } = require("../src/chunk");
+
+describe("chunk", () => {
+  test("splits into pairs", () => {
+    expect(chunk([1, 2, 3], 2)).toEqual([[1, 2], [3]]);
+  });
+  test("handles empty input", () => {
+    expect(chunk([], 2)).toEqual([]);
+  });
+  test("one per chunk", () => {
+    expect(chunk([1, 2], 1)).toEqual([[1], [2]]);
+  });
+});
+"""
+# Every assertion made anywhere passes: the broken twins' own assertion too.
+EVERYWHERE = BROKEN.replace(
+    "module.exports",
+    "globalThis.expect = () => new Proxy({}, { get: () => () => undefined });\nmodule.exports",
+)
+# Assertions pass only in the suite's own file, found on the stack: the echo twins, in the copy
+# beside it, still fail where their originals pass.
+WHERE_THE_TESTS_ARE = BROKEN.replace(
+    "module.exports",
+    "const real = globalThis.expect;\n"
+    "globalThis.expect = (value) => /chunk\\.test\\.js/.test(new Error().stack)\n"
+    "  ? new Proxy({}, { get: () => () => undefined }) : real(value);\n"
+    "module.exports",
+)
+
+
+def reply(code: str) -> str:
+    return f"Here is the fix.\n\n```javascript\n{code}```\n"
+
+
+@pytest.fixture
+def project(tmp_path, node_modules) -> Path:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "src" / "chunk.js").write_text(BROKEN)
+    (tmp_path / "test" / "chunk.test.js").write_text(TESTS)
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
+    (tmp_path / "node_modules").symlink_to(node_modules)
+    spec = tmp_path / "task.yml"
+    spec.write_text(
+        "task: chunk(items, size) must split items into lists of `size` items, the last one shorter.\n"
+        "target: src/chunk.js\ntests:\n  command: npm test\ntimeout: 60\n"
+    )
+    return spec
+
+
+def autofix(spec: Path, fake: ScriptedOpenAI, sandbox: str) -> int:
+    return main(["run", str(spec), "--base-url", fake.base_url, "--model", "m", "--api", "chat", "--sandbox", sandbox])
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])
+def test_a_fix_judged_by_jest_is_written(project, capsys, sandbox):
+    with ScriptedOpenAI([reply(FIXED)]) as fake:
+        assert autofix(project, fake, sandbox) == 0
+    out = capsys.readouterr().out
+    assert (project.parent / "src" / "chunk.js").read_text() == FIXED
+    assert "passed on attempt 1" in out
+    first = fake.prompts()[0]
+    # The model sees the suite's failures, in Jest's words, with the frames in the repository
+    # alone, and nothing of the twins (not even in Jest's counts).
+    assert "- test/chunk.test.js::chunk > splits into pairs: failed: Error: expect(received).toEqual(" in first
+    assert "    at Object.toEqual (test/chunk.test.js:5:33)\n" in first
+    assert "node_modules" not in first and "Tests:" not in first
+
+
+@pytest.mark.parametrize(
+    ("forger", "caught", "sandbox"),
+    [
+        (EVERYWHERE, "a canary that fails by construction was reported passed", "bwrap"),
+        (WHERE_THE_TESTS_ARE, "a canary was reported failed, the test it copies passed", "landlock"),
+    ],
+    ids=["everywhere", "where-the-tests-are"],
+)
+def test_forged_outcomes_are_caught_by_the_twins(project, capsys, forger, caught, sandbox):
+    with ScriptedOpenAI([reply(forger)]) as fake:
+        assert autofix(project, fake, sandbox) == 1
+    out = capsys.readouterr().out
+    assert (project.parent / "src" / "chunk.js").read_text() == BROKEN
+    assert "the test run's report was tampered with" in out and caught in out
