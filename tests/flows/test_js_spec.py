@@ -4,6 +4,7 @@ planted beside them; a candidate that forges outcomes, everywhere or only where 
 run, is caught by the twins and never written."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -53,17 +54,33 @@ WHERE_THE_TESTS_ARE = BROKEN.replace(
 )
 
 
+VITEST_TESTS = 'import { describe, test, expect } from "vitest";\n' + TESTS.replace(
+    'const { chunk } = require("../src/chunk");', 'import { chunk } from "../src/chunk";'
+)
+NODE_TESTS = (
+    'const { describe, test } = require("node:test");\nconst assert = require("node:assert");\n'
+    + TESTS.replace("expect(chunk([1, 2, 3], 2)).toEqual(", "assert.deepStrictEqual(chunk([1, 2, 3], 2), ")
+    .replace("expect(chunk([], 2)).toEqual(", "assert.deepStrictEqual(chunk([], 2), ")
+    .replace("expect(chunk([1, 2], 1)).toEqual(", "assert.deepStrictEqual(chunk([1, 2], 1), ")
+)
+SUITES = {"jest": (TESTS, "jest"), "vitest": (VITEST_TESTS, "vitest"), "node": (NODE_TESTS, "node --test")}
+# node:test: the one assertion the suite uses, silenced from the code under repair; the broken
+# twins end on that same assertion, so they pass too.
+SILENCED = BROKEN.replace("module.exports", 'require("node:assert").deepStrictEqual = () => {};\nmodule.exports')
+
+
 def reply(code: str) -> str:
     return f"Here is the fix.\n\n```javascript\n{code}```\n"
 
 
 @pytest.fixture
-def project(tmp_path, node_modules) -> Path:
+def project(tmp_path, node_modules, request) -> Path:
+    tests, script = SUITES[getattr(request, "param", "jest")]
     (tmp_path / "src").mkdir()
     (tmp_path / "test").mkdir()
     (tmp_path / "src" / "chunk.js").write_text(BROKEN)
-    (tmp_path / "test" / "chunk.test.js").write_text(TESTS)
-    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
+    (tmp_path / "test" / "chunk.test.js").write_text(tests)
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": script}}))
     (tmp_path / "node_modules").symlink_to(node_modules)
     spec = tmp_path / "task.yml"
     spec.write_text(
@@ -77,32 +94,48 @@ def autofix(spec: Path, fake: ScriptedOpenAI, sandbox: str) -> int:
     return main(["run", str(spec), "--base-url", fake.base_url, "--model", "m", "--api", "chat", "--sandbox", sandbox])
 
 
-@pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])
-def test_a_fix_judged_by_jest_is_written(project, capsys, sandbox):
+@pytest.mark.parametrize(
+    ("project", "sandbox"),
+    [("jest", "bwrap"), ("jest", "landlock"), ("vitest", "bwrap"), ("node", "landlock")],
+    indirect=["project"],
+)
+def test_a_fix_judged_by_the_suite_is_written(project, capsys, sandbox):
     with ScriptedOpenAI([reply(FIXED)]) as fake:
         assert autofix(project, fake, sandbox) == 0
     out = capsys.readouterr().out
     assert (project.parent / "src" / "chunk.js").read_text() == FIXED
     assert "passed on attempt 1" in out
     first = fake.prompts()[0]
-    # The model sees the suite's failures, in Jest's words, with the frames in the repository
-    # alone, and nothing of the twins (not even in Jest's counts).
-    assert "- test/chunk.test.js::chunk > splits into pairs: failed: Error: expect(received).toEqual(" in first
-    assert "    at Object.toEqual (test/chunk.test.js:5:33)\n" in first
-    assert "node_modules" not in first and "Tests:" not in first
+    # The model sees the suite's failures, in the runner's words, with the frames in the
+    # repository alone (the failing line's among them), and nothing of the twins (not even in
+    # the runner's counts).
+    assert "- test/chunk.test.js::chunk > splits into pairs: failed: " in first
+    tests = (project.parent / "test" / "chunk.test.js").read_text().splitlines()
+    line = next(n for n, text in enumerate(tests, 1) if "chunk([1, 2, 3], 2)" in text)
+    assert f"test/chunk.test.js:{line}:" in first
+    assert "node_modules" not in first and "Tests:" not in first and "# tests" not in first
 
 
 @pytest.mark.parametrize(
-    ("forger", "caught", "sandbox"),
+    ("project", "forger", "caught", "sandbox"),
     [
-        (EVERYWHERE, "a canary that fails by construction was reported passed", "bwrap"),
-        (WHERE_THE_TESTS_ARE, "a canary was reported failed, the test it copies passed", "landlock"),
+        ("jest", EVERYWHERE, "a canary that fails by construction was reported passed", "bwrap"),
+        # (the planted file's drawn name may end in "chunk", and then the forger silences the
+        # broken twins too: caught either way)
+        (
+            "jest",
+            WHERE_THE_TESTS_ARE,
+            "a canary (was reported failed, the test it copies passed|that fails by construction was reported passed)",
+            "landlock",
+        ),
+        ("node", SILENCED, "a canary that fails by construction was reported passed", "bwrap"),
     ],
-    ids=["everywhere", "where-the-tests-are"],
+    ids=["everywhere", "where-the-tests-are", "silenced-assertion"],
+    indirect=["project"],
 )
 def test_forged_outcomes_are_caught_by_the_twins(project, capsys, forger, caught, sandbox):
     with ScriptedOpenAI([reply(forger)]) as fake:
         assert autofix(project, fake, sandbox) == 1
     out = capsys.readouterr().out
     assert (project.parent / "src" / "chunk.js").read_text() == BROKEN
-    assert "the test run's report was tampered with" in out and caught in out
+    assert "the test run's report was tampered with" in out and re.search(caught, out)

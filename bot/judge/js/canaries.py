@@ -41,6 +41,8 @@ SPLIT = " > "  # between a test's describe titles and its own, as the reporters 
 WORDS = ("empty", "single", "order", "repeat", "large", "negative", "nested", "mixed", "default", "boundary")
 BROKEN, ECHOES = 2, 2
 CALIBRATED = 24  # twins of one file tried at most when learning which come back as their originals
+# Assertion methods that two different numbers don't fail.
+NOT_FAILING = re.compile(r"\.not\b|[Nn]ot[A-Z]|notEqual|throws|rejects|match|Truthy|Defined|close|Greater|Less|ok$")
 SOURCE_CAP = 1 << 20  # of a test file copied: a larger one gets no twins
 FORGED = "the test run's report was tampered with"
 NAME = re.compile(r"^(?P<stem>.*?)(?P<mark>[._-](?:test|spec))?(?P<ext>(?:\.[A-Za-z0-9]+)+)$")
@@ -222,8 +224,9 @@ def twin_text(found: Declared, title: str, broken: bool, runner: str) -> str:
         callback = found.callback
         body = callback.field("body")
         assert body is not None  # every function has one
-        left = secrets.randbelow(1000)
-        fails = failing_assertion(runner, left, left + 1 + secrets.randbelow(1000))
+        left = 1 + secrets.randbelow(1000)
+        right = left + 1 + secrets.randbelow(1000)
+        fails = own_assertion(callback, left, right) or failing_assertion(runner, left, right)
         inner = body.text() if body.kind() == "statement_block" else f"{{ return ({body.text()}); }}"
         wrapped = f"{{ await (async () => {inner})(); {fails} }}"
         spans.append((body.range().start.index - start, body.range().end.index - start, wrapped))
@@ -233,6 +236,28 @@ def twin_text(found: Declared, title: str, broken: bool, runner: str) -> str:
     for begin, end, new in sorted(spans, reverse=True):
         text = text[:begin] + new + text[end:]
     return text
+
+
+def own_assertion(callback: SgNode, left: int, right: int) -> str | None:
+    """The test's own last assertion again, on two different numbers (`assert.deepStrictEqual(a,
+    b)` -> `assert.deepStrictEqual(3, 9)`, `expect(a).toEqual(b)` -> `expect(3).toEqual(9)`): what
+    fails the broken twin goes through the same call its original's assertions do, so one who
+    silences that call silences the twin's failure too. None when the test has no assertion
+    whose shape fails on those numbers (a negated one, `throws`, `match`)."""
+    for statement in reversed(callback.find_all(kind="expression_statement")):
+        call = next((c for c in statement.children() if c.is_named()), None)
+        callee = call.field("function") if call is not None and call.kind() == "call_expression" else None
+        if callee is None or callee.kind() != "member_expression" or NOT_FAILING.search(callee.text()):
+            continue
+        method = callee.field("property")
+        subject = callee.field("object")
+        if method is None or subject is None:
+            continue
+        if subject.kind() == "call_expression" and (subject.field("function") or subject).text() == "expect":
+            return f"expect({left}).{method.text()}({right});"
+        if subject.text().split(".")[-1] == "assert" or subject.text() == "assert":
+            return f"{callee.text()}({left}, {right});"
+    return None
 
 
 def failing_assertion(runner: str, left: int, right: int) -> str:

@@ -29,6 +29,9 @@ from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 
 SOURCES = Path(__file__).resolve().parent.parent / "sandboxed" / "js"
 REPORTERS = {"node": "node_reporter.mjs", "jest": "jest_reporter.cjs", "vitest": "vitest_reporter.mjs"}
+# WebAssembly's guard regions reserve gigabytes of address space per instance, past the run's
+# memory limit (Vite's parsers are Wasm): bounds checks in the code instead, which workers inherit.
+NODE_FLAGS = ("--disable-wasm-trap-handler",)
 IN_BAND = ("--runInBand", "-i")  # Jest's: the tests beside the reporter; autofix gives them a worker
 WORKER_MEMORY = "64GB"  # only there to make Jest start a worker: far above what a run may use
 # Options of node, Jest and Vitest that take the next word as their value.
@@ -89,9 +92,10 @@ def arguments(started: Started, paths: Sequence[str]) -> list[str]:
         program, rest = started.argv[:2], started.argv[2:]
     rest = [arg for arg in rest if arg not in IN_BAND]
     options = reporter_options(started.runner)
+    node = [program[0], *NODE_FLAGS, *program[1:]]
     if started.runner == "node":
-        return [*program, *options, *rest, *paths]
-    return [*program, *rest, *paths, *options]
+        return [*node, *options, *rest, *paths]
+    return [*node, *rest, *paths, *options]
 
 
 def own_frames(details: str) -> str:
