@@ -17,6 +17,7 @@ added or edited: pytest loads a plugin from an `*.egg-info/entry_points.txt` on 
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Callable
 from pathlib import PurePosixPath
@@ -95,9 +96,33 @@ def addition(relpath: str, exists: Callable[[str], bool], added: Callable[[str],
     path = PurePosixPath(relpath)
     if path.suffix == ".py" and in_package(path.parent, exists, added):
         return None
+    if script_module(path):
+        return None
     return (
-        "only a Python module inside one of the repository's packages (a folder with __init__.py) is, unless "
-        "`edit` in .github/autofix.yml names the file"
+        "only a Python module inside one of the repository's packages (a folder with __init__.py), or a "
+        "JavaScript or TypeScript module in a folder below the root, is, unless `edit` in .github/autofix.yml "
+        "names the file"
+    )
+
+
+# JavaScript's and TypeScript's modules: nothing imports one unless code names it, but for the
+# folders and names tools read by looking (Jest's manual mocks, configuration files, global type
+# declarations, dotfiles), which never come in unasked.
+SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
+FOUND_FOLDERS = frozenset({"__mocks__", "node_modules", "__snapshots__", ".vitest", ".jest"})
+CONFIG_NAME = re.compile(r"(^|[._-])(config|rc|setup|teardown|workspace|preset)([._-]|$)", re.I)
+
+
+def script_module(path: PurePosixPath) -> bool:
+    """Whether `path` is a JavaScript or TypeScript module a change may add: in a folder below the
+    root (where the runners' configuration and setup files live), none of whose folders a tool
+    reads by looking, named like no configuration or setup file, no global type declaration."""
+    return (
+        path.suffix in SCRIPT_SUFFIXES
+        and len(path.parts) > 1
+        and not any(part in FOUND_FOLDERS or part.startswith(".") for part in path.parts)
+        and not path.name.endswith((".d.ts", ".d.mts", ".d.cts"))
+        and not CONFIG_NAME.search(path.name[: -len(path.suffix)])
     )
 
 

@@ -3,7 +3,7 @@ added, left alone when the repository has them."""
 
 import pytest
 
-from bot.loadable import refusal
+from bot.loadable import addition, refusal
 
 RUNNER = "it would be imported instead of {}, which the test runner imports"
 STANDARD = "it would be imported instead of the standard module {}, from a folder that may be on sys.path"
@@ -51,3 +51,23 @@ def test_what_the_repository_has_stays_editable():
     assert refusal("pkg/json.py", tree.__contains__) is None  # pkg.json: inside a package, it shadows nothing
     assert refusal("testing/other/conftest.py", tree.__contains__) == "pytest loads every conftest.py on its own"
     assert refusal("src/pluggy/__init__.py", tree.__contains__) == RUNNER.format("pluggy")
+
+
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        ("src/chunk-utils.js", True),
+        ("lib/deep/parse.ts", True),
+        ("src/view.tsx", True),
+        ("index.js", False),  # the root, where the runners' configuration and setup files live
+        ("src/__mocks__/fs.js", False),  # Jest uses a manual mock it finds there on its own
+        ("src/jest.setup.js", False),
+        ("src/vitest.config.ts", False),
+        ("src/.eslintrc.js", False),
+        ("src/globals.d.ts", False),
+        ("src/node_modules/left-pad/index.js", False),
+    ],
+)
+def test_a_script_module_may_be_added_below_the_root_unless_a_tool_finds_it_by_looking(path, allowed):
+    problem = addition(path, lambda rel: False, lambda rel: False, freed=False)
+    assert (problem is None) == allowed, problem

@@ -25,6 +25,7 @@ from bot.core.reproduce import Wanted
 from bot.judge import gate
 from bot.judge.strength import Strength, judged
 from bot.judge.validate import Verdict
+from bot.lang import registry
 
 BUDGET = 12  # mutants of a fix judged at most: each is a run of its tests
 SECONDS = 300.0  # no mutant starts after this
@@ -90,14 +91,14 @@ class ProofJudge:
         files = {
             path: (text, original)
             for path, original in sorted(work.originals.items())
-            if path.endswith(".py") and path not in self.skip
+            if (path.endswith(".py") or registry.for_path(path) is not None) and path not in self.skip
             for text in [work.read(path)]
             if text is not None
         }
         if not self.tests:  # no test the fix had to make pass (an unproven fix): nothing to judge mutants by
             return None
         if self.wanted:
-            stubbed = stubs(files, self.wanted)
+            stubbed = stubs({path: both for path, both in files.items() if path.endswith(".py")}, self.wanted)
             if isinstance(stubbed, str):
                 return Verdict(False, ["(proof) the new names"], stubbed)
             # As the gate runs: in plain mode a candidate could fail this check on purpose, and a

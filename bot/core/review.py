@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatch
 
 from bot import syntax
+from bot.lang import npm, registry
 
 NETWORK = ("socket", "ssl", "urllib", "http.client", "http.server", "requests", "httpx", "aiohttp", "urllib3",
            "ftplib", "smtplib", "poplib", "imaplib", "telnetlib", "xmlrpc", "websocket", "websockets", "paramiko",
@@ -34,7 +35,9 @@ PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "re
              "*.mk", "justfile", "Justfile", "tox.ini", "noxfile.py", "conftest.py", "pytest.ini", "Dockerfile*",
              "*.dockerfile", "docker-compose*.yml", "docker-compose*.yaml", ".pre-commit-config.yaml",
              ".gitlab-ci.yml", ".travis.yml", "azure-pipelines.yml", "Jenkinsfile", "*.pth",
-             "sitecustomize.py", "usercustomize.py")  # fmt: skip
+             "sitecustomize.py", "usercustomize.py", "package.json", "package-lock.json", "npm-shrinkwrap.json",
+             "pnpm-lock.yaml", "yarn.lock", ".npmrc", ".yarnrc*", "jest.config.*", "vitest.config.*",
+             "vite.config.*", "babel.config.*", ".babelrc*", "tsconfig*.json")  # fmt: skip
 CI_FOLDERS = (".github/", ".circleci/", ".gitlab/", ".buildkite/")
 
 SHOWN = 50  # findings listed; the count of the rest follows
@@ -65,14 +68,26 @@ def findings(changes: Mapping[str, tuple[str | None, str | None]], named: Collec
             found.append(Finding(path, line, "not named", "changed, though neither the task nor localization named it"))
         if packaging(path):
             found.append(Finding(path, line, "packaging/CI", "deleted" if new is None else "changed"))
-        if path.endswith(".py") and new is not None:
-            before = {(kind, detail) for _, kind, detail in python(old or "")}
+        if new is not None and (spots := read_by_language(path, old, new)) is not None:
+            before = {(kind, detail) for _, kind, detail in python(old or "")} if path.endswith(".py") else set()
             seen: set[tuple[str, str]] = set()
-            for at, kind, detail in python(new):
+            for at, kind, detail in spots:
                 if (kind, detail) not in before and (kind, detail) not in seen:
                     seen.add((kind, detail))
                     found.append(Finding(path, at, kind, detail))
     return found
+
+
+def read_by_language(path: str, old: str | None, new: str) -> list[tuple[int, str, str]] | None:
+    """What the new text of `path` adds, read as its language: Python's here, another's by its
+    code view (bot/lang, which leaves out what `old` had already), package.json's lifecycle
+    scripts; None for a file no reader knows."""
+    if path.endswith(".py"):
+        return list(python(new))
+    if path.rsplit("/", 1)[-1] == "package.json":
+        return npm.lifecycle_scripts(old, new)
+    view = registry.for_path(path)
+    return view.findings(old, new) if view is not None else None
 
 
 def first_changed_line(old: str | None, new: str | None) -> int:

@@ -24,8 +24,11 @@ VOID_FEEDBACK = (
 )
 
 
+MUTATED = ("python", "javascript", "typescript")  # the kinds with mutants: Python's, and bot/lang's
+
+
 class StrengthJudge:
-    """Wraps the judge of a task that writes one Python target."""
+    """Wraps the judge of a task that writes one Python, JavaScript or TypeScript target."""
 
     def __init__(self, inner: Judge, validator: Validator, spec: Spec, report: Report):
         self.inner, self.validator, self.spec, self.report = inner, validator, spec, report
@@ -37,7 +40,7 @@ class StrengthJudge:
 
     def check(self, candidate: Candidate) -> Verdict:
         verdict = self.inner.check(candidate)
-        if not verdict.passed or self.spec.strength == "off" or self.spec.target_kind != "python":
+        if not verdict.passed or self.spec.strength == "off" or self.spec.target_kind not in MUTATED:
             return verdict
         strength = self.strength_of(candidate)
         if not strength.too_weak:

@@ -52,6 +52,15 @@ class Environment:
         return self.interpreter.readable()
 
 
+def lend_node_modules(workspace: Path, tree: Path) -> None:
+    """The workspace's node_modules (what the workflow's `npm ci` installed before autofix ran),
+    linked into a folder holding a pull request's or a branch's code that has none: its
+    JavaScript tests import from there, and every test run reads it read-only."""
+    modules = workspace / "node_modules"
+    if modules.is_dir() and not os.path.lexists(tree / "node_modules"):
+        os.symlink(os.path.realpath(modules), tree / "node_modules")
+
+
 def tests_path(prefix: Path | None = None) -> str:
     """The tests' PATH: the environment's bin first, never autofix's own environment's."""
     own = Path(sys.executable).parent if sys.prefix != sys.base_prefix else None

@@ -124,7 +124,7 @@ def prove_and_fix(
         )
     step.setup()
     sandbox = step.sandbox()
-    with step.git.checkout(head, config.temp, f"autofix-{request.name}-") as tree:
+    with step.checkout(head, f"autofix-{request.name}-") as tree:
         protected = DEFAULT_PROTECT + tuple(config.repo.tests.protect) + (config.config_path,)
         protected += protected_by_command(command, tree.workdir)
         work = Workspace(tree.workdir, protected, tuple(config.repo.edit))

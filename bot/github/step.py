@@ -7,8 +7,8 @@ from __future__ import annotations
 import os
 import re
 import tempfile
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -131,7 +131,12 @@ class Step:
                 def warn(text: str) -> None:
                     self.flow.annotate("warning", text)
 
-                readable = self.repo_env.readable() if self.repo_env else []
+                from bot.judge.js.command import linked_modules
+
+                readable = [
+                    *(self.repo_env.readable() if self.repo_env else []),
+                    *linked_modules(self.config.workspace),
+                ]
                 sandbox = open_test_sandbox(self.config.sandbox, "input sandbox", warn, also=readable)
             self.flow.print(f"autofix: sandbox: {sandbox.describe()}")
             if sandbox.declined:
@@ -163,6 +168,14 @@ class Step:
         from bot.judge.validate import Validator
 
         return Validator(spec, self.sandbox(), leave_out=self.left_out())
+
+    @contextmanager
+    def checkout(self, commit: str, prefix: str) -> Iterator[Git]:
+        """`commit`'s files in a folder of their own (Git.checkout), with the workspace's
+        node_modules lent to them (environment.lend_node_modules)."""
+        with self.git.checkout(commit, self.config.temp, prefix) as tree:
+            environment.lend_node_modules(self.config.workspace, tree.workdir)
+            yield tree
 
     def setup(self) -> None:
         """The repository's environment (bot/github/environment.py), where `setup` or `python`

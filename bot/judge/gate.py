@@ -24,9 +24,18 @@ from bot.errors import UserError
 from bot.judge import launch, nodeids
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
+from bot.judge.js.command import Started, runner_of
+from bot.judge.js.run import calibrate, run_js
 from bot.judge.scratch import Copies
 from bot.judge.side_by_side import at_once
-from bot.judge.verdict import Plugins, refuse_broken_command, refuse_tree_writes, run_tests, writable_in
+from bot.judge.verdict import (
+    Plugins,
+    TestRun,
+    refuse_broken_command,
+    refuse_tree_writes,
+    run_tests,
+    writable_in,
+)
 from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 from bot.text import DETAIL_CHARS, FEEDBACK_CHARS, clip_tail
 
@@ -86,6 +95,8 @@ class Suite:
         self.discovering = False
         self.failing: set[str] = set()  # what the baseline's whole run failed: the canaries' twins' originals
         self.flaky: set[str] = set()  # what the baseline found flaky: never twinned
+        self.twinned: dict[str, str] = {}  # a JavaScript suite's tests whose twins behave (js/run.py calibrate)
+        self.notes: list[str] = []  # what the log should say once about how the suite is run
 
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
         """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
@@ -101,6 +112,27 @@ class Suite:
             yield
         finally:
             self.variants.files = None
+
+    def javascript(self, started: Started, work: Path, only: set[str] | None, baseline: bool) -> TestRun:
+        """A JavaScript runner's run (bot/judge/js/run.py): `only` runs those tests' files; the
+        baseline's run learns which tests can be twinned, for every later run to plant."""
+        writable = writable_in(work, self.exempt)
+        run = run_js(
+            self.sandbox,
+            started,
+            work,
+            self.limits,
+            self.twinned,
+            prefer=only or self.failing,
+            avoid=self.flaky,
+            writable=writable,
+            only=None if only is None else {test.split("::", 1)[0] for test in only},
+        )
+        if baseline and run.cases and not self.twinned:
+            self.twinned, note = calibrate(self.sandbox, started, work, self.limits, run.cases, writable)
+            if note and note not in self.notes:
+                self.notes.append(note)
+        return run
 
     def names_elsewhere(self, folder: Path, path: str) -> bool:
         """Whether the test command names paths of `folder` (`pytest tests/unit`), none holding the
@@ -144,21 +176,25 @@ class Suite:
                 safefs.write_file(work, path, text.encode("utf-8"))
             also = " ".join(shlex.quote(path) for path in self.also)
             modules = sorted({test.split("::")[0] for test in only or () if "::" in test})
-            run = run_tests(
-                self.sandbox,
-                self.command,
-                work,
-                self.limits,
-                extra_options=also,
-                only=only,
-                known=self.known,
-                hint=secrets.choice(modules) if modules else "",
-                prefer=only or self.failing,
-                avoid=self.flaky,
-                writable=writable_in(work, self.exempt),
-                outcomes_only=outcomes_only,
-                plugins=None if self.plugins is None and self.discovering else self.plugins or Plugins(),
-            )
+            started = runner_of(self.command, work)
+            if isinstance(started, Started):
+                run = self.javascript(started, work, only, baseline)
+            else:
+                run = run_tests(
+                    self.sandbox,
+                    self.command,
+                    work,
+                    self.limits,
+                    extra_options=also,
+                    only=only,
+                    known=self.known,
+                    hint=secrets.choice(modules) if modules else "",
+                    prefer=only or self.failing,
+                    avoid=self.flaky,
+                    writable=writable_in(work, self.exempt),
+                    outcomes_only=outcomes_only,
+                    plugins=None if self.plugins is None and self.discovering else self.plugins or Plugins(),
+                )
             tampered = scratch.restore()
             if baseline:
                 refuse_tree_writes(run, work, f"tests.command `{self.command}`")

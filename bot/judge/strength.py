@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 
 from bot import syntax
 from bot.judge.guard import changed_lines, is_main_guard
+from bot.lang import base, registry
 from bot.text import clip_line, count
 
 if TYPE_CHECKING:
@@ -172,9 +173,9 @@ def judged(
     started = clock()
     deadline = started + seconds
     share = max(1, budget // max(1, len(files)))
-    made = {path: mutants(code, original, share) for path, (code, original) in files.items()}
+    made = {path: made_for(path, code, original, share) for path, (code, original) in files.items()}
     chosen = [(path, mutant) for path, one in made.items() for mutant in one.mutants]
-    nulls = [(path, mutant) for path, (code, original) in files.items() for mutant in null_mutants(code, original)]
+    nulls = [(path, mutant) for path, (code, original) in files.items() for mutant in nulls_for(path, code, original)]
     nulls = nulls if chosen else []  # no mutant: nothing for them to vouch for
     queue = [*nulls, *chosen]
 
@@ -219,6 +220,27 @@ def judged(
         not_run="; ".join(reasons),
         void=void,
     )
+
+
+def made_for(path: str, code: str, original: str | None, budget: int) -> Made:
+    """The mutants of a file, by its language: Python's here, another's from its code view
+    (bot/lang), which makes only distinct ones that parse (no bytecode to call one equivalent)."""
+    view = registry.for_path(path)
+    if view is None:
+        return mutants(code, original, budget)
+    found = [as_mutant(mutant) for mutant in view.mutants(code, original, budget)]
+    return Made(found, len(found), len(found), 0)
+
+
+def nulls_for(path: str, code: str, original: str | None) -> list[Mutant]:
+    view = registry.for_path(path)
+    if view is None:
+        return null_mutants(code, original)
+    return [as_mutant(mutant) for mutant in view.null_mutants(code, original)]
+
+
+def as_mutant(mutant: base.Mutant) -> Mutant:
+    return Mutant(mutant.line, mutant.operator, mutant.change, mutant.code, mutant.mutated_line)
 
 
 def null_mutants(code: str, original: str | None) -> list[Mutant]:

@@ -21,9 +21,8 @@ from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.integrity import Case
-from bot.judge.js import canaries as js_canaries
-from bot.judge.js.command import Started, Unread, is_javascript, resolve
-from bot.judge.js.run import run_js
+from bot.judge.js.command import Started, Unread, runner_of
+from bot.judge.js.run import calibrate, run_js
 from bot.judge.scratch import Copies
 from bot.judge.sql import QueryCheck
 from bot.judge.targets import Checked, TargetCheck
@@ -346,9 +345,9 @@ class Validator:
         """The JavaScript runner the command starts in `work`, or None (pytest, unittest, or a
         command judged by its exit code; why, noted once for the log)."""
         command = self.spec.tests.command
-        if command is None or not is_javascript(command):
+        found = runner_of(command, work) if command else None
+        if found is None:
             return None
-        found = resolve(command, work, allowed_environ().get("PATH", ""))
         if isinstance(found, Unread):
             note = f"tests.command: {found.why}; autofix judges it by its exit code alone"
             if note not in self.notes:
@@ -395,35 +394,15 @@ class Validator:
         return self._baseline
 
     def calibrate(self, cases: list[Case]) -> None:
-        """For a JavaScript suite: which tests' twins come back as their originals, learned by
-        running one planted copy alone on the repository's own code; only those are twinned
-        later (bot/judge/js/canaries.py). None of them: the runs carry no canaries, and the log
-        says so."""
+        """For a JavaScript suite: which tests can be twinned (bot/judge/js/run.py `calibrate`)."""
         with self.copies.use() as scratch:
             started = self.javascript(scratch.work)
             if started is None:
                 return
-            last = {case.test_id: case.outcome for case in cases}
-            failing = {test for test, outcome in last.items() if outcome == "failed"}
-            planted = js_canaries.plant(str(scratch.work), last, started.runner, prefer=failing, every=True)
-            if planted is None:
-                self.notes.append("no test of the suite can be twinned: its runs carry no canaries")
-                return
-            run = run_js(
-                self.sandbox,
-                started,
-                scratch.work,
-                self.limits,
-                last,
-                writable=writable_in(scratch.work, self.spec.exempt),
-                only={planted.path},
-                planted=planted,
-                sift=False,
-            )
-        trusted = js_canaries.trusted(run.cases or [], planted, last)
-        self.twinned = {test: last[test] for test in trusted}
-        if not trusted:
-            self.notes.append("no test's twin came back as the test does: the suite's runs carry no canaries")
+            writable = writable_in(scratch.work, self.spec.exempt)
+            self.twinned, note = calibrate(self.sandbox, started, scratch.work, self.limits, cases, writable)
+        if note:
+            self.notes.append(note)
 
 
 def target_check(spec: Spec, sandbox: Sandbox, limits: Limits) -> TargetCheck | None:

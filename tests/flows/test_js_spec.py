@@ -139,3 +139,57 @@ def test_forged_outcomes_are_caught_by_the_twins(project, capsys, forger, caught
     out = capsys.readouterr().out
     assert (project.parent / "src" / "chunk.js").read_text() == BROKEN
     assert "the test run's report was tampered with" in out and re.search(caught, out)
+
+
+CLAMP_BROKEN = """\
+function clamp(x, lo, hi) {
+  if (x > lo) return lo;
+  if (x > hi) return hi;
+  return x;
+}
+module.exports = { clamp };
+"""
+CLAMP = CLAMP_BROKEN.replace("x > lo", "x < lo")
+CLAMP_TESTS = """\
+const { clamp } = require("../src/clamp");
+
+test("inside", () => { expect(clamp(5, 0, 10)).toBe(5); });
+"""
+
+
+def test_the_strength_of_a_javascript_suite_is_measured_on_mutants_of_the_lines_written(tmp_path, node_modules):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "src" / "clamp.js").write_text(CLAMP_BROKEN)
+    (tmp_path / "test" / "clamp.test.js").write_text(CLAMP_TESTS)
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
+    (tmp_path / "node_modules").symlink_to(node_modules)
+    spec = tmp_path / "task.yml"
+    spec.write_text(
+        "task: clamp(x, lo, hi) must bring x into [lo, hi].\n"
+        "target: src/clamp.js\ntests:\n  command: npx jest\ntimeout: 60\n"
+    )
+    report = tmp_path / "report.json"
+    with ScriptedOpenAI([reply(CLAMP)]) as fake:
+        assert (
+            main(
+                [
+                    "run",
+                    str(spec),
+                    "--base-url",
+                    fake.base_url,
+                    "--model",
+                    "m",
+                    "--api",
+                    "chat",
+                    "--report",
+                    str(report),
+                ]
+            )
+            == 0
+        )
+    strength = json.loads(report.read_text())["strength"]
+    # Only line 2 was written: its mutants (the branch emptied, `<` flipped, `return null`), each
+    # judged by Jest in the sandbox like a candidate. One test, inside the range, kills the flip alone.
+    assert (strength["killed"], strength["total"], strength["void"]) == (1, 3, "")
+    assert sorted((s["line"], s["operator"]) for s in strength["survivors"]) == [(2, "branch"), (2, "return")]

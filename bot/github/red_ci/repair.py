@@ -117,7 +117,7 @@ def repair(step: Step, number: int, run: RunInfo | None) -> int:
         diff = step.git.pull_diff(number)
         step.setup()
         sandbox = step.sandbox()
-        with step.git.checkout(head, config.temp, f"autofix-pr-{number}-") as tree:
+        with step.checkout(head, f"autofix-pr-{number}-") as tree:
             protected = protected_paths(step) + protected_by_command(command, tree.workdir)  # the head's Makefile
             work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
             return Repair(step, pull, run, fork, mark, outcome, tree, status).run(command, work, diff, sandbox)
@@ -270,7 +270,7 @@ class Repair:
         if base is None:
             yield None
             return
-        with self.step.git.checkout(base, self.step.config.temp, f"autofix-base-{self.pull.number}-") as tree:
+        with self.step.checkout(base, f"autofix-base-{self.pull.number}-") as tree:
             yield tree.workdir
 
     def at_base(self, baseline: gate.Baseline, base: str | None) -> gate.Baseline:

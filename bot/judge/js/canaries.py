@@ -356,16 +356,38 @@ def trusted(cases: Sequence[Case], planted: Planted, last: Mapping[str, str]) ->
     return {twin.original for twin in planted.twins} - bad
 
 
+RULE = re.compile(r"^\s*⎯{3,}")  # Vitest's line between failures
 # The runners' counts of files and tests, which count the twins too (Jest, Vitest, node:test).
 COUNTS = (r"^\s*(Test Suites|Tests|Test Files):", r"^\s*[#ℹ] (tests|suites|pass|fail)\b")
 
 
 def scrub(output: str, planted: Planted | None) -> str:
-    """The run's output without a line that names the planted file or a twin's title, nor the
-    runner's counts, which count them."""
+    """The run's output without what tells of the twins: a line naming the planted file or a
+    twin's title, with the block under it (Jest's and node's failure details, indented deeper;
+    Vitest's, up to its next rule of "⎯"), and the runner's counts, which count the twins."""
     if planted is None:
         return output
     titles = [twin.test_id.rsplit("::", 1)[-1].rsplit(SPLIT, 1)[-1] for twin in planted.twins]
     base = os.path.basename(planted.path)
     named = re.compile("|".join([*(re.escape(word) for word in [base, *titles]), *COUNTS]))
-    return "\n".join(line for line in output.split("\n") if not named.search(line))
+    kept: list[str] = []
+    depth: int | None = None  # the indentation of the named line whose block is being left out
+    ruled = False  # that block ends at Vitest's rule
+    for line in output.split("\n"):
+        if depth is not None:
+            if ruled:
+                if RULE.match(line):
+                    depth, ruled = None, False
+                continue
+            if not line.strip() or indentation(line) > depth:
+                continue
+            depth = None
+        if named.search(line):
+            depth, ruled = indentation(line), line.lstrip().startswith("FAIL ") and SPLIT in line
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def indentation(line: str) -> int:
+    return len(line) - len(line.lstrip())

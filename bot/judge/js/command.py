@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot import safefs
+from bot.sandbox.tiers import allowed_environ
 
 Runner = Literal["node", "jest", "vitest"]
 SHELL_SYNTAX = re.compile(r"[|&;<>()$`\\\"'*?\[\]#~{}\n]")  # as bot/judge/launch.py: sh would read these
@@ -52,19 +53,22 @@ class Unread:
 
 
 def linked_modules(work: Path) -> list[Path]:
-    """Where node_modules leads when it is a link out of the work folder (a workspace's hoisted
+    """Where the work folder's node_modules really is (a link's target: a workspace's hoisted
     packages, a shared install): the tests read it there, so the sandbox must show it."""
     modules = work / "node_modules"
-    if not modules.is_symlink():
-        return []
-    real = Path(os.path.realpath(modules))
-    return [real] if real.is_dir() and not real.is_relative_to(os.path.realpath(work)) else []
+    return [Path(os.path.realpath(modules))] if modules.is_dir() else []
 
 
 def is_javascript(command: str) -> bool:
     """Whether `command` starts a JavaScript tool: node, a package manager, npx, or a runner."""
     words = [w for w in command.split() if not ASSIGNMENT.match(w)]
     return bool(words) and os.path.basename(words[0]) in {"node", "npx", *MANAGERS, *PACKAGES}
+
+
+def runner_of(command: str, work: Path) -> Started | Unread | None:
+    """The JavaScript runner `command` starts in `work` with the tests' PATH; None for a
+    command that isn't JavaScript's (pytest, make, ...)."""
+    return resolve(command, work, allowed_environ().get("PATH", "")) if is_javascript(command) else None
 
 
 def resolve(command: str, work: Path, path: str) -> Started | Unread:

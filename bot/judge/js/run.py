@@ -23,6 +23,7 @@ from pathlib import Path
 
 from bot import safefs
 from bot.judge import hooks, verdict
+from bot.judge.integrity import Case
 from bot.judge.js import canaries, report
 from bot.judge.js.command import Started
 from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
@@ -171,3 +172,29 @@ def run_js(
     # tests decide, as the record has them.
     outcome.returncode = status if twins is not None and sift and not outcome.killed else outcome.returncode
     return verdict.TestRun(outcome, kept, exitstatus=status, forged=forged)
+
+
+def calibrate(
+    sandbox: Sandbox,
+    started: Started,
+    work: Path,
+    limits: Limits,
+    cases: Iterable[Case],
+    writable: Sequence[str] | None,
+) -> tuple[dict[str, str], str]:
+    """Which of the suite's tests can be twinned, and their outcomes: a copy of a test file
+    (one that failed, when one did) with an echo of each of its tests and a broken twin of each
+    failing one, run alone on the repository's own code; those whose twins came back as they must.
+    The note for the log says why there are none, when there are none."""
+    last = {case.test_id: case.outcome for case in cases}
+    failing = {test for test, outcome in last.items() if outcome == "failed"}
+    planted = canaries.plant(str(work), last, started.runner, prefer=failing, every=True)
+    if planted is None:
+        return {}, "no test of the suite can be twinned: its runs carry no canaries"
+    run = run_js(
+        sandbox, started, work, limits, last, writable=writable, only={planted.path}, planted=planted, sift=False
+    )
+    trusted = canaries.trusted(run.cases or [], planted, last)
+    if not trusted:
+        return {}, "no test's twin came back as the test does: the suite's runs carry no canaries"
+    return {test: last[test] for test in trusted}, ""

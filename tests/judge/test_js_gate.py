@@ -1,0 +1,45 @@
+"""The gate (bot/judge/gate.py) with a JavaScript suite: the baseline names the failing Jest tests
+and learns which tests can be twinned; a fix passes the whole suite against it; a candidate
+that forges outcomes is caught by the twins the gate's runs plant."""
+
+import json
+
+import pytest
+from test_js_spec import BROKEN, EVERYWHERE, FIXED, TESTS
+
+from bot.judge import gate
+from bot.judge.js.command import linked_modules
+from bot.judge.validate import open_test_sandbox
+from bot.spec import DEFAULT_PROTECT
+
+FAILING = ["test/chunk.test.js::chunk > one per chunk", "test/chunk.test.js::chunk > splits into pairs"]
+
+
+@pytest.fixture
+def head(tmp_path, node_modules):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "src" / "chunk.js").write_text(BROKEN)
+    (tmp_path / "test" / "chunk.test.js").write_text(TESTS)
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
+    (tmp_path / "node_modules").symlink_to(node_modules)
+    return tmp_path
+
+
+@pytest.mark.parametrize("tier", ["bwrap", "landlock"])
+def test_the_gate_judges_a_jest_suite_and_its_twins_catch_a_forger(head, tier):
+    sandbox = open_test_sandbox(tier, "--sandbox", print, also=linked_modules(head))
+    suite = gate.Suite(sandbox, "npm test", DEFAULT_PROTECT, timeout=60, jobs=2)
+    baseline = gate.Baseline.measure(suite, head)
+    assert (baseline.target, baseline.flaky) == (FAILING, [])
+    assert baseline.passing == {"test/chunk.test.js::chunk > handles empty input"}
+    assert set(suite.twinned) == {*FAILING, *baseline.passing}  # every test's twin behaved
+
+    (head / "src" / "chunk.js").write_text(FIXED)
+    run = suite.run(head)
+    assert run.forged == [] and gate.judge(baseline, run).passed
+    assert set(run.results) == {*FAILING, *baseline.passing}  # the twins are not among the results
+
+    (head / "src" / "chunk.js").write_text(EVERYWHERE)
+    run = suite.run(head)
+    assert run.forged and "a canary that fails by construction was reported passed" in run.forged[0]
