@@ -1,5 +1,7 @@
 """The tests a failed CI run's logs name as failing, as the verdict names them: pytest's short
-summary lines (`FAILED tests/test_x.py::test_y - assert ...`, `ERROR ...`).
+summary lines (`FAILED tests/test_x.py::test_y - assert ...`, `ERROR ...`); Jest's failures
+(`● chunk › splits` under `FAIL test/chunk.test.js`) and Vitest's (`FAIL  test/x.test.ts > chunk >
+splits`), named `file::chunk > splits` as autofix's reporters name them.
 
 Only a guess, taken from text the pull request's code printed: the baseline runs these tests again
 (and at the base) while the whole suite runs, instead of after it (gate.Baseline.measure), and
@@ -16,6 +18,9 @@ from bot.github.red_ci.evidence import clean_log
 from bot.judge import nodeids
 
 SUMMARY = re.compile(r"^(?:FAILED|ERROR) (?P<file>[\w./-]+\.py)(?P<inner>::\S+)", re.M)
+JEST_FILE = re.compile(r"^\s*FAIL\s+(?P<file>[\w./@-]+\.[cm]?[jt]sx?)\s*$")
+JEST_TEST = re.compile(r"^\s*● (?P<name>.+?)\s*$")
+VITEST = re.compile(r"^\s*(?:FAIL|×|✗)\s+(?P<file>[\w./@-]+\.[cm]?[jt]sx?) > (?P<name>.+?)(?: \d+ms)?\s*$")
 MOST = 50  # tests guessed at most: beyond that the whole run's own failures are awaited
 
 
@@ -31,4 +36,24 @@ def failing_tests(logs: list[tuple[str, str]], root: Path) -> set[str]:
             test = match["file"].removesuffix(".py").replace("/", ".") + inner
             if nodeids.node_id(str(root), test) is not None:
                 found.add(test)
+        found |= {test for test in javascript(clean_log(log)) if held(root, test.split("::", 1)[0])}
     return found if len(found) <= MOST else set()
+
+
+def held(root: Path, relative: str) -> bool:
+    """Whether the work folder holds the file at `relative`, a path inside it."""
+    parts = Path(relative).parts
+    return not Path(relative).is_absolute() and ".." not in parts and (root / relative).is_file()
+
+
+def javascript(log: str) -> set[str]:
+    """The ids of the failing tests Jest's and Vitest's default reporters name in `log`."""
+    found, file = set(), None
+    for line in log.splitlines():
+        if match := VITEST.match(line):
+            found.add(f"{match['file']}::{match['name']}")
+        elif match := JEST_FILE.match(line):
+            file = match["file"]
+        elif (match := JEST_TEST.match(line)) and file is not None:
+            found.add(f"{file}::{match['name'].replace(' › ', ' > ')}")
+    return found

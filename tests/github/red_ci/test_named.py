@@ -35,3 +35,26 @@ def test_more_than_a_guess_is_none(tmp_path):
     root = tree(tmp_path)
     assert failing_tests([("test", many)], root) == set()
     assert len(failing_tests([("test", many.split("\n", 1)[1])], root)) == MOST
+
+
+JS_LOG = (
+    "2026-12-01T10:00:00.0000000Z FAIL test/chunk.test.js\n"
+    "2026-12-01T10:00:00.0000000Z   \x1b[1m● chunk › splits into pairs\x1b[22m\n"
+    "2026-12-01T10:00:00.0000000Z   ● chunk › one per chunk\n"
+    "2026-12-01T10:00:00.0000000Z PASS test/other.test.js\n"
+    "2026-12-01T10:00:01.0000000Z  FAIL  test/parse.test.ts > parse > reads a date 4ms\n"
+    "2026-12-01T10:00:01.0000000Z  FAIL  ../outside.test.ts > x > y\n"
+    "2026-12-01T10:00:01.0000000Z FAIL gone/missing.test.js\n"
+    "2026-12-01T10:00:01.0000000Z   ● a › b\n"
+)
+
+
+def test_jest_s_and_vitest_s_failures_are_named_as_autofix_s_reporters_name_them(tmp_path):
+    (tmp_path / "test").mkdir()
+    for name in ("chunk.test.js", "parse.test.ts"):
+        (tmp_path / "test" / name).write_text("")
+    assert failing_tests([("test", JS_LOG)], tmp_path) == {
+        "test/chunk.test.js::chunk > splits into pairs",
+        "test/chunk.test.js::chunk > one per chunk",
+        "test/parse.test.ts::parse > reads a date",
+    }
