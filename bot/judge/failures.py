@@ -13,6 +13,8 @@ from pathlib import Path
 
 from bot import safefs, syntax
 from bot.judge.integrity import SOURCE_CAP, Case
+from bot.judge.js.test_source import FRAME as JS_FRAME
+from bot.judge.js.test_source import test_source as js_source
 
 SEPARATOR = re.compile(r"^(?:_ ){2,}_\s*$", re.M)  # between the entries of pytest's long traceback
 LOCATION = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+): ", re.M)  # "tests/test_x.py:12: in f"
@@ -30,11 +32,17 @@ def node_id(test_id: str, details: str = "") -> str:
     The plugin's dotted module is ambiguous (`tests/v1.2/test_x.py`); the traceback's own path
     for it, when `details` has one, is what pytest takes."""
     module, sep, rest = test_id.partition("::")
-    if "/" in module or module.endswith(SCRIPT_SUFFIXES):
+    if script_id(test_id):
         return test_id  # a JavaScript runner's: the file's path already
     named = (path for path, _ in LOCATION.findall(details) if path.endswith(".py"))
     path = next((p for p in named if p[:-3].replace("/", ".") == module), f"{module.replace('.', '/')}.py")
     return f"{path}{sep}{rest}"
+
+
+def script_id(test_id: str) -> bool:
+    """Whether `test_id` is a JavaScript runner's (`test/x.test.js::suite > test`)."""
+    module = test_id.partition("::")[0]
+    return "/" in module or module.endswith(SCRIPT_SUFFIXES)
 
 
 def own_frames(details: str, root: str) -> str:
@@ -52,9 +60,13 @@ def is_outside(entry: str) -> bool:
 
 
 def where(details: str) -> str:
-    """The last location of a traceback: where the error was raised."""
+    """The last location of a traceback: where the error was raised (a JavaScript stack's first
+    frame, which it lists innermost first)."""
     found = LOCATION.findall(details)
-    return f"{found[-1][0]}:{found[-1][1]}" if found else ""
+    if found:
+        return f"{found[-1][0]}:{found[-1][1]}"
+    frame = JS_FRAME.search(details)
+    return f"{frame['path']}:{frame['line']}" if frame else ""
 
 
 def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> str:
@@ -69,7 +81,9 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
     for group in ordered:
         (first, frames), others = group[0], [case for case, _ in group[1:]]
         text = f"### {node_id(first.test_id, frames)}\n{first.outcome}: {first.message}"
-        source = test_source(node_id(first.test_id, frames), frames, sources)
+        source = (js_source if script_id(first.test_id) else test_source)(
+            node_id(first.test_id, frames), frames, sources
+        )
         if source:
             text += f"\n{source}"
         if frames:

@@ -86,6 +86,7 @@ def project(tmp_path, node_modules, request) -> Path:
     spec.write_text(
         "task: chunk(items, size) must split items into lists of `size` items, the last one shorter.\n"
         "target: src/chunk.js\ntests:\n  command: npm test\ntimeout: 60\n"
+        "strength: off\n"  # measured in a test of its own: a mutant of this loop may loop for ever
     )
     return spec
 
@@ -113,6 +114,7 @@ def test_a_fix_judged_by_the_suite_is_written(project, capsys, sandbox):
     tests = (project.parent / "test" / "chunk.test.js").read_text().splitlines()
     line = next(n for n, text in enumerate(tests, 1) if "chunk([1, 2, 3], 2)" in text)
     assert f"test/chunk.test.js:{line}:" in first
+    assert f"the test up to its failing line:\n      test(\"splits into pairs\", () => {{\n>   {tests[line - 1]}\n" in first
     assert "node_modules" not in first and "Tests:" not in first and "# tests" not in first
 
 
