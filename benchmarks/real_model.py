@@ -39,6 +39,7 @@ GGUF = OUT / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 SETS = {
     "easy": ["examples/easy"],
     "repair": ["examples/repair"],
+    "js-repair": ["examples/js-repair"],  # JavaScript: five one-line bugs judged by node:test
     # 30: with the easy set's 20, the 50 tasks issue #25 measured before its changes.
     "humaneval": ["humaneval", "--sample", "30"],
 }
