@@ -229,12 +229,22 @@ class Scratch:
         safefs.remove_tree(self.work)
         self.latest = 0
         safefs.copy_tree(self.original, self.work, integrity.IGNORED_DIRS, None, self.divert, self.leave_out)
+        self.absolute_links()
         self.top = key_of(os.lstat(self.work))
         self.entries = {}
         self.remember(self.work, "")
         self.sources = {}
         self.take_sources(self.original, "")
         self.digests = integrity.snapshot(self.work, self.protected, self.exempt)
+
+    def absolute_links(self) -> None:
+        """A node_modules the work folder holds as a relative link (to a workspace's hoisted
+        packages) leads nowhere from the copy: there it leads where the original's leads."""
+        for name in SHARED_NAMES:
+            original, copied = Path(self.original) / name, self.work / name
+            if original.is_symlink() and not os.path.isabs(os.readlink(original)) and copied.is_symlink():
+                copied.unlink()
+                os.symlink(os.path.realpath(original), copied)
 
     def divert(self, rel: str, folder_fd: int, entry: os.DirEntry) -> str | None:
         """The tree to link to instead of copying the folder at rel, or None (copy_tree's `divert`)."""

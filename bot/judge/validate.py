@@ -234,7 +234,7 @@ class Validator:
             return
         run = self.tests_in(work, **self.canary_places(baseline))
         if run.forged:  # its outcomes can't be believed: say how it was forged, and nothing of them
-            found.add_forged("(pytest)", run.forged)
+            found.add_forged(self.runner_name(), run.forged)
             for change in run.tampered:
                 found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
             return
@@ -294,7 +294,7 @@ class Validator:
         assert command is not None
         quick = self.tests_in(work, only=self.last_failing, **self.canary_places(self.baseline()))
         if quick.forged:
-            found.add_forged("(pytest)", quick.forged)
+            found.add_forged(self.runner_name(), quick.forged)
             for change in quick.tampered:
                 found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
             return True
@@ -340,6 +340,12 @@ class Validator:
         return run_tests(
             self.sandbox, command, work, self.limits, self.spec.target, writable=writable, plugins=plugins, **how
         )
+
+    def runner_name(self) -> str:
+        """How the failing list names the runner: `(pytest)`, or a JavaScript runner's name."""
+        command = self.spec.tests.command
+        found = runner_of(command, self.spec.workdir) if command else None
+        return f"({found.runner})" if isinstance(found, Started) else "(pytest)"
 
     def javascript(self, work: Path) -> Started | None:
         """The JavaScript runner the command starts in `work`, or None (pytest, unittest, or a

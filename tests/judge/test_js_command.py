@@ -84,7 +84,9 @@ def test_a_runner_bin_pointing_out_of_its_package_is_not_started(tmp_path):
     (package / "package.json").write_text(json.dumps({"bin": "../../evil.js"}))
     (work / "evil.js").write_text("")
     assert resolve("npx jest", work, PATH) == Unread(
-        "jest isn't installed in node_modules: install the dependencies in setup (npm ci)"
+        "jest isn't installed in node_modules: install the dependencies before autofix runs (a workflow step's "
+        "`npm ci`) or in `setup`",
+        missing=True,
     )
 
 

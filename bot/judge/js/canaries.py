@@ -39,7 +39,8 @@ STRINGS = {"string", "template_string"}
 LANGUAGES = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx"}
 SPLIT = " > "  # between a test's describe titles and its own, as the reporters write ids
 WORDS = ("empty", "single", "order", "repeat", "large", "negative", "nested", "mixed", "default", "boundary")
-BROKEN, ECHOES = 2, 2
+BROKEN, ECHOES = 2, 2  # twins of one file
+FILES = 3  # planted files at most in a run (twice that in a calibration)
 CALIBRATED = 24  # twins of one file tried at most when learning which come back as their originals
 # Assertion methods that two different numbers don't fail.
 NOT_FAILING = re.compile(r"\.not\b|[Nn]ot[A-Z]|notEqual|throws|rejects|match|Truthy|Defined|close|Greater|Less|ok$")
@@ -79,23 +80,29 @@ def plant(
     prefer: Iterable[str] = (),
     avoid: Iterable[str] = (),
     every: bool = False,
-) -> Planted | None:
-    """A planted file of twins, or None when no test file of the suite can carry one. `last`:
-    each test id's outcome in the last run ("passed" or "failed"), only those tests twinned;
-    `prefer`: ids to make the broken twins of (those failing last); `avoid`: never twinned
-    (flaky). `every`: an echo of every test of the file and a broken twin of each preferred one,
-    to learn which tests' twins come back as they do (`trusted`)."""
+) -> list[Planted]:
+    """Planted files of twins, none when no test file of the suite can carry one: one beside each
+    test file of a test in `prefer` (those failing last: what a forger must flip lives there), at
+    most FILES of them, and one beside a file the draw picks. `last`: each test id's outcome in
+    the last run ("passed" or "failed"), only those tests twinned; `avoid`: never twinned (flaky).
+    `every`: an echo of every test of those files and a broken twin of each preferred one, to
+    learn which tests' twins come back as they do (`trusted`)."""
     avoid = set(avoid)
     usable = {test: outcome for test, outcome in last.items() if outcome in ("passed", "failed") and test not in avoid}
     files = sorted({test.split("::", 1)[0] for test in usable})
     preferred = sorted({test.split("::", 1)[0] for test in prefer if test in usable})
     order = preferred + [f for f in secrets.SystemRandom().sample(files, len(files)) if f not in preferred]
     words = vocabulary(last)
+    found: list[Planted] = []
+    drawn = 0  # files planted beside that no preferred test holds
     for relative in order:
-        planted = plant_in(work, relative, usable, set(prefer), runner, words, every)
+        if len(found) >= (FILES * 2 if every else FILES) or (relative not in preferred and drawn):
+            continue
+        planted = plant_in(work, relative, usable, set(prefer), runner, words, every, {p.path for p in found})
         if planted is not None:
-            return planted
-    return None
+            found.append(planted)
+            drawn += relative not in preferred
+    return found
 
 
 def plant_in(
@@ -106,10 +113,11 @@ def plant_in(
     runner: str,
     words: list[str],
     every: bool,
+    taken: set[str],
 ) -> Planted | None:
     text = read(os.path.join(work, relative))
     target = planted_name(relative, words)
-    if text is None or target is None or os.path.lexists(os.path.join(work, target)):
+    if text is None or target is None or target in taken or os.path.lexists(os.path.join(work, target)):
         return None
     language = LANGUAGES.get(os.path.splitext(relative)[1], "javascript")
     root = SgRoot(text, language).root()
@@ -315,45 +323,46 @@ def read(path: str) -> str | None:
         return None
 
 
-def sift(cases: Sequence[Case], planted: Planted | None) -> tuple[list[Case], list[str]]:
+def sift(cases: Sequence[Case], planting: Sequence[Planted]) -> tuple[list[Case], list[str]]:
     """The run's cases without the twins, and why the report is forged ([] when it isn't)."""
-    if planted is None:
-        return list(cases), []
-    mine = [case for case in cases if case.test_id.split("::", 1)[0] == planted.path]
-    kept = [case for case in cases if case.test_id.split("::", 1)[0] != planted.path]
+    paths = {planted.path for planted in planting}
+    kept = [case for case in cases if case.test_id.split("::", 1)[0] not in paths]
     outcomes = {case.test_id: case.outcome for case in kept}
-    original_file = planted.twins[0].original.split("::", 1)[0]
-    if any(case.outcome == "error" for case in mine) and any(
-        case.outcome == "error" and case.test_id.startswith(original_file + "::") for case in kept
-    ):
-        return kept, []  # the copy can't load because its original can't: nothing is due
     problems = []
-    for twin in planted.twins:
-        seen = [case for case in mine if case.test_id == twin.test_id]
-        title = twin.test_id.rsplit(SPLIT, 1)[-1].split("::")[-1]
-        original = outcomes.get(twin.original)
-        if not seen:
-            problems.append(f"a test autofix planted (a canary) is missing from the report: {title}")
-        elif len(seen) > 1:
-            problems.append(f"a canary was reported {len(seen)} times: {title}")
-        elif twin.broken and seen[0].outcome != "failed" and not (seen[0].outcome == original == "skipped"):
-            problems.append(f"a canary that fails by construction was reported {seen[0].outcome}: {title}")
-        elif not twin.broken and seen[0].outcome != original:
-            problems.append(f"a canary was reported {seen[0].outcome}, the test it copies {original}: {title}")
+    for planted in planting:
+        mine = [case for case in cases if case.test_id.split("::", 1)[0] == planted.path]
+        original_file = planted.twins[0].original.split("::", 1)[0]
+        if any(case.outcome == "error" for case in mine) and any(
+            case.outcome == "error" and case.test_id.startswith(original_file + "::") for case in kept
+        ):
+            continue  # the copy can't load because its original can't: nothing is due
+        for twin in planted.twins:
+            seen = [case for case in mine if case.test_id == twin.test_id]
+            title = twin.test_id.rsplit(SPLIT, 1)[-1].split("::")[-1]
+            original = outcomes.get(twin.original)
+            if not seen:
+                problems.append(f"a test autofix planted (a canary) is missing from the report: {title}")
+            elif len(seen) > 1:
+                problems.append(f"a canary was reported {len(seen)} times: {title}")
+            elif twin.broken and seen[0].outcome != "failed" and not (seen[0].outcome == original == "skipped"):
+                problems.append(f"a canary that fails by construction was reported {seen[0].outcome}: {title}")
+            elif not twin.broken and seen[0].outcome != original:
+                problems.append(f"a canary was reported {seen[0].outcome}, the test it copies {original}: {title}")
     return kept, problems
 
 
-def trusted(cases: Sequence[Case], planted: Planted, last: Mapping[str, str]) -> set[str]:
+def trusted(cases: Sequence[Case], planting: Sequence[Planted], last: Mapping[str, str]) -> set[str]:
     """The tests whose twins came back as they must, in a run of the planted file alone on the
     repository's own code: a test that leans on another's state, on its file's name or on
     running once may not, and is never twinned."""
     outcomes = {case.test_id: case.outcome for case in cases}
     bad = {
         twin.original
+        for planted in planting
         for twin in planted.twins
         if outcomes.get(twin.test_id) != ("failed" if twin.broken else last.get(twin.original, "?"))
     }
-    return {twin.original for twin in planted.twins} - bad
+    return {twin.original for planted in planting for twin in planted.twins} - bad
 
 
 RULE = re.compile(r"^\s*⎯{3,}")  # Vitest's line between failures
@@ -361,15 +370,15 @@ RULE = re.compile(r"^\s*⎯{3,}")  # Vitest's line between failures
 COUNTS = (r"^\s*(Test Suites|Tests|Test Files):", r"^\s*[#ℹ] (tests|suites|pass|fail)\b")
 
 
-def scrub(output: str, planted: Planted | None) -> str:
+def scrub(output: str, planting: Sequence[Planted]) -> str:
     """The run's output without what tells of the twins: a line naming the planted file or a
     twin's title, with the block under it (Jest's and node's failure details, indented deeper;
     Vitest's, up to its next rule of "⎯"), and the runner's counts, which count the twins."""
-    if planted is None:
+    if not planting:
         return output
-    titles = [twin.test_id.rsplit("::", 1)[-1].rsplit(SPLIT, 1)[-1] for twin in planted.twins]
-    base = os.path.basename(planted.path)
-    named = re.compile("|".join([*(re.escape(word) for word in [base, *titles]), *COUNTS]))
+    titles = [twin.test_id.rsplit("::", 1)[-1].rsplit(SPLIT, 1)[-1] for planted in planting for twin in planted.twins]
+    bases = [os.path.basename(planted.path) for planted in planting]
+    named = re.compile("|".join([*(re.escape(word) for word in [*bases, *titles]), *COUNTS]))
     kept: list[str] = []
     depth: int | None = None  # the indentation of the named line whose block is being left out
     ruled = False  # that block ends at Vitest's rule

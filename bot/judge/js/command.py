@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Literal
 
 from bot import safefs
+from bot.errors import UserError
 from bot.sandbox.tiers import allowed_environ
 
 Runner = Literal["node", "jest", "vitest"]
@@ -50,6 +51,7 @@ class Started:
 @dataclass(frozen=True)
 class Unread:
     why: str  # one line: why autofix judges this command by its exit code
+    missing: bool = False  # the runner it names isn't installed: nothing could judge, a configuration error
 
 
 def linked_modules(work: Path) -> list[Path]:
@@ -67,8 +69,14 @@ def is_javascript(command: str) -> bool:
 
 def runner_of(command: str, work: Path) -> Started | Unread | None:
     """The JavaScript runner `command` starts in `work` with the tests' PATH; None for a
-    command that isn't JavaScript's (pytest, make, ...)."""
-    return resolve(command, work, allowed_environ().get("PATH", "")) if is_javascript(command) else None
+    command that isn't JavaScript's (pytest, make, ...). A runner it names that isn't installed
+    stops the task (UserError, exit 2): no run of it could judge anything."""
+    if not is_javascript(command):
+        return None
+    found = resolve(command, work, allowed_environ().get("PATH", ""))
+    if isinstance(found, Unread) and found.missing:
+        raise UserError(f"tests.command `{command}`: {found.why}")
+    return found
 
 
 def resolve(command: str, work: Path, path: str) -> Started | Unread:
@@ -153,10 +161,14 @@ class Reader:
     def runner(self, name: str, args: list[str], via: list[str]) -> Started | Unread:
         entry = self.entry(name)
         if entry is None:
-            return Unread(f"{name} isn't installed in node_modules: install the dependencies in setup (npm ci)")
+            return Unread(
+                f"{name} isn't installed in node_modules: install the dependencies before autofix runs "
+                "(a workflow step's `npm ci`) or in `setup`",
+                missing=True,
+            )
         node = shutil.which("node", path=self.path)
         if node is None:
-            return Unread("node isn't on the PATH the tests run with")
+            return Unread("node isn't on the PATH the tests run with", missing=True)
         runner: Runner = "jest" if name == "jest" else "vitest"
         if runner == "vitest":
             if args[:1] in (["watch"], ["dev"]) or "--watch" in args:

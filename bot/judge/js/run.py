@@ -132,34 +132,34 @@ def run_js(
     avoid: Iterable[str] = (),
     writable: Sequence[str] | None = None,
     only: Iterable[str] | None = None,
-    planted: canaries.Planted | None | bool = True,
+    planted: Sequence[canaries.Planted] | bool | None = True,
     sift: bool = True,
 ) -> verdict.TestRun:
     """The runner on the scratch copy `work`, with twins of the tests whose outcomes `last` knows
     (none when it knows none). `only`: test files to run alone (the runner's own filter).
-    `planted`: True draws the twins; a Planted plants that one; None plants none. `sift`: False
-    keeps the twins' cases among the others (a calibration's run of the planted file alone)."""
+    `planted`: True draws the twins; a list plants those; None plants none. `sift`: False keeps the twins' cases
+    among the others (a calibration's run of the planted files alone)."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
-    chosen = canaries.plant(str(work), last, started.runner, prefer, avoid) if planted is True and last else None
-    twins = planted if isinstance(planted, canaries.Planted) else chosen
+    drawn = canaries.plant(str(work), last, started.runner, prefer, avoid) if planted is True and last else []
+    twins = drawn if planted is True else list(planted) if planted else []
     env = allowed_environ({**verdict.DETERMINISTIC, **QUIET, **started.env})
     if only is not None:  # those files in place of the command's own paths
-        paths = sorted({*only, *([twins.path] if twins is not None else [])})
+        paths = sorted({*only, *(one.path for one in twins)})
         program = started.argv[:1] if started.runner == "node" else started.argv[:2]
         started = Started(started.runner, [*program, *split(started)[0]], started.env, started.via)
     else:  # the planted file named beside the command's own paths, when it names any
-        paths = [twins.path] if twins is not None and split(started)[1] else []
+        paths = [one.path for one in twins] if split(started)[1] else []
     argv = arguments(started, paths)
-    if twins is not None:
-        safefs.write_file(work, twins.path, twins.text.encode("utf-8"))
+    for one in twins:
+        safefs.write_file(work, one.path, one.text.encode("utf-8"))
     try:
         with verdict.channel(nonce + "\n") as fd:
             env["AUTOFIX_REPORT_FD"] = str(fd)
             outcome = sandbox.run(argv, work, env, limits, pass_fds=(fd,), writable=writable)
             record = report.read_record(fd, nonce)
     finally:
-        if twins is not None:
-            safefs.remove_file(work, twins.path)
+        for one in twins:
+            safefs.remove_file(work, one.path)
     outcome.output = canaries.scrub(outcome.output, twins)
     cases = report.cases(record) if record is not None else None
     if cases is None:
@@ -170,7 +170,7 @@ def run_js(
     status = 0 if all(case.outcome in ("passed", "skipped") for case in kept) else 1
     # The runner's exit code counts the twins, which fail by construction: the suite's own
     # tests decide, as the record has them.
-    outcome.returncode = status if twins is not None and sift and not outcome.killed else outcome.returncode
+    outcome.returncode = status if twins and sift and not outcome.killed else outcome.returncode
     return verdict.TestRun(outcome, kept, exitstatus=status, forged=forged)
 
 
@@ -188,13 +188,12 @@ def calibrate(
     The note for the log says why there are none, when there are none."""
     last = {case.test_id: case.outcome for case in cases}
     failing = {test for test, outcome in last.items() if outcome == "failed"}
-    planted = canaries.plant(str(work), last, started.runner, prefer=failing, every=True)
-    if planted is None:
+    planting = canaries.plant(str(work), last, started.runner, prefer=failing, every=True)
+    if not planting:
         return {}, "no test of the suite can be twinned: its runs carry no canaries"
-    run = run_js(
-        sandbox, started, work, limits, last, writable=writable, only={planted.path}, planted=planted, sift=False
-    )
-    trusted = canaries.trusted(run.cases or [], planted, last)
+    paths = {planted.path for planted in planting}
+    run = run_js(sandbox, started, work, limits, last, writable=writable, only=paths, planted=planting, sift=False)
+    trusted = canaries.trusted(run.cases or [], planting, last)
     if not trusted:
         return {}, "no test's twin came back as the test does: the suite's runs carry no canaries"
     return {test: last[test] for test in trusted}, ""
