@@ -151,7 +151,7 @@ def measure(
     target, side by side, starting none after `seconds`."""
     return judged(
         {target: (code, validator.original)},
-        lambda path, mutant: validator.check(mutant.code).passed,
+        lambda path, mutant: judged_once(validator, mutant.code),
         budget,
         seconds,
         max(1, len(os.sched_getaffinity(0))),
@@ -159,9 +159,15 @@ def measure(
     )
 
 
+def judged_once(validator: Validator, code: str) -> bool | None:
+    """Whether the tests passed `code`; None when its run was stopped (a timeout) before they said."""
+    verdict = validator.check(code)
+    return None if verdict.killed and not verdict.passed else verdict.passed
+
+
 def judged(
     files: dict[str, tuple[str, str | None]],
-    passes: Callable[[str, Mutant], bool],
+    passes: Callable[[str, Mutant], bool | None],
     budget: int,
     seconds: float,
     workers: int,
@@ -181,8 +187,15 @@ def judged(
 
     def outcome(pair: tuple[str, Mutant]) -> bool | None:
         if pair[1].operator == "null":  # always judged: without them no score can be trusted
-            return passes(*pair)
-        return None if clock() >= deadline else passes(*pair)
+            # A run stopped by its time limit (a loaded machine) is judged once more; stopped
+            # twice, the variant that computes what the code computes counts as failed.
+            result = passes(*pair)
+            if result is None:
+                result = passes(*pair)
+            return result is True
+        if clock() >= deadline:
+            return None
+        return passes(*pair) is True  # a mutant whose run never ends was told apart: killed
 
     with ThreadPoolExecutor(max(1, min(len(queue), workers)), thread_name_prefix="strength") as pool:
         outcomes = list(pool.map(outcome, queue))

@@ -69,6 +69,7 @@ class Verdict:
     seconds: float = 0.0
     inprocess: list[str] = field(default_factory=list)  # checks judged inside the candidate's process
     forged: bool = False  # a canary came back wrong: the run's report was tampered with
+    killed: bool = False  # a run was stopped (its time, memory or output ran out): no test said no
     confirmed: bool = False  # a pass a second run in another clean copy, at the same time, passed too
 
 
@@ -85,6 +86,7 @@ class Findings:
     sources: str = ""  # the work folder, whose test files show a failing test's lines
     root: str = ""  # the scratch folder their tracebacks name
     forged: bool = False
+    killed: bool = False
 
     def add_forged(self, runner: str, why: list[str]) -> None:
         self.forged = True
@@ -190,6 +192,7 @@ class Validator:
             seconds=time.monotonic() - started,
             inprocess=found.inprocess,
             forged=found.forged,
+            killed=found.killed,
         )
 
     def run_checks(self, work: Path, found: Findings, code: str) -> None:
@@ -242,6 +245,7 @@ class Validator:
             self.last_failing = {case.test_id for case in run.cases if case.outcome in ("failed", "error")}
         outcome = run.outcome
         if outcome.killed:
+            found.killed = True
             found.add(command, outcome.killed, outcome.output)
             return
         failed = outcome.returncode != 0

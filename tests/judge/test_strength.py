@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from bot.judge import guard
-from bot.judge.strength import measure, mutants
+from bot.judge.strength import judged, measure, mutants
 from bot.judge.validate import Validator, python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
@@ -243,3 +243,28 @@ def test_code_that_reads_itself_gets_no_score_from_weak_tests(tmp_path, kind, to
     assert strength.headline().startswith("void: the tests failed a null mutant")
     strength.min_strength = 0.8
     assert strength.too_weak  # the gate fails it
+
+
+def test_a_null_mutant_whose_run_was_stopped_once_is_judged_again_and_voids_nothing():
+    """A loaded machine: the first run of a null mutant hits its time limit (None), the second
+    passes. Judged once, the score would be void ("the code reads its own source")."""
+    code = "def pick(items):\n    if items:\n        return items[0]\n    return None\n"
+    runs: list[str] = []
+
+    def passes(path, mutant):
+        runs.append(mutant.operator)
+        if mutant.operator == "null":
+            return None if runs.count("null") == 1 else True
+        return False
+
+    strength = judged({"pick.py": (code, None)}, passes, budget=20, seconds=60, workers=1)
+    assert strength.void == "" and strength.score == 1.0
+    assert runs.count("null") >= 2  # the stopped one, again
+
+
+def test_a_mutant_whose_run_never_ends_is_killed():
+    code = "def pick(items):\n    if items:\n        return items[0]\n    return None\n"
+    strength = judged(
+        {"pick.py": (code, None)}, lambda path, m: True if m.operator == "null" else None, 20, 60, workers=1
+    )
+    assert strength.killed == strength.total > 0 and strength.void == ""
