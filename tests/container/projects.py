@@ -1,9 +1,12 @@
 """The real repositories the smoke test repairs: projects nobody here wrote, from their PyPI sdists
-(their own code and test suites, each with a runtime dependency), one bug planted in each. The
-versions are pinned, so the bug's lines and the suites' figures stay as measured."""
+and an npm package's published tarball (their own code and test suites, each with a runtime
+dependency), one bug planted in each. The versions are pinned, so the bug's lines and the suites'
+figures stay as measured."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -71,22 +74,91 @@ INFLECT = Project(
     Bug("inflect/__init__.py", "            try:\n                post = nth[abs(n) % 100]\n",
         "            try:\n                post = nth[abs(n) % 10]\n"),
 )  # fmt: skip
-PROJECTS = (SLUGIFY, NUM2WORDS, INFLECT)
 
 
-def fetch(projects: tuple[Project, ...], folder: Path) -> dict[str, Path]:
-    """Each project's sdist from PyPI, unpacked in `folder`: {name: its tree}."""
-    sdists = folder / "sdists"
-    argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-            "--dest", str(sdists), *(p.requirement for p in projects)]  # fmt: skip
-    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+@dataclass(frozen=True)
+class NpmProject:
+    """A package from the npm registry whose published tarball holds its suite: the repository is
+    the tarball's files, package.json's `manifest` fields changed where the maintainers' test
+    script needs what the tarball leaves out, with a package-lock.json made when it is fetched.
+    Its CI installs the dependencies (`npm ci`) before autofix runs: no `setup`."""
+
+    name: str
+    version: str
+    manifest: tuple[tuple[str, object], ...]  # package.json's fields, set (JSON values)
+    tests: str  # its test command
+    bug: Bug
+    needs: tuple[str, ...] = ()  # nothing from the local Python index
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+# no-case (blakeembrey/change-case's word splitter, under camel-case, snake-case and the rest of
+# change-case 4): its tarball holds the code compiled from TypeScript (dist/, dist.es2015/) and
+# its Jest spec compiled beside it (dist/index.spec.js, 31 tests, ~2 s); lower-case and tslib at
+# run time. The maintainers' Jest config reads src/ through ts-jest, which the tarball lacks: the
+# suite runs on dist/ with plain Jest (the version autofix's tests pin), the TypeScript toolchain
+# left out of devDependencies.
+NO_CASE = NpmProject(
+    "no-case", "3.0.4",
+    (("scripts", {"test": "jest"}), ("devDependencies", {"jest": "30.5.2"}),
+     ("jest", {"roots": ["<rootDir>/dist/"], "testRegex": "\\.spec\\.js$"})),
+    "npm test",
+    # camelCase is matched but no longer split: `testString` is one word (11 tests fail); the line
+    # the fix writes back has two calls whose arguments make mutants, which the suite kills
+    Bug("dist/index.js", '    var result = replace(replace(input, splitRegexp, "$1\\0$2"), stripRegexp, "\\0");\n',
+        '    var result = replace(replace(input, splitRegexp, "$1$2"), stripRegexp, "\\0");\n'),
+)  # fmt: skip
+PROJECTS: tuple[Project | NpmProject, ...] = (SLUGIFY, NUM2WORDS, INFLECT, NO_CASE)
+
+# npm's own flags for every command here: nothing asked of the registry that its cache holds,
+# no lifecycle scripts, no audit or funding requests.
+NPM_FLAGS = ("--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
+
+
+def fetch(projects: tuple[Project | NpmProject, ...], folder: Path) -> dict[str, Path]:
+    """Each project's sdist from PyPI or tarball from the npm registry, unpacked in `folder`:
+    {name: its tree}."""
     trees = {}
+    python = [p for p in projects if isinstance(p, Project)]
+    if python:
+        sdists = folder / "sdists"
+        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                "--dest", str(sdists), *(p.requirement for p in python)]  # fmt: skip
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        for project in python:
+            [archive] = [p for p in sdists.iterdir() if _is_sdist_of(p.name, project)]
+            with tarfile.open(archive) as tar:
+                tar.extractall(folder, filter="data")
+            trees[project.name] = folder / archive.name.removesuffix(".tar.gz")
     for project in projects:
-        [archive] = [p for p in sdists.iterdir() if _is_sdist_of(p.name, project)]
-        with tarfile.open(archive) as tar:
-            tar.extractall(folder, filter="data")
-        trees[project.name] = folder / archive.name.removesuffix(".tar.gz")
+        if isinstance(project, NpmProject):
+            trees[project.name] = fetch_npm(project, folder)
     return trees
+
+
+def fetch_npm(project: NpmProject, folder: Path) -> Path:
+    """The package's tarball (`npm pack`), unpacked as `folder/<name>-<version>`, its manifest
+    changed and locked; `npm ci` there once fills npm's cache with every package the lock names,
+    so a scenario's own `npm ci --offline` needs no network, then its node_modules goes."""
+    tarballs = folder / "npm"
+    tarballs.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["npm", "pack", *NPM_FLAGS, "--json", "--pack-destination", str(tarballs),
+                           project.requirement], check=True, capture_output=True, text=True)  # fmt: skip
+    [packed] = json.loads(done.stdout)
+    tree = folder / f"{project.name}-{project.version}"
+    with tarfile.open(tarballs / packed["filename"]) as tar:
+        tar.extractall(tarballs / tree.name, filter="data")
+    (tarballs / tree.name / "package").rename(tree)  # npm packs every file under package/
+    manifest = json.loads((tree / "package.json").read_text())
+    manifest.update(dict(project.manifest))
+    (tree / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
+    for command in (["install", "--package-lock-only"], ["ci"]):
+        subprocess.run(["npm", *command, *NPM_FLAGS], cwd=tree, check=True, stdout=subprocess.DEVNULL)
+    shutil.rmtree(tree / "node_modules")
+    return tree
 
 
 def _is_sdist_of(filename: str, project: Project) -> bool:

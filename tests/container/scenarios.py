@@ -5,9 +5,12 @@ model server on the host, `autofix action` in the container, then what a user wo
              the checkout's .git/config and to reach GitHub's port, the second passes;
 - issue:     python-slugify, a labeled issue whose yaml block names the target and the tests;
 - free-form: num2words, an issue in prose: localize, reproduce, repair;
-- red CI:    inflect, a pull request that breaks one function, its failed workflow run.
+- red CI:    inflect, a pull request that breaks one function, its failed workflow run;
+- JS red CI: no-case from the npm registry, a pull request that breaks it, its failed Jest run.
 
-The three real repositories' `setup` installs them (editable for two) from the host's local index.
+The three Python repositories' `setup` installs them (editable for two) from the host's local
+index; the JavaScript one's dependencies are installed by its workflow's `npm ci` before autofix
+runs, as a real workflow does, from npm's cache alone (projects.fetch_npm filled it).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 import stat
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +26,8 @@ from pathlib import Path
 from action_world import REPO, labeled, payload, read_outputs
 from fake_github import FakeGitHub
 from fake_openai import Reply, ScriptedOpenAI
-from projects import INFLECT, NUM2WORDS, SLUGIFY, Project, files_of
-from runner import Done, Engine, World
+from projects import INFLECT, NO_CASE, NPM_FLAGS, NUM2WORDS, SLUGIFY, Project, files_of
+from runner import Done, Engine, World, chown_tree
 
 ENV_LINE = "autofix: the tests run with .autofix/venv (Python 3.11"
 
@@ -209,6 +213,77 @@ def inflect_red_ci(context: Context, tmp: Path) -> list[str]:
     })  # fmt: skip
 
 
+# -- JS red CI: no-case, a pull request that stops splitting camelCase --------------------------
+
+# Jest's titles of the tests the bug fails, and its job's log: the default reporter's lines.
+NO_CASE_FAILING = (
+    "testString -> test string", "testString123 -> test string123", "testString_1_2_3 -> test string 1 2 3",
+    "anHTMLTag -> an html tag", "ID123String -> id123 string", "Id123String -> id123 string", "a1bStar -> a1b star",
+    "XMLHttpRequest -> xml http request", "IQueryAArgs -> i query a args", "camel2019 -> camel 2019",
+    "minifyURLs -> minify urls",
+)  # fmt: skip
+NO_CASE_LOG = "".join(
+    f"2026-05-01T10:00:02.0000000Z {line}\n"
+    for line in (
+        "> no-case@3.0.4 test", "> jest", "FAIL dist/index.spec.js",
+        *(f"  \x1b[1m\x1b[31m  ● no case › {title}\x1b[39m\x1b[22m" for title in NO_CASE_FAILING),
+        "Tests:       11 failed, 20 passed, 31 total", "##[error]Process completed with exit code 1.",
+    )
+)  # fmt: skip
+
+
+def no_case_red_ci(context: Context, tmp: Path) -> list[str]:
+    project, tree = NO_CASE, context.trees[NO_CASE.name]
+    bug = project.bug
+    config = f"tests:\n  command: {json.dumps(project.tests)}\nmax_attempts: 2\n"
+    world = World(tmp, files_of(tree) | {".gitignore": b"node_modules\n", ".github/autofix.yml": config.encode()})
+    right = (tree / bug.path).read_text()
+    head = world.commit({bug.path: bug.plant(right).encode()}, "Simplify the camelCase split", branch="feature")
+    world.checkout()
+    # The workflow's step before autofix's: `npm ci` in the checkout, as the runner's user (here
+    # root, then handed over), offline: every package is in npm's cache since projects.fetch_npm.
+    installed = subprocess.run(["npm", "ci", "--offline", *NPM_FLAGS], cwd=world.workspace, capture_output=True,
+                               text=True)  # fmt: skip
+    if installed.returncode != 0:
+        return [f"the workflow's npm ci exited {installed.returncode}: {installed.stderr[-2000:]}"]
+    chown_tree(world.workspace, world.owner)
+    with FakeGitHub() as github:
+        github.add_repo(REPO, default_branch="master")
+        github.add_branch(REPO, "feature", sha=head)
+        pull = github.add_pull(REPO, head="feature", base="master", title="Simplify the camelCase split",
+                               user="Codertocat")  # fmt: skip
+        world.push_ref(head, f"refs/pull/{pull.number}/head")
+        run = github.add_workflow_run(REPO, head_branch="feature", head_sha=head, event="pull_request",
+                                      pull_requests=[pull.number])  # fmt: skip
+        github.add_job(run, "test", log=NO_CASE_LOG)
+        event = failed_run(github, pull, run)
+        fix = Reply(edit_block(bug.path, bug.wrong, bug.right, "javascript"), 4000, 90)
+        done, _ = act(context, world, github, "workflow_run", event, [fix])
+        fixes = [p for p in github.pulls(REPO) if p.number != pull.number]
+        comments = [c.body for c in github.comments(REPO, pull.number)]
+    branch = f"autofix/pr-{pull.number}"
+    into = [(p.head_ref, p.base_ref) for p in fixes]
+    body = fixes[0].body or "" if fixes else ""
+    changed = world.show("diff", "--name-only", head, branch).splitlines()
+    proof = next((line for line in body.splitlines() if line.startswith("**Proof**")), "")
+    named = [f"`dist/index.spec.js::no case > {title}`" for title in NO_CASE_FAILING]
+    return everywhere(world, done) + failed({
+        "the log says the baseline ran the 31 tests, the 11 the job's log names failing in both runs":
+            "autofix: baseline: 31 tests, 11 failing in both runs" in done.log,
+        f"one pull request from {branch} into feature, got {into}": into == [(branch, "feature")],
+        f"{branch} is one commit on the pull request's head": world.show("log", "-1", "--format=%P", branch) == head,
+        f"the fix changes {bug.path} alone, got {changed}": changed == [bug.path],
+        f"{bug.path} on {branch} is the project's own": show_file(world, branch, bug.path) == right,
+        f"the pull request's proof: 11 of Jest's tests failed before, none after; got {proof!r}":
+            "before the change, 11 failing (" in proof and all(name in proof for name in named)
+            and "after it, 0 of them still failing, 0 new failures" in proof,
+        "the pull request's test strength: Jest's suite killed both mutants of the line written":
+            "(mutants of the code autofix wrote): tests killed 2 of 2 mutants" in body,
+        f"one comment on #{pull.number} proposing the fix": len(comments) == 1
+            and f"**Next:** review #{fixes[0].number if fixes else '?'}, which goes into this branch" in comments[0],
+    })  # fmt: skip
+
+
 def failed_run(github: FakeGitHub, pull, run) -> dict:
     """The recorded `workflow_run` `completed` payload, made the failed run of `pull`."""
     event = copy.deepcopy(payload("workflow_run.completed.with-pull-requests"))
@@ -242,8 +317,8 @@ def config(project: Project, index: str, tests: bool = False) -> dict[str, bytes
     return {".github/autofix.yml": "\n".join(lines).encode() + b"\n"}
 
 
-def edit_block(path: str, search: str, replace: str) -> str:
-    return f"{path}\n```python\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
+def edit_block(path: str, search: str, replace: str, language: str = "python") -> str:
+    return f"{path}\n```{language}\n<<<<<<< SEARCH\n{search}=======\n{replace}>>>>>>> REPLACE\n```\n"
 
 
 def act(
@@ -295,4 +370,7 @@ SCENARIOS = (
     Scenario("issue", f"{SLUGIFY.name} {SLUGIFY.version}, a labeled issue with a yaml block", slugify_issue),
     Scenario("free-form", f"{NUM2WORDS.name} {NUM2WORDS.version}, an issue in prose", num2words_freeform),
     Scenario("red-ci", f"{INFLECT.name} {INFLECT.version}, a pull request's failed run", inflect_red_ci),
+    Scenario(
+        "js-red-ci", f"{NO_CASE.name} {NO_CASE.version} from npm, a pull request's failed Jest run", no_case_red_ci
+    ),
 )

@@ -1,11 +1,12 @@
 """The container smoke test: build the Action's image and run `autofix action` in it the way
 GitHub's runner starts a container action (`--workdir /github/workspace`, the runner's mounts,
 every input as `INPUT_*`, the workspace owned by the runner's user, the engine's default seccomp
-profile), against the project's fake GitHub and scripted model server started here, for four
+profile), against the project's fake GitHub and scripted model server started here, for five
 jobs (scenarios.py): a hostile candidate the sandbox holds, then three real repositories from
 PyPI, each with its own suite and one planted bug, whose `setup` installs them from a package
 index served here (index.py): a labeled issue naming its target, a free-form issue, a pull
-request's red CI. Each must end in the right pull request, on the `landlock` tier, with nothing
+request's red CI; and a real npm package's Jest suite (no-case 3.0.4), a pull request's red CI
+after the workflow's `npm ci`. Each must end in the right pull request, on the `landlock` tier, with nothing
 in the workspace left owned by root and `report-path` naming a file the next step can read.
 One line per scenario says how long it took; a failing one prints its log.
 

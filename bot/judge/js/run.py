@@ -18,6 +18,7 @@ import functools
 import re
 import secrets
 import shutil
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
@@ -47,9 +48,17 @@ LIBRARY_FRAME = re.compile(r"^\s+at (?:.*[(/ ]node_modules/|.*\(node:|node:|new 
 QUIET = {"CI": "true", "FORCE_COLOR": "0", "NO_COLOR": "1", "NODE_ENV": "test"}
 
 
-@functools.cache
+COPYING = threading.Lock()  # runs side by side ask for the reporters at once
+
+
 def reporters() -> Path:
     """The reporters, copied once into the hooks' folder, which every sandbox shows read-only."""
+    with COPYING:
+        return copied()
+
+
+@functools.cache
+def copied() -> Path:
     folder = hooks.home() / "js"
     folder.mkdir(mode=0o755)
     for name in REPORTERS.values():
