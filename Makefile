@@ -46,7 +46,7 @@ demo: $(CORE) system-deps
 	  --workdir out/demo --report out/demo/report.json
 
 test: lint system-deps image-env js-deps $(DEV)
-	$(PY) -m pytest -q -n 2 -p no:cacheprovider --durations=30
+	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
 # The Action image's Python environment without building the image: autofix's wheel, built as the
 # Dockerfile builds it, installed with --no-deps beside .github/image/requirements.txt's pins in a
