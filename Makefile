@@ -45,7 +45,14 @@ demo: $(CORE) system-deps
 	$(VENV)/bin/autofix run examples/unique_items.yml --model replay:examples/unique_items.replay.yml \
 	  --workdir out/demo --report out/demo/report.json
 
+# pytest's temporary folders under a root of their own: a pytest run as root with the default one
+# makes /tmp/pytest-of-root 0700 again, which takes away the search permission the sandbox lends
+# its uids on the way to a test's workspace (bot/sandbox/state.py's grants): a setup test then
+# failed at random with "Permission denied" on a file of its own workspace.
+TEST_TEMPROOT := /tmp/autofix-pytest
+test: export PYTEST_DEBUG_TEMPROOT = $(TEST_TEMPROOT)
 test: lint system-deps image-env js-deps $(DEV)
+	mkdir -p $(TEST_TEMPROOT)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
 # The Action image's Python environment without building the image: autofix's wheel, built as the
