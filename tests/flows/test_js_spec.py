@@ -114,7 +114,8 @@ def test_a_fix_judged_by_the_suite_is_written(project, capsys, sandbox):
     tests = (project.parent / "test" / "chunk.test.js").read_text().splitlines()
     line = next(n for n, text in enumerate(tests, 1) if "chunk([1, 2, 3], 2)" in text)
     assert f"test/chunk.test.js:{line}:" in first
-    assert f"the test up to its failing line:\n      test(\"splits into pairs\", () => {{\n>   {tests[line - 1]}\n" in first
+    shown = f'the test up to its failing line:\n      test("splits into pairs", () => {{\n>   {tests[line - 1]}\n'
+    assert shown in first
     assert "node_modules" not in first and "Tests:" not in first and "# tests" not in first
 
 
