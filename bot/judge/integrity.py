@@ -11,6 +11,7 @@ import ast
 import hashlib
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -142,13 +143,21 @@ class OriginalSuite:
     required_names: dict[str, set[str]] = field(default_factory=dict)  # module -> test names
 
     @classmethod
-    def from_cases(cls, cases: list[Case], workdir: Path) -> OriginalSuite:
+    def from_cases(
+        cls, cases: list[Case], workdir: Path, declared: Callable[[str], set[str]] | None = None
+    ) -> OriginalSuite:
+        """`declared`: for a JavaScript suite, the names of the tests a file that failed to load
+        (its id `file::`) declares (bot/judge/js/expected.py); each must run."""
         baseline = cls()
         for case in cases:
             if case.outcome == "error" and "::" not in case.test_id:
                 baseline.required_names[case.test_id] = defined_tests(
                     workdir / (case.test_id.replace(".", "/") + ".py")
                 )
+            elif declared is not None and case.outcome == "error" and case.test_id.endswith("::"):
+                module = case.test_id[:-2]
+                baseline.required_names[module] = set()  # some test of it must run
+                baseline.ids |= {f"{module}::{name}" for name in declared(module)}
             else:
                 baseline.ids.add(case.test_id)
                 if case.outcome == "skipped":

@@ -21,6 +21,7 @@ from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.integrity import Case
+from bot.judge.js import expected
 from bot.judge.js.command import Started, Unread, runner_of
 from bot.judge.js.run import calibrate, run_js
 from bot.judge.scratch import Copies
@@ -388,6 +389,7 @@ class Validator:
                 refuse_broken_command(run, command, f"{self.spec.path}: tests.command")
                 refuse_forging_suite(run, command, f"{self.spec.path}: tests.command")
                 refuse_shadows(run, self.spec.workdir, work, self.spec.target)
+                declared = self.declared(work)
             if run.maxfail:
                 self.notes.append(
                     f"tests.command stops at the first failure{'s' * (run.maxfail > 1)} (-x or --maxfail="
@@ -397,11 +399,20 @@ class Validator:
             self.last_failing = {case.test_id for case in failing}
             self.failures_seen = "\n\n".join(f"{c.test_id}: {c.details}" for c in failing) or run.outcome.output
             if run.cases is not None:
-                self._baseline = integrity.OriginalSuite.from_cases(run.cases, self.spec.workdir)
+                self._baseline = integrity.OriginalSuite.from_cases(run.cases, self.spec.workdir, declared)
                 self.calibrate(run.cases)
             else:
                 self._baseline = run.unittest
         return self._baseline
+
+    def declared(self, work: Path) -> Callable[[str], set[str]] | None:
+        """For a JavaScript suite, what a test file declares (bot/judge/js/expected.py), which its
+        runs must report when it couldn't load on the repository's own code; None when the
+        command runs some tests alone by name, or isn't a JavaScript runner's."""
+        started = self.javascript(work)
+        if started is None or expected.filtered(started.argv):
+            return None
+        return lambda relative: expected.declared(str(self.spec.workdir), relative, started.runner)
 
     def calibrate(self, cases: list[Case]) -> None:
         """For a JavaScript suite: which tests can be twinned (bot/judge/js/run.py `calibrate`)."""
