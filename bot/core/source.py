@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterable
 
 from bot import syntax
+from bot.lang.base import numbered  # the languages' way of numbering lines, Python's too
 
 LOCATIONS = (
     re.compile(r"^(?P<path>[^\s:\"'<>][^:\n\"]*\.py):(?P<line>\d+):", re.M),  # pytest: path.py:12: in f
@@ -17,18 +18,6 @@ LOCATIONS = (
 CONTEXT = 6  # lines shown around a line a traceback points at
 DEFINITION_LINES = 80  # of a function or class the task or a failing test names, at most
 OUTLINE_ENTRIES = 60  # definitions an outline lists, at most
-
-
-def numbered(lines: list[str], shown: Iterable[int] | None = None, gaps: bool = True) -> str:
-    """`lines` with their numbers (only those in `shown`, with "..." for each gap unless not `gaps`)."""
-    numbers = sorted(set(shown)) if shown is not None else list(range(1, len(lines) + 1))
-    out, last = [], 0
-    for n in numbers:
-        if gaps and last and n != last + 1:
-            out.append("     ...")
-        out.append(f"{n:>4} | {lines[n - 1]}")
-        last = n
-    return "\n".join(out)
 
 
 def pointed_at(text: str, path: str, root: str = "") -> set[int]:

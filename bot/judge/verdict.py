@@ -19,7 +19,7 @@ import re
 import secrets
 import shlex
 import stat
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -308,10 +308,16 @@ MARK = b"@@autofix-verdict@@"  # sandboxed/seal.py's: a line of the hook's, then
 MAC_CHARS = 64
 
 
-def read_record(fd: int, nonce: str) -> dict | None:
-    """The hook's last line whose HMAC, keyed by the run's nonce, holds; anything else in the
-    file (a line someone else wrote, one replayed out of order being the only thing they could
-    write) is ignored or ends the verdict."""
+def literal(body: bytes) -> object:
+    """The hook's record: a Python literal (sandboxed/seal.py)."""
+    return syntax.literal_eval(body.decode("utf-8", "replace"))
+
+
+def read_record(fd: int, nonce: str, parse: Callable[[bytes], object] = literal) -> dict | None:
+    """The last line whose HMAC, keyed by the run's nonce, holds, its body parsed by `parse`; anything
+    else in the file (a line someone else wrote, one replayed out of order being the only thing they
+    could write) is ignored or ends the verdict. None when the file is over RECORD_BYTES or that body
+    doesn't parse to a dict."""
     data = os.pread(fd, RECORD_BYTES + 1, 0)
     if len(data) > RECORD_BYTES:
         return None
@@ -322,7 +328,7 @@ def read_record(fd: int, nonce: str) -> dict | None:
         mac, body = line[len(MARK) : len(MARK) + MAC_CHARS], line[len(MARK) + MAC_CHARS :]
         if hmac.compare_digest(hmac.new(key, body, hashlib.sha256).hexdigest().encode(), mac):
             try:
-                record = syntax.literal_eval(body.decode("utf-8", "replace"))
+                record = parse(body)
             except (ValueError, SyntaxError, MemoryError, RecursionError, TypeError):
                 return None
             return record if isinstance(record, dict) else None

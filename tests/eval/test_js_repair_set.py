@@ -6,9 +6,9 @@ shipped file is left as it was."""
 from pathlib import Path
 
 import pytest
+from repair_sets import assert_fails_then_fixed, sandbox, specs_of  # noqa: F401 - sandbox: a fixture
 
 from bot import spec as specs
-from bot.judge.validate import Validator, open_test_sandbox
 
 REPAIR = Path(__file__).resolve().parents[2] / "examples" / "js-repair"
 FIXES = {  # the wrong line, and what it should be
@@ -23,15 +23,8 @@ FIXES = {  # the wrong line, and what it should be
 }
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    return open_test_sandbox("auto", "test", lambda text: None)
-
-
 def test_the_set_is_five_modules_with_their_own_node_test_files():
-    assert sorted(path.stem for path in REPAIR.glob("*.yml")) == sorted(FIXES)
-    for name in FIXES:
-        spec = specs.load(REPAIR / f"{name}.yml")
+    for name, spec in specs_of(REPAIR, FIXES).items():
         assert (spec.target, spec.target_kind) == (f"{name}.js", "javascript"), name
         assert spec.tests.command == f"node --test {name}.test.js"
         assert (REPAIR / f"{name}.test.js").is_file()
@@ -41,12 +34,4 @@ def test_the_set_is_five_modules_with_their_own_node_test_files():
 def test_the_shipped_file_fails_and_the_one_line_fix_passes(name, sandbox):
     spec = specs.load(REPAIR / f"{name}.yml")
     spec.strength = "off"
-    shipped = spec.target_path.read_text(encoding="utf-8")
-    wrong, right = FIXES[name]
-    assert shipped.count(wrong) == 1, name
-    validator = Validator(spec, sandbox)
-    failed = validator.check(shipped)
-    assert not failed.passed and failed.failing, name
-    fixed = validator.check(shipped.replace(wrong, right))
-    assert fixed.passed, fixed.feedback
-    assert spec.target_path.read_text(encoding="utf-8") == shipped
+    assert_fails_then_fixed(spec, *FIXES[name], sandbox)

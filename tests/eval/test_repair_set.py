@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from repair_sets import assert_fails_then_fixed, sandbox, specs_of  # noqa: F401 - sandbox: a fixture
 
 from bot import spec as specs
-from bot.judge.validate import Validator, open_test_sandbox
 
 REPAIR = Path(__file__).resolve().parents[2] / "examples" / "repair"
 FIXES = {  # the wrong line, and what it should be
@@ -35,28 +35,12 @@ def activated(monkeypatch):
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
 
 
-@pytest.fixture(scope="module")
-def sandbox():
-    return open_test_sandbox("auto", "test", lambda text: None)
-
-
 def test_the_repair_set_is_six_programs_with_their_own_tests():
-    assert sorted(path.stem for path in REPAIR.glob("*.yml")) == sorted(FIXES)
-    for name in FIXES:
-        spec = specs.load(REPAIR / f"{name}.yml")
+    for name, spec in specs_of(REPAIR, FIXES).items():
         assert spec.target == f"{name}.py" and spec.tests.command.endswith(f" test_{name}.py"), name
         assert (REPAIR / f"test_{name}.py").is_file()
 
 
 @pytest.mark.parametrize("name", sorted(FIXES))
 def test_the_shipped_file_fails_and_the_one_line_fix_passes(name, sandbox):
-    spec = specs.load(REPAIR / f"{name}.yml")
-    shipped = spec.target_path.read_text(encoding="utf-8")
-    wrong, right = FIXES[name]
-    assert shipped.count(wrong) == 1, name
-    validator = Validator(spec, sandbox)
-    failed = validator.check(shipped)
-    assert not failed.passed and failed.failing, name
-    fixed = validator.check(shipped.replace(wrong, right))
-    assert fixed.passed, fixed.feedback
-    assert spec.target_path.read_text(encoding="utf-8") == shipped
+    assert_fails_then_fixed(specs.load(REPAIR / f"{name}.yml"), *FIXES[name], sandbox)

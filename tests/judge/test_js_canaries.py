@@ -2,6 +2,8 @@
 that holds a failing test, named from the suite's words, each a copy of its file with every test
 call but the twins taken out; a broken twin ends on its test's own assertion."""
 
+from ast_grep_py import SgRoot
+
 from bot.judge.js import canaries
 
 FILE_A = """\
@@ -72,3 +74,18 @@ def test_a_forged_pass_a_missing_twin_or_an_echo_unlike_its_test_is_named(tmp_pa
     flipped = [*cases, *(Case(twin.test_id, "passed") for twin in b.twins)]
     assert any("fails by construction was reported passed" in why for why in canaries.sift(flipped, [b])[1])
     assert any("missing from the report" in why for why in canaries.sift(cases, [b])[1])
+
+
+NESTED = """\
+test("outer", () => {
+  test("inner", () => {});
+});
+test("after", () => {});
+"""
+
+
+def test_a_test_declared_in_a_test_s_body_goes_with_the_outer_one():
+    statements = canaries.test_statements(SgRoot(NESTED, "javascript").root())
+    assert len(statements) == 3  # the inner one's span lies inside the outer one's
+    assert canaries.rewritten(NESTED, statements, {}) == ";\n;\n"
+    assert canaries.rewritten(NESTED, statements, {0: ["twin();"]}) == "twin();\n;\n"

@@ -113,11 +113,11 @@ def plant_in(
     runner: str,
     words: list[str],
     every: bool,
-    taken: set[str],
+    taken_paths: set[str],
 ) -> Planted | None:
     text = read(os.path.join(work, relative))
     target = planted_name(relative, words)
-    if text is None or target is None or target in taken or os.path.lexists(os.path.join(work, target)):
+    if text is None or target is None or target in taken_paths or os.path.lexists(os.path.join(work, target)):
         return None
     language = LANGUAGES.get(os.path.splitext(relative)[1], "javascript")
     root = SgRoot(text, language).root()
@@ -132,13 +132,13 @@ def plant_in(
     else:
         broken = sorted(choices, key=lambda test: (test not in prefer, pick.random()))[:BROKEN]
         echoes = pick.sample(choices, min(ECHOES, len(choices)))
-    taken = {d.path[-1] for d in declared}
+    titles = {d.path[-1] for d in declared}
     edits: dict[int, list[str]] = {}
     twins = []
     for test, is_broken in [*((t, True) for t in broken), *((t, False) for t in echoes)]:
         found = known[test]
-        title = fresh_title(words, taken)
-        taken.add(title)
+        title = fresh_title(words, titles)
+        titles.add(title)
         edits.setdefault(found.statement.range().start.index, []).append(twin_text(found, title, is_broken, runner))
         twins.append(Twin(f"{target}::{SPLIT.join((*found.path[:-1], title))}", test, is_broken))
     return Planted(target, rewritten(text, test_statements(root), edits), tuple(twins))
@@ -279,13 +279,16 @@ def failing_assertion(runner: str, left: int, right: int) -> str:
 
 def rewritten(text: str, statements: Sequence[SgNode], edits: Mapping[int, list[str]]) -> str:
     """The test file with every test statement replaced: by its twins where it has any, else by
-    an empty statement (valid wherever a statement is, a loop's body included)."""
-    spans = []
-    for statement in statements:
+    an empty statement (valid wherever a statement is, a loop's body included). A statement
+    inside one already replaced (a test declared in a test's body) goes with it."""
+    spans: list[tuple[int, int, str]] = []
+    for statement in sorted(statements, key=lambda s: s.range().start.index):
         start, end = statement.range().start.index, statement.range().end.index
+        if spans and start < spans[-1][1]:
+            continue
         indent = "\n" + " " * statement.range().start.column
         spans.append((start, end, indent.join(edits.get(start, [])) or ";"))
-    for start, end, new in sorted(spans, reverse=True):
+    for start, end, new in reversed(spans):
         text = text[:start] + new + text[end:]
     return text
 

@@ -33,13 +33,10 @@ knows) and the expected tests (listing.py), both the launching side's.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import json
-import os
 
+from bot.judge import verdict
 from bot.judge.integrity import Case
-from bot.judge.verdict import MAC_CHARS, MARK, RECORD_BYTES
 
 RUNNERS = ("jest", "vitest", "node")
 OUTCOMES = ("passed", "failed", "skipped", "error")
@@ -47,23 +44,8 @@ ENV = "AUTOFIX_REPORT_FD"  # the variable that names the memfd to the reporter
 
 
 def read_record(fd: int, nonce: str) -> dict | None:
-    """The last line of the memfd whose HMAC, keyed by the run's nonce, holds, its body parsed;
-    None when there is none, the file is over RECORD_BYTES, or that body isn't a JSON object."""
-    data = os.pread(fd, RECORD_BYTES + 1, 0)
-    if len(data) > RECORD_BYTES:
-        return None
-    key = nonce.encode()
-    for line in reversed(data.split(b"\n")):
-        if not line.startswith(MARK):
-            continue
-        mac, body = line[len(MARK) : len(MARK) + MAC_CHARS], line[len(MARK) + MAC_CHARS :]
-        if hmac.compare_digest(hmac.new(key, body, hashlib.sha256).hexdigest().encode(), mac):
-            try:
-                record = json.loads(body)
-            except (ValueError, RecursionError):
-                return None
-            return record if isinstance(record, dict) else None
-    return None
+    """The record the reporter signed, its body JSON (verdict.read_record)."""
+    return verdict.read_record(fd, nonce, json.loads)
 
 
 def cases(record: dict) -> list[Case] | None:
