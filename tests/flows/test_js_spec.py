@@ -64,6 +64,15 @@ NODE_TESTS = (
     .replace("expect(chunk([1, 2], 1)).toEqual(", "assert.deepStrictEqual(chunk([1, 2], 1), ")
 )
 SUITES = {"jest": (TESTS, "jest"), "vitest": (VITEST_TESTS, "vitest"), "node": (NODE_TESTS, "node --test")}
+# A second test file, passing: twins are drawn beside it too, and a run of the failing file alone
+# (the first look at a candidate) must not twin it without running it.
+ADDS = 'test("adds", () => {\n  expect(1 + 1).toBe(2);\n});\n'
+OTHER = {
+    "jest": ADDS,
+    "vitest": 'import { test, expect } from "vitest";\n' + ADDS,
+    "node": 'const { test } = require("node:test");\nconst assert = require("node:assert");\n'
+    + ADDS.replace("expect(1 + 1).toBe(2)", "assert.strictEqual(1 + 1, 2)"),
+}
 # node:test: the one assertion the suite uses, silenced from the code under repair; the broken
 # twins end on that same assertion, so they pass too.
 SILENCED = BROKEN.replace("module.exports", 'require("node:assert").deepStrictEqual = () => {};\nmodule.exports')
@@ -80,6 +89,7 @@ def project(tmp_path, node_modules, request) -> Path:
     (tmp_path / "test").mkdir()
     (tmp_path / "src" / "chunk.js").write_text(BROKEN)
     (tmp_path / "test" / "chunk.test.js").write_text(tests)
+    (tmp_path / "test" / "sum.test.js").write_text(OTHER[getattr(request, "param", "jest")])
     (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": script}}))
     (tmp_path / "node_modules").symlink_to(node_modules)
     spec = tmp_path / "task.yml"

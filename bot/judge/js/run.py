@@ -31,6 +31,7 @@ from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 
 SOURCES = Path(__file__).resolve().parent.parent / "sandboxed" / "js"
 REPORTERS = {"node": "node_reporter.mjs", "jest": "jest_reporter.cjs", "vitest": "vitest_reporter.mjs"}
+SEAL = "seal.cjs"  # what the reporters share: each requires it from its own folder
 # WebAssembly's guard regions reserve gigabytes of address space per instance, past the run's
 # memory limit (Vite's parsers are Wasm): bounds checks in the code instead, which workers inherit.
 NODE_FLAGS = ("--disable-wasm-trap-handler",)
@@ -52,7 +53,7 @@ COPYING = threading.Lock()  # runs side by side ask for the reporters at once
 
 
 def reporters() -> Path:
-    """The reporters, copied once into the hooks' folder, which every sandbox shows read-only."""
+    """The reporters and their seal, copied once into the hooks' folder, which every sandbox shows read-only."""
     with COPYING:
         return copied()
 
@@ -61,7 +62,7 @@ def reporters() -> Path:
 def copied() -> Path:
     folder = hooks.home() / "js"
     folder.mkdir(mode=0o755)
-    for name in REPORTERS.values():
+    for name in (*REPORTERS.values(), SEAL):
         shutil.copyfile(SOURCES / name, folder / name)
         (folder / name).chmod(0o644)
     return folder
@@ -149,6 +150,9 @@ def run_js(
     `planted`: True draws the twins; a list plants those; None plants none. `sift`: False keeps the twins' cases
     among the others (a calibration's run of the planted files alone)."""
     nonce = f"@@autofix-verdict-{secrets.token_hex(16)}@@"
+    if only is not None:  # twins of the tests that run: an echo's original must come back beside it
+        only = set(only)
+        last = {test: outcome for test, outcome in last.items() if test.split("::", 1)[0] in only}
     drawn = canaries.plant(str(work), last, started.runner, prefer, avoid) if planted is True and last else []
     twins = drawn if planted is True else list(planted) if planted else []
     env = allowed_environ({**verdict.DETERMINISTIC, **QUIET, **started.env})
