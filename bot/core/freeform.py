@@ -18,14 +18,16 @@ from bot.core.loop import run
 from bot.core.proof import ProofJudge
 from bot.core.protocol import Budget
 from bot.core.report import Attempt, Report
-from bot.core.reproduce import Reproduction, Tried, reproduce
+from bot.core.reproduce import Reproduction, Tried, fence_of, reproduce
 from bot.core.workspace import Workspace
 from bot.judge import gate
+from bot.lang import registry
 from bot.models.base import Model
 from bot.text import clip_head, count, fence
 
 REPRODUCE_TRIES = 3
 FILE_CHARS = 12_000  # of one chosen file shown in a prompt
+FILES_HEADING = "The files most likely involved, as they are now:"
 SYSTEM = (
     "[autofix:repair] You fix a bug reported in an issue. A test that reproduces it is given and fails now; "
     "change the code so that it passes, without breaking any other test. Tests can't be edited: edits to them "
@@ -41,6 +43,8 @@ class Task:
     attempts: int
     max_tokens: int | None = None
     allow_unproven: bool = False
+    runner: str = "pytest"  # the suite's runner, whose test file the reproduction is: jest, vitest, node
+    example: str = ""  # a test file of the repository's, shown for its framework's ways
 
 
 @dataclass
@@ -73,10 +77,10 @@ def solve(
     report.files_shown = list(located.shown)
     say(f"localize: {', '.join(located.chosen) or 'no file'} (of {len(located.shown)} shown)")
     on_stage("reproducing")
-    found = reproduce(
-        model, suite, work.root, task.test_path, f"The issue:\n\n{task.text}\n\n{files(work, located.chosen)}",
-        REPRODUCE_TRIES, report, task.text,
-    )  # fmt: skip
+    asked = f"The issue:\n\n{task.text}\n\n{files(work, located.chosen)}"
+    if task.example and task.example not in located.chosen:  # the framework's ways, as the repository has them
+        asked = asked.rstrip("\n") + "\n\n" + files(work, [task.example], heading="One of the repository's tests:")
+    found = reproduce(model, suite, work.root, task.test_path, asked, REPRODUCE_TRIES, report, task.text, task.runner)
     outcome = Outcome(located, found)
     reproduction = outcome.reproduction
     if isinstance(found, list):
@@ -97,7 +101,8 @@ def solve(
         )
         proof = (
             f"This test, {reproduction.path} (it can't be edited), reproduces the bug: it fails now and must pass."
-            f"\n\n{fence(reproduction.code, 'python')}\n\nHow it fails now:\n\n{fence(reproduction.output)}"
+            f"\n\n{fence(reproduction.code, fence_of(reproduction.path))}\n\nHow it fails now:\n\n"
+            f"{fence(reproduction.output)}"
         )
     tests, wanted = (reproduction.failing, reproduction.wanted) if reproduction else ([], [])
     judge = outcome.judge = ProofJudge(GateJudge(suite, outcome.judged, work), tests, wanted, report, (task.test_path,))
@@ -112,7 +117,7 @@ def solve(
     return outcome
 
 
-def files(work: Workspace, paths: list[str], shown_already: str = "") -> str:
+def files(work: Workspace, paths: list[str], shown_already: str = "", heading: str = FILES_HEADING) -> str:
     """The files the model should read, as they are now, numbered, each cut to FILE_CHARS."""
     shown = []
     for path in dict.fromkeys(path for path in paths if path != shown_already):
@@ -120,5 +125,6 @@ def files(work: Workspace, paths: list[str], shown_already: str = "") -> str:
         if text is None:
             continue
         numbered = "".join(f"{n:>5}  {line}" for n, line in enumerate(text.splitlines(True), 1))
-        shown.append(f"{path}:\n{fence(clip_head(numbered, FILE_CHARS), 'python')}")
-    return "The files most likely involved, as they are now:\n\n" + "\n\n".join(shown) if shown else ""
+        view = registry.for_path(path)
+        shown.append(f"{path}:\n{fence(clip_head(numbered, FILE_CHARS), view.name if view else 'python')}")
+    return f"{heading}\n\n" + "\n\n".join(shown) if shown else ""

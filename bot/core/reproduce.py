@@ -1,17 +1,22 @@
-"""Reproduce first: the model writes one pytest file from the issue, and autofix accepts it only
-when pytest collects it and it fails on the current code for a reason of the code's: at an
-assertion, or at an exception raised inside the repository's code. Not the test's own (an import
-of a module that isn't there, a name it never defined, a fixture that doesn't exist, an exception
-its own lines raise), and not a name the repository lacks, `from calc import add_fixed`, unless
-the issue names it (as a whole identifier in its text: a function the issue asks for). Such a name
-is `wanted`: the fix must then make the test pass by running it (bot/core/proof.py). The accepted
-test then judges the fix: failing before, passing after.
+"""Reproduce first: the model writes one test file from the issue, in the repository's own
+framework (pytest's; in a JavaScript repository its runner's: Jest, Vitest or node:test), and
+autofix accepts it only when the runner runs it and it fails on the current code for a reason of
+the code's: at an assertion, or at an exception raised inside the repository's code. Not the
+test's own (an import of a module that isn't there, a name it never defined, a fixture that
+doesn't exist, an exception its own lines raise), and not a name the repository lacks, `from calc
+import add_fixed`, unless the issue names it (as a whole identifier in its text: a function the
+issue asks for). Such a name is `wanted`: the fix must then make the test pass by running it
+(bot/core/proof.py). A JavaScript test that calls a name the code lacks (`pass is not a function`)
+is judged the same way, but its name is not `wanted`: it fails by calling it, and the fix's
+mutants tell whether it runs what the fix wrote. The accepted test then judges the fix: failing
+before, passing after.
 
 The file is written fd-relative, no link followed (bot/safefs.py): a pull request's tree may hold
 a symbolic link at its path, and autofix writes as root.
 
 The model never decides where the file goes, what it is called, or whether it reproduced the
-bug: autofix places it, runs it in the sandbox and reads the verdict from its own pytest plugin.
+bug: autofix places it, runs it in the sandbox and reads the verdict from its own pytest plugin
+(a JavaScript runner's: from autofix's reporter, bot/judge/js/).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from bot import safefs
-from bot.core.extract import NoCode, extract_code
+from bot.core.extract import NoCode, extract_block, extract_code
 from bot.core.report import Report
 from bot.errors import UserError
 from bot.judge import gate, guard
@@ -39,6 +44,27 @@ SYSTEM = (
     "only when the issue asks for it. "
     "Keep it short: one to three test functions, no fixtures of your own files, no network."
 )
+RUNNERS = {"jest": "Jest", "vitest": "Vitest", "node": "node:test (node --test)"}  # a JavaScript runner's name
+JS_SYSTEM = (
+    "[autofix:reproduce] You write a test that reproduces a bug reported in an issue, before anyone fixes it. "
+    "Answer with one ```{fence} block holding one complete {runner} test file, which autofix saves as {path}: "
+    "import the module under test by its path relative to that file, the way the repository's own tests do{how}. "
+    "Assert the behaviour the issue expects, so the test FAILS on the current code because of the bug and will "
+    "pass once it is fixed: at an assertion, or at an exception the code raises. Use the names the code has. "
+    "Keep it short: one to three tests, no files of your own, no network."
+)
+HOW = {
+    "vitest": ", with `test` and `expect` imported from vitest",
+    "node": ", with `test` from node:test and `assert` from node:assert",
+}
+# A JavaScript test's own mistakes: a name or module it can't find, code that doesn't parse.
+JS_OWN_MISTAKES = ("ReferenceError", "SyntaxError", "Cannot find module", "Error: Cannot find module")
+# What a JavaScript test that checks something fails with: Jest's matchers, node:assert's and Vitest's (chai's).
+JS_ASSERTIONS = re.compile(r"^(?:\w*Error: )?expect\(|^AssertionError\b")
+# A name the code under test lacks, called: `pass is not a function`, `(0 , _grade.pass) is not a function`.
+JS_MISSING = re.compile(r"^TypeError: \(?(?:0 , )?(?:[\w$]+\.)*(?P<name>[\w$]+)\)? is not a (?:function|constructor)")
+# A stack frame: `at f (/abs/a.js:12:5)`, `at /abs/a.js:3:9`, `at file:///abs/a.mjs:4:2`.
+JS_FRAME = re.compile(r"^\s+at (?:.*?\()?(?:file://)?(?P<path>[^\s()]+?\.[cm]?[jt]sx?):\d+:\d+\)?$")
 # A failure that is the test's own mistake: it shows nothing about the code.
 OWN_MISTAKES = ("ModuleNotFoundError", "NameError", "SyntaxError", "IndentationError", "fixture '")
 # What a test that checks something fails with (`assert`, pytest.fail, pytest.raises' DID NOT RAISE).
@@ -81,29 +107,60 @@ class Reproduction:
 
 
 def module_id(path: str) -> str:
-    """How autofix's pytest plugin names a test module: `tests/autofix/test_x.py` is `tests.autofix.test_x`."""
-    return path.removesuffix(".py").replace("/", ".")
+    """How autofix's pytest plugin names a test module: `tests/autofix/test_x.py` is `tests.autofix.test_x`;
+    a JavaScript runner's tests are named after their file's path (`test/x.test.js::title`)."""
+    return path.removesuffix(".py").replace("/", ".") if python(path) else path
+
+
+def python(path: str) -> bool:
+    """Whether the test at `path` is pytest's; otherwise a JavaScript runner's."""
+    return path.endswith(".py")
+
+
+def fence_of(path: str) -> str:
+    """The fence a test file's code is shown in."""
+    if python(path):
+        return "python"
+    return "typescript" if PurePosixPath(path).suffix in (".ts", ".mts", ".cts", ".tsx") else "javascript"
+
+
+def system(path: str, runner: str) -> str:
+    """The instructions: a pytest file, or one of the JavaScript runner's."""
+    if python(path):
+        return SYSTEM
+    named = RUNNERS.get(runner, runner)
+    return JS_SYSTEM.format(fence=fence_of(path), runner=named, path=path, how=HOW.get(runner, ""))
 
 
 def reproduce(
-    model: Model, suite: gate.Suite, root: Path, path: str, task: str, tries: int, report: Report, issue: str = ""
+    model: Model,
+    suite: gate.Suite,
+    root: Path,
+    path: str,
+    task: str,
+    tries: int,
+    report: Report,
+    issue: str = "",
+    runner: str = "pytest",
 ) -> Reproduction | list[Tried]:
     """Up to `tries` test files, each told why the one before was refused; the accepted one stays
     written at `path` in `root`. Every refused try comes back when none was accepted. `issue`: the
-    text whose identifiers a missing name must be among. A link or file on the way to `path` is a
-    UserError: nothing is written."""
+    text whose identifiers a missing name must be among. `runner`: the suite's (pytest, jest,
+    vitest, node), whose test file a path not ending in .py holds. A link or file on the way to
+    `path` is a UserError: nothing is written."""
     tried: list[Tried] = []
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": task}]
+    messages = [{"role": "system", "content": system(path, runner)}, {"role": "user", "content": task}]
+    fence = fence_of(path)
     for _ in range(tries):
         started = time.monotonic()
         reply = model.complete(messages)
         verdict: Reproduction | str
         try:
-            code = extract_code(reply.text)
+            code = extract_code(reply.text) if python(path) else extract_block(reply.text, fence)
         except NoCode as exc:
-            code, verdict = "", f"your reply held no test file ({exc}); answer with one ```python block"
+            code, verdict = "", f"your reply held no test file ({exc}); answer with one ```{fence} block"
         else:
-            found = guard.findings(code, None, path)
+            found = guard.findings(code, None, path) if python(path) else []  # the guard reads Python
             if found:
                 verdict = guard.feedback(found)
             else:
@@ -133,8 +190,11 @@ def write(root: Path, path: str, code: str) -> None:
 
 def collected(suite: gate.Suite, root: Path, path: str) -> gate.SuiteRun:
     """The test file's run. A command that names its own test paths (`pytest tests/unit`) never
-    collects it: then it is named to pytest too, for this run and every later one of the suite."""
+    collects it: then it is named to pytest too, for this run and every later one of the suite. A
+    JavaScript runner is given the file in place of the command's own paths: it runs it or nothing."""
     module = module_id(path)
+    if not python(path):
+        return suite.run(root, only={f"{module}::"})
     if suite.also or not suite.names_elsewhere(root, path):  # else no run is needed to know it collects nothing
         run = suite.run(root, only={module})
         if suite.also or any(test.split("::")[0] == module for test in run.results) or not run.sealed:
@@ -152,12 +212,16 @@ def judge(run: gate.SuiteRun, path: str, code: str, tried: list[Tried], issue: s
     if run.killed:
         return f"the test run was stopped: {run.killed}"
     mine = {test: case for test, case in run.results.items() if test.split("::")[0] == module}
-    tests = {test: case for test, case in mine.items() if "::" in test}
+    # (a JavaScript file that failed to load is `file::`, its tests `file::title`)
+    tests = {test: case for test, case in mine.items() if "::" in test and not test.endswith("::")}
     if not tests:
-        broken = mine.get(module)
-        if broken is not None:  # pytest couldn't import the file: its collection error is named after it
-            return f"your test file failed to import: {clip_tail(broken.details or broken.message, FEEDBACK_CHARS)}"
+        broken = mine.get(module) or mine.get(f"{module}::")
+        if broken is not None:  # it couldn't be imported: its collection error is named after it
+            why = "import" if python(path) else "load"
+            return f"your test file failed to {why}: {clip_tail(broken.details or broken.message, FEEDBACK_CHARS)}"
         output = clip_tail(run.output, FEEDBACK_CHARS)
+        if not python(path):
+            return f"the test runner ran no test from your file; output:\n{output}"
         return f"pytest collected no test from your file (name the test functions `test_...`); output:\n{output}"
     failing = sorted(test for test, case in tests.items() if case.outcome in ("failed", "error"))
     if not failing:
@@ -166,11 +230,20 @@ def judge(run: gate.SuiteRun, path: str, code: str, tried: list[Tried], issue: s
     wanted = []
     for test in failing:
         case = tests[test]
-        why = own_mistake(case, path, run.root)
+        why = own_mistake(case, path, run.root) if python(path) else own_js_mistake(case, path, run.root)
         if why:
             return f"{test} fails because of the test itself, not the bug ({why}); fix the test:\n" + clip_tail(
                 case.details, FEEDBACK_CHARS
             )
+        if not python(path):
+            absent = js_missing_name(case)
+            if absent is not None and absent not in identifiers:
+                return (
+                    f"{test} fails only because the code has no `{absent}`, a name the issue doesn't mention: a "
+                    "name that doesn't exist yet is not the bug. Test the behaviour the issue describes through "
+                    "the code that exists"
+                )
+            continue
         missing = missing_name(case)
         if missing is not None and missing.name not in identifiers:
             return (
@@ -215,6 +288,28 @@ def own_mistake(case: Case, path: str, root: str) -> str:
     return f"{case.message}, raised by the test's own lines, not inside the repository's code"
 
 
+def own_js_mistake(case: Case, path: str, root: str) -> str:
+    """own_mistake's JavaScript twin: the file didn't load, the test names what doesn't exist, or
+    it threw an error (not an assertion's, nor a call of a name the code lacks, which `judge`
+    reads) from no frame of the repository's code."""
+    if case.outcome == "error" or case.message.startswith(JS_OWN_MISTAKES):
+        return f"{case.outcome}: {case.message}"
+    if JS_ASSERTIONS.match(case.message) or js_missing_name(case):
+        return ""
+    frames = [found["path"] for line in case.details.splitlines() for found in [JS_FRAME.match(line)] if found]
+    if any(in_repository(frame, path, root) for frame in frames):
+        return ""
+    return f"{case.message}, raised by the test's own lines, not inside the repository's code"
+
+
+def js_missing_name(case: Case) -> str | None:
+    """The name a JavaScript test called that the code lacks, or None. Not `wanted`: the proof's
+    check that the fix runs it reads Python; the fix's mutants still tell whether the test runs
+    what the fix wrote (none failing it: unproven)."""
+    found = JS_MISSING.match(case.message)
+    return found["name"] if found else None
+
+
 def in_repository(frame: str, test_path: str, root: str) -> bool:
     """A frame's file is the repository's code: inside the scratch copy, not the test file, not
     an installed package (a virtual environment inside the tree)."""
@@ -222,4 +317,4 @@ def in_repository(frame: str, test_path: str, root: str) -> bool:
     parts = PurePosixPath(relative).parts
     if not parts or PurePosixPath(relative).is_absolute() or ".." in parts:
         return False
-    return relative != test_path and not {"site-packages", "dist-packages"} & set(parts)
+    return relative != test_path and not {"site-packages", "dist-packages", "node_modules"} & set(parts)

@@ -3,7 +3,8 @@ with a test that fails, and fixes it until that test passes and nothing else bre
 
   baseline   the repository's suite as it is, twice (what fails is pre-existing, not counted)
   localize   the repository map ranked toward what the issue names; the model picks files
-  reproduce  the model writes a pytest file; accepted only when it fails on the current code
+  reproduce  the model writes a test file in the suite's framework (pytest's; a JavaScript
+             runner's beside the repository's tests); accepted only when it fails on the current code
   repair     edit blocks over the repository, judged by the gate: the reproduction passes, no
              test that passed before fails, errors, is skipped or goes missing (bot/judge/gate.py)
   publish    one pull request holding the test and the fix, with the proof line
@@ -14,12 +15,14 @@ suite alone judge a draft. The test command, `setup` and the protected paths com
 
 from __future__ import annotations
 
+import posixpath
+import re
 from dataclasses import dataclass
 
 from bot.core import freeform as pipeline
 from bot.core.proof import ProofJudge
 from bot.core.report import Attempt, Report
-from bot.core.reproduce import Tried
+from bot.core.reproduce import Tried, fence_of
 from bot.core.workspace import Workspace
 from bot.errors import ModelUnavailable, UserError
 from bot.github import lead, progress, render
@@ -28,12 +31,16 @@ from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.tasks import DEFAULT_ATTEMPTS, Issue
 from bot.judge import gate
+from bot.judge.js.command import Started, runner_of
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
 from bot.text import count, fence
 from bot.visible import plain, visible
 
 SUITE_TIMEOUT = 600.0
+# A JavaScript test file, as Jest's, Vitest's and node:test's default patterns find one.
+JS_TEST = re.compile(r"(?:^|/)(?:__tests__/[^/]+|test/[^/]+|[^/]+\.(?:test|spec))\.[cm]?[jt]sx?$")
+JS_SUFFIX = re.compile(r"(?:\.(?:test|spec))?(?P<ext>\.[cm]?[jt]sx?)$")
 
 
 @dataclass(frozen=True)
@@ -179,10 +186,10 @@ class FreeForm:
         if request.hidden:
             report.notes.append(f"removed before prompting: {request.hidden}")
         report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
+        path, runner, example = reproduction_test(self.suite.command, self.tree, request)
         task = pipeline.Task(
-            request.text, request.files, f"tests/autofix/test_{request.kind}_{request.number}.py", attempts,
-            config.max_tokens, config.allow_unproven,
-        )  # fmt: skip
+            request.text, request.files, path, attempts, config.max_tokens, config.allow_unproven, runner, example
+        )
         try:
             done = pipeline.solve(
                 model, self.suite, self.work, baseline, task, report, lambda line: flow.print(f"autofix: {line}"),
@@ -193,7 +200,7 @@ class FreeForm:
             raise
         if done.judge is None:
             assert isinstance(done.found, list)  # no repair without a reproduction
-            return self.unproven(done.found, report)
+            return self.unproven(done.found, report, fence_of(task.test_path))
         proof = self.proof(done)
         step.finish(report, request.name, self.outcome, f"### autofix: {where}", f"{proof}\n\n{render.log(report)}")
         if report.passed:
@@ -247,7 +254,7 @@ class FreeForm:
         shown = (
             render.details(
                 f"The reproduction test, {render.html_code(reproduction.path)}: it failed before the change",
-                fence(reproduction.code, "python"),
+                fence(reproduction.code, fence_of(reproduction.path)),
             )
             if reproduction
             else ""
@@ -301,7 +308,7 @@ class FreeForm:
             )
         return f"autofix {did} {request.where}: {test} failed before the change and passes after it, and {suite}."
 
-    def unproven(self, tried: list[Tried], report: Report) -> int:
+    def unproven(self, tried: list[Tried], report: Report, language: str) -> int:
         self.step.finish(report, self.request.name, self.outcome, f"### autofix: {self.request.where}")
         self.outcome.verdict = lead.verdict(
             False,
@@ -313,7 +320,7 @@ class FreeForm:
             f"{self.outcome.verdict}\n\nTo help it, add a failing example to the issue (the call, what it returns, "
             "what it should return), or a YAML block (a code block marked `yaml`) naming the `target` file; then ask "
             "again: remove the label and add it again, or comment `/autofix`.",
-            refused_tests(tried),
+            refused_tests(tried, language),
             report,
         )
         self.step.flow.print("autofix: the bug was not reproduced; no branch pushed")
@@ -363,7 +370,26 @@ def stages(report: Report) -> str:
     return "\n".join(rows) if len(rows) > 4 else ""
 
 
-def refused_tests(tried: list[Tried]) -> str:
+def reproduction_test(command: str, tree: Git, request: Request) -> tuple[str, str, str]:
+    """Where the reproduction test goes, the runner whose file it is, and a test file of the
+    repository's to show for its ways (or ""): a pytest file under tests/autofix/; for a suite a
+    JavaScript runner runs, a file of that runner's beside the repository's first test file, with
+    its extension (one named *.test.* or *.spec.* first; test/ when it has none, where every runner's
+    default patterns find it)."""
+    started = runner_of(command, tree.workdir)
+    if not isinstance(started, Started):
+        return f"tests/autofix/test_{request.kind}_{request.number}.py", "pytest", ""
+    tracked = tree.run("ls-files", "-z", strip=False).split("\0")
+    named = sorted((".test." not in path and ".spec." not in path, path) for path in tracked if JS_TEST.search(path))
+    example = named[0][1] if named else ""
+    found = JS_SUFFIX.search(example)
+    ext = found["ext"] if found else ".js"
+    folder = posixpath.dirname(example) if example else "test"
+    name = f"autofix-{request.kind}-{request.number}.test{ext}"
+    return posixpath.join(folder, name), started.runner, example
+
+
+def refused_tests(tried: list[Tried], language: str = "python") -> str:
     """Each refused test file once, its reason once (in the fold's title when it is one line):
     files the model sent the same, with the same reason, folded together."""
     groups: list[tuple[list[int], Tried]] = []
@@ -379,6 +405,6 @@ def refused_tests(tried: list[Tried]) -> str:
         if len(numbers) > 1:
             which = f"Test files {', '.join(map(str, numbers))} (the same)"
         reason, _, rest = t.refused.strip().partition("\n")
-        inside = fence(t.code or "(no code)", "python") + (f"\n\n{fence(rest)}" if rest.strip() else "")
+        inside = fence(t.code or "(no code)", language) + (f"\n\n{fence(rest)}" if rest.strip() else "")
         folds.append(render.details(f"{which}: {render.spans(reason[:300])}", inside))
     return "\n\n".join(folds)

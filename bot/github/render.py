@@ -18,6 +18,7 @@ from collections.abc import Callable
 from bot import syntax
 from bot.core.report import Attempt, Report
 from bot.judge.failures import node_id
+from bot.lang import registry
 from bot.models.prices import AS_OF
 from bot.spec import Tests
 from bot.text import FEEDBACK_CHARS, capped_markdown, count, fence
@@ -154,7 +155,9 @@ def tried(report: Report | None) -> str:
     assert report is not None
     if last.diff.startswith("diff --git "):  # edits to a tree (red CI, free-form): the tree's patch, not the reply
         return details(f"The change attempt {last.number} made", fence(last.diff, "diff"))
-    return details(f"The code attempt {last.number} wrote for {html_code(report.target)}", fence(last.code, "python"))
+    view = registry.for_path(report.target)  # the target's language names the fence: JavaScript's is no Python
+    code = fence(last.code, view.name if view is not None else "python")
+    return details(f"The code attempt {last.number} wrote for {html_code(report.target)}", code)
 
 
 def totals(report: Report) -> str:

@@ -156,11 +156,15 @@ class Step:
         """What no scratch copy of the workspace holds: every file git doesn't track that was
         there before autofix's `setup` ran — what earlier steps of the job left, credential files
         among them (google-github-actions/auth's gha-creds-*.json, a .git-credentials). Listed
-        once, before the setup; what the setup makes is the repository's and is copied."""
+        once, before the setup; what the setup makes is the repository's and is copied. Not the
+        environment a cache brought back, nor a node_modules (the workflow's `npm ci`, which the
+        JavaScript tests import from): the copies share them, read-only."""
         if self.untracked is None:
             self.untracked = frozenset(
-                path.rstrip("/") for path in self.git.untracked() if not within(path, environment.ENV)
-            )  # the environment a cache brought back is shared with the copies, never left out
+                path.rstrip("/")
+                for path in self.git.untracked()
+                if not within(path, environment.ENV) and "node_modules" not in path.split("/")
+            )
         return self.untracked
 
     def validator(self, spec: Spec) -> Validator:
