@@ -32,6 +32,7 @@ from bot.core.report import Report
 from bot.errors import UserError
 from bot.judge import gate, guard
 from bot.judge.integrity import Case
+from bot.judge.js import guard as js_guard
 from bot.models.base import Model
 from bot.text import clip_tail
 
@@ -160,7 +161,7 @@ def reproduce(
         except NoCode as exc:
             code, verdict = "", f"your reply held no test file ({exc}); answer with one ```{fence} block"
         else:
-            found = guard.findings(code, None, path) if python(path) else []  # the guard reads Python
+            found = guard.findings(code, None, path) if python(path) else js_guard.in_test_file(code, None, path)
             if found:
                 verdict = guard.feedback(found)
             else:

@@ -22,6 +22,7 @@ from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.integrity import Case
 from bot.judge.js import expected
+from bot.judge.js import guard as js_guard
 from bot.judge.js.command import Started, Unread, runner_of
 from bot.judge.js.run import calibrate, run_js
 from bot.judge.scratch import Copies
@@ -93,11 +94,12 @@ class Findings:
         self.forged = True
         self.add(runner, f"{FORGED}: {'; '.join(why)}")
 
-    def add_cases(self, failing: list[Case], output: str, root: str) -> None:
-        """A pytest run's failing tests: the model gets each one's traceback, not the output's tail."""
+    def add_cases(self, failing: list[Case], output: str, root: str, runner: str = "pytest") -> None:
+        """A run's failing tests: the model gets each one's traceback, not the output's tail; pytest's
+        summary line too (a JavaScript runner's counts count the twins: its output leaves them out)."""
         self.cases += failing
         self.root = root
-        line = summary_line(output)
+        line = summary_line(output) if runner == "pytest" else ""
         if line:
             # Without pytest's timing: the same failures make the same prompt, which a server's
             # prefix cache reuses and an eval's strategies share as one first call.
@@ -128,6 +130,8 @@ class Validator:
         # The static guard refuses code that reaches into the test machinery before it runs;
         # for a file that exists, only the lines the candidate adds are judged. Python only.
         self.screen = screen if spec.target_kind == "python" else None
+        if spec.target_kind in ("javascript", "typescript") and screen is not None:
+            self.screen = functools.partial(js_guard.findings, path=spec.target)
         self.original = current_text(spec.target_path)
         self.limits = limits or Limits(
             wall_seconds=spec.timeout,
@@ -287,7 +291,7 @@ class Validator:
             found.add(command, f"exited with code {outcome.returncode}")
         failing = [case for case in run.cases or [] if case.outcome in ("failed", "error")]
         if failing:
-            found.add_cases(failing, outcome.output, str(work))
+            found.add_cases(failing, outcome.output, str(work), self.runner_name().strip("()"))
         elif problems or failed or run.tampered:
             found.details.append(outcome.output)
 
@@ -313,7 +317,7 @@ class Validator:
             found.add(case.test_id, f"{case.outcome}: {case.message}", label=node_id(case.test_id, case.details))
         for change in quick.tampered:
             found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
-        found.add_cases(failing, quick.outcome.output, str(work))
+        found.add_cases(failing, quick.outcome.output, str(work), self.runner_name().strip("()"))
         self.last_failing = {case.test_id for case in failing} or self.last_failing
         return True
 

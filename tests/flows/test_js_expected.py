@@ -59,7 +59,7 @@ def dropping(holder: str) -> str:
 
 
 @pytest.mark.parametrize(("runner", "sandbox"), [("jest", "bwrap"), ("vitest", "landlock"), ("node", "bwrap")])
-def test_the_tests_a_new_modules_file_declares_must_run(tmp_path, node_modules, capsys, runner, sandbox):
+def test_the_tests_a_new_modules_file_declares_must_run(tmp_path, node_modules, capsys, runner, sandbox, no_js_guard):
     tests, script, holder = SUITES[runner]
     (tmp_path / "src").mkdir()
     (tmp_path / "test").mkdir()

@@ -1,7 +1,8 @@
 """`autofix run` on a JavaScript target judged by its Jest suite: `npm test` read through
 package.json, the runner started by autofix with its reporter, twins of the suite's own tests
 planted beside them; a candidate that forges outcomes, everywhere or only where the real tests
-run, is caught by the twins and never written."""
+run, is caught by the twins and never written (with the static guard left out: it refuses every
+forger here before any run, tests/flows/test_js_runner_hooks.py)."""
 
 import json
 import re
@@ -126,7 +127,8 @@ def test_a_fix_judged_by_the_suite_is_written(project, capsys, sandbox):
     assert f"test/chunk.test.js:{line}:" in first
     shown = f'the test up to its failing line:\n      test("splits into pairs", () => {{\n>   {tests[line - 1]}\n'
     assert shown in first
-    assert "node_modules" not in first and "Tests:" not in first and "# tests" not in first
+    assert "node_modules" not in first and "pytest" not in first
+    assert not re.search(r"^\s*(Tests|Test Files|Test Suites):?\s+\d|^[#ℹ] tests", first, re.M)
 
 
 @pytest.mark.parametrize(
@@ -146,7 +148,7 @@ def test_a_fix_judged_by_the_suite_is_written(project, capsys, sandbox):
     ids=["everywhere", "where-the-tests-are", "silenced-assertion"],
     indirect=["project"],
 )
-def test_forged_outcomes_are_caught_by_the_twins(project, capsys, forger, caught, sandbox):
+def test_forged_outcomes_are_caught_by_the_twins(project, capsys, forger, caught, sandbox, no_js_guard):
     with ScriptedOpenAI([reply(forger)]) as fake:
         assert autofix(project, fake, sandbox) == 1
     out = capsys.readouterr().out
@@ -206,3 +208,16 @@ def test_the_strength_of_a_javascript_suite_is_measured_on_mutants_of_the_lines_
     # judged by Jest in the sandbox like a candidate. One test, inside the range, kills the flip alone.
     assert (strength["killed"], strength["total"], strength["void"]) == (1, 3, "")
     assert sorted((s["line"], s["operator"]) for s in strength["survivors"]) == [(2, "branch"), (2, "return")]
+
+
+@pytest.mark.parametrize("project", ["vitest"], indirect=True)
+def test_feedback_after_a_wrong_fix_names_the_runner_and_counts_no_twins(project, capsys):
+    """The runner's counts count the twins, and the failures are Vitest's, not pytest's: the
+    feedback on a wrong attempt shows neither a count nor pytest's name."""
+    wrong = BROKEN.replace("size + 1", "size + 2")
+    with ScriptedOpenAI([reply(wrong), reply(FIXED)]) as fake:
+        assert autofix(project, fake, "bwrap") == 0
+    feedback = fake.prompts()[1]
+    assert "- test/chunk.test.js::chunk > splits into pairs: failed: " in feedback
+    assert "pytest" not in feedback
+    assert not re.search(r"^\s*(Tests|Test Files):?\s+\d|\bpassed \(\d+\)", feedback, re.M)

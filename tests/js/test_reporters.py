@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from bot.judge.integrity import Case
-from bot.judge.js import listing, report
+from bot.judge.js import report
 from bot.judge.verdict import MARK, memfd_of
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -363,45 +363,6 @@ def test_no_usable_channel_is_no_record_and_no_crash(node_modules, tmp_path, run
         assert run.record is None
     assert elsewhere.data == elsewhere.nonce.encode() + b"\n"  # never read: the reporter looked at 999
     assert empty.data == b""
-
-
-def test_the_listings_name_the_tests_the_record_holds(node_modules, tmp_path):
-    """Jest's --collectTests lists every test (skipped and todo ones too) and the file that fails
-    to load; Vitest lists the tests that would run, not skipped or todo ones, and lists nothing
-    when a file fails to collect."""
-    jest = project(
-        tmp_path / "j",
-        node_modules,
-        {"math.js": "exports.add = (a, b) => a + b;\n", "math.test.js": JEST_SUITE, "broken.test.js": BROKEN},
-    )
-    argv = listing.command("jest", ["node_modules/.bin/jest"], tmp_path / "jest.json")
-    assert argv is not None
-    subprocess.run(argv, cwd=jest, capture_output=True, timeout=120)
-    listed = listing.parse("jest", tmp_path / "jest.json", jest)
-    assert listed is not None
-    assert listed.files == {"math.test.js", "broken.test.js"}
-    assert listed.tests == {test for test, _ in expected("math.test.js", "broken.test.js")} - {"broken.test.js::"}
-    run = Run(jest_argv(), jest)
-    assert run.cases is not None and listing.missing(listed, run.cases) == []
-    assert listing.missing(listed, [c for c in run.cases if c.test_id != "math.test.js::later"]) == [
-        "math.test.js::later"
-    ]
-
-    files = {"math.js": "export const add = (a, b) => a + b;\n", "math.test.js": VITEST_SUITE}
-    vitest = project(tmp_path / "v", node_modules, files, module=True)
-    argv = listing.command("vitest", ["node_modules/.bin/vitest"], tmp_path / "vitest.json")
-    assert argv is not None
-    subprocess.run(argv, cwd=vitest, capture_output=True, timeout=120)
-    listed = listing.parse("vitest", tmp_path / "vitest.json", vitest)
-    assert listed is not None
-    assert listed.files == {"math.test.js"}
-    assert listed.tests == {"math.test.js::adds", "math.test.js::fails", "math.test.js::outer > inner > deep"}
-    (vitest / "broken.test.js").write_text(BROKEN)
-    argv = listing.command("vitest", ["node_modules/.bin/vitest"], tmp_path / "vitest2.json")
-    assert argv is not None
-    assert subprocess.run(argv, cwd=vitest, capture_output=True, timeout=120).returncode == 1
-    assert listing.parse("vitest", tmp_path / "vitest2.json", vitest) is None
-    assert listing.command("node", ["node"], tmp_path / "node.json") is None
 
 
 def signed(nonce: str, body: bytes) -> bytes:

@@ -89,3 +89,16 @@ def test_a_test_declared_in_a_test_s_body_goes_with_the_outer_one():
     assert len(statements) == 3  # the inner one's span lies inside the outer one's
     assert canaries.rewritten(NESTED, statements, {}) == ";\n;\n"
     assert canaries.rewritten(NESTED, statements, {0: ["twin();"]}) == "twin();\n;\n"
+
+
+def test_the_runners_counts_which_count_the_twins_are_scrubbed_from_what_the_model_reads(tmp_path):
+    planting = canaries.plant(str(tree(tmp_path)), LAST, "vitest", prefer=["test/b.test.js::empty"])
+    output = (
+        " FAIL  test/b.test.js > empty\nAssertionError: expected [] to deeply equal [ 1 ]\n"
+        " Test Files  2 failed (3)\n      Tests  3 failed | 11 passed (14)\n"
+        "Test Suites: 2 failed, 2 total\nTests:       3 failed, 11 passed, 14 total\n"
+        "ℹ tests 14\nℹ pass 11\n   Duration  1.2s\n"
+    )
+    assert canaries.scrub(output, planting) == (
+        " FAIL  test/b.test.js > empty\nAssertionError: expected [] to deeply equal [ 1 ]\n   Duration  1.2s\n"
+    )

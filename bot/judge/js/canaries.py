@@ -370,7 +370,8 @@ def trusted(cases: Sequence[Case], planting: Sequence[Planted], last: Mapping[st
 
 RULE = re.compile(r"^\s*⎯{3,}")  # Vitest's line between failures
 # The runners' counts of files and tests, which count the twins too (Jest, Vitest, node:test).
-COUNTS = (r"^\s*(Test Suites|Tests|Test Files):", r"^\s*[#ℹ] (tests|suites|pass|fail)\b")
+# Vitest's have no colon: "      Tests  7 failed | 11 passed (18)".
+COUNTS = (r"^\s*(Test Suites|Tests|Test Files):?\s+\d", r"^\s*[#ℹ] (tests|suites|pass|fail)\b")
 
 
 def scrub(output: str, planting: Sequence[Planted]) -> str:
@@ -381,7 +382,8 @@ def scrub(output: str, planting: Sequence[Planted]) -> str:
         return output
     titles = [twin.test_id.rsplit("::", 1)[-1].rsplit(SPLIT, 1)[-1] for planted in planting for twin in planted.twins]
     bases = [os.path.basename(planted.path) for planted in planting]
-    named = re.compile("|".join([*(re.escape(word) for word in [*bases, *titles]), *COUNTS]))
+    named = re.compile("|".join(re.escape(word) for word in [*bases, *titles]))
+    counts = re.compile("|".join(COUNTS))
     kept: list[str] = []
     depth: int | None = None  # the indentation of the named line whose block is being left out
     ruled = False  # that block ends at Vitest's rule
@@ -394,6 +396,8 @@ def scrub(output: str, planting: Sequence[Planted]) -> str:
             if not line.strip() or indentation(line) > depth:
                 continue
             depth = None
+        if counts.search(line):  # a line alone, with no block under it
+            continue
         if named.search(line):
             depth, ruled = indentation(line), line.lstrip().startswith("FAIL ") and SPLIT in line
             continue

@@ -28,7 +28,7 @@ of its tests, and a run that ends before the reporter writes (process.exit in Je
 process) leaves no record at all. The runners' config files (jest.config.*, vitest.config.* and
 the plugins they name) and Jest's and Vitest's globalSetup run in the main process before the
 reporter loads. So a record is evidence only together with canaries (tests whose outcome autofix
-knows) and the expected tests (listing.py), both the launching side's.
+knows) and the expected tests (expected.py), both the launching side's.
 """
 
 from __future__ import annotations

@@ -1,0 +1,323 @@
+"""The static guard for JavaScript and TypeScript code under repair: what reaches into the runner
+that judges it is refused, whatever the tests would say (bot/judge/guard.py is Python's).
+
+Twins can't stop code that runs beside the tests and reads them: it can tell a planted copy from
+the suite's file (its tests are copies) and leave the twins alone while it flips the suite's own
+failures, from an `afterEach` hook or a wrapped `expect`. Code a library is made of has no reason
+to touch a test runner, so this guard refuses the ways in as classes, not as names: any runner
+package, any module loaded by a computed name, the global object used as a value, the module
+system's registry, ending the process, code built at run time, and what tells a test run from
+another. It reads only the lines a change wrote, through ast-grep's tree. Sloppy-mode `this` in a
+plain function call (the global object, in CommonJS) gets past it; the canaries and twins stand
+behind it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ast_grep_py import SgNode
+
+from bot.judge.guard import TEXT_CHARS, Finding, changed_lines
+from bot.lang.tree import line, parsed, walk
+from bot.text import clip_line
+
+# rule: (what it catches, why code under test may not). RULES_TABLE shows them in docs/judging.md.
+RULES: dict[str, tuple[str, str]] = {
+    "test-runner": (
+        "imports or requires a test runner's package (`vitest`, `@vitest/*`, `jest`, `jest-*`, `@jest/*`, "
+        "`node:test`, `mocha`, ...)",
+        "code under test has no reason to load a test runner: its hooks and matchers rewrite outcomes",
+    ),
+    "module-by-name": (
+        "`require`, `import()` or `createRequire` of a name computed at run time; the `vm` and "
+        "`inspector` modules; `require.cache`, `require.main`, `module.parent`, `module.children`, "
+        "`process.mainModule`",
+        "a module the guard can't name may be the runner; the module registry hands out the test files",
+    ),
+    "runner-global": (
+        "the runners' globals (`afterEach`, `expect`, `test`, `vi`, `jest`, ...) used without declaring them",
+        "the runner's globals are the tests', not the code's",
+    ),
+    "global-object": (
+        "`globalThis`, `global`, `window` or `self` used as a value or indexed by a computed name "
+        "(`typeof window` and `globalThis.fetch` are fine)",
+        "the global object hands out the runner's globals under any name",
+    ),
+    "patching": (
+        "assigns (or `Object.defineProperty`, `Object.assign`, `Reflect.set`, ... on) a property of a built-in "
+        "(`Object`, `Array.prototype`, `JSON`, ...), the global object, or a module from outside the repository "
+        '(`require("node:assert").equal = ...`)',
+        "patching what the tests and the runner call changes the verdict, not the code",
+    ),
+    "process-end": (
+        "`process.exit`, `exitCode`, `abort`, `kill`, `emit`, `send`, `stdout`, `stderr`, ...",
+        "ending the process, or rewriting how it reports, hides the tests' outcomes",
+    ),
+    "code-at-run-time": (
+        "`eval`, `Function`, `new Function`, `.constructor.constructor`",
+        "code built at run time can't be read before it runs",
+    ),
+    "test-detection": (
+        "`__filename`, `__dirname`, `import.meta`, an error's `.stack`, `captureStackTrace`, "
+        "`prepareStackTrace`, `process.argv`, `process.execArgv`, strings naming a runner's environment "
+        "variable or `/proc/`",
+        "where the code runs from tells a test run from any other, and the test files from the twins",
+    ),
+}
+RUNNER_RULES = {"test-runner", "runner-global"}
+RULES_TABLE = "| rule | what it catches | why |\n| --- | --- | --- |\n" + "\n".join(
+    f"| `{rule}` | {what} | {why} |" for rule, (what, why) in RULES.items()
+)
+
+RUNNER_MODULE = re.compile(
+    r"^(?:vitest|@vitest/.*|jest|jest-.*|@jest/.*|ts-jest|(?:node:)?test|mocha|ava|tap|uvu)(?:/.*)?$"
+)
+LOADER_MODULE = re.compile(r"^(?:node:)?(?:vm|inspector|module)(?:/.*)?$")
+RUNNER_GLOBALS = {
+    "afterEach", "afterAll", "beforeEach", "beforeAll", "expect", "jest", "vi", "jasmine", "describe",
+    "test", "it", "suite", "__vitest_worker__", "__vitest_index__", "__vitest_browser__",
+}  # fmt: skip
+GLOBAL_OBJECTS = {"globalThis", "global", "window", "self"}
+PROCESS_ENDS = {"exit", "reallyExit", "abort", "kill", "exitCode", "emit", "send", "_exiting", "stdout", "stderr"}
+MEMBERS = {
+    ("require", "cache"): "module-by-name", ("require", "main"): "module-by-name",
+    ("module", "parent"): "module-by-name", ("module", "children"): "module-by-name",
+    ("module", "require"): "module-by-name", ("process", "mainModule"): "module-by-name",
+    ("process", "argv"): "test-detection", ("process", "execArgv"): "test-detection",
+    ("process", "binding"): "module-by-name", ("process", "dlopen"): "module-by-name",
+    ("import", "meta"): "test-detection",
+}  # fmt: skip
+PROPERTIES = {"stack": "test-detection", "captureStackTrace": "test-detection", "prepareStackTrace": "test-detection"}
+FREE_NAMES = {"__filename": "test-detection", "__dirname": "test-detection"}
+# What defines properties on its first argument.
+DEFINERS = {
+    "Object.defineProperty", "Object.defineProperties", "Object.assign", "Object.setPrototypeOf",
+    "Reflect.set", "Reflect.defineProperty", "Reflect.setPrototypeOf", "Reflect.deleteProperty",
+}  # fmt: skip
+LOADERS = {"require", "import", "createRequire", "require.resolve"}
+# What a runner puts in the environment, and the paths that show a process from outside.
+TELLING_STRINGS = re.compile(r"JEST_WORKER_ID|VITEST|NODE_TEST_CONTEXT|/proc/")
+BINDING_KINDS = {"identifier", "shorthand_property_identifier_pattern"}  # `const { test } = helpers`
+BINDING_HOLDERS = {"arrow_function", "catch_clause", "for_in_statement"}
+IMPORTED = {"import_specifier", "namespace_import"}
+WATCHED_NAMES = RUNNER_GLOBALS | GLOBAL_OBJECTS | set(FREE_NAMES)
+LANGUAGES = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx"}
+
+
+def findings(code: str, original: str | None = None, path: str = "") -> list[Finding]:
+    """What in `code` reaches into the test runner; with `original`, only on the lines a change wrote."""
+    language = next((lang for suffix, lang in LANGUAGES.items() if path.endswith(suffix)), "javascript")
+    root = parsed(code, language)
+    lines = code.splitlines()
+    wanted = None if original is None else changed_lines(original, code)
+    found: dict[tuple[int, str], Finding] = {}
+    for node in walk(root):
+        rule = offence(node)
+        at = line(node)
+        if rule is None or (wanted is not None and at not in wanted) or (at, rule) in found:
+            continue
+        text = clip_line(lines[at - 1].strip(), TEXT_CHARS) if at <= len(lines) else ""
+        found[(at, rule)] = Finding(at, rule, text, RULES[rule][1], path)
+    return sorted(found.values(), key=lambda finding: (finding.line, finding.rule))
+
+
+def in_test_file(code: str, original: str | None = None, path: str = "") -> list[Finding]:
+    """The guard over a test file autofix adds (a free-form issue's reproduction test): it calls the
+    runner by design, so only the runner's own rules are lifted; a hook it registers reaches the
+    tests of its own file alone."""
+    return [finding for finding in findings(code, original, path) if finding.rule not in RUNNER_RULES]
+
+
+def offence(node: SgNode) -> str | None:
+    kind = node.kind()
+    if kind in ("assignment_expression", "augmented_assignment_expression"):
+        target = node.field("left")
+        if target is not None and target.kind() in ("member_expression", "subscript_expression") and foreign(target):
+            return None if target.kind() == "member_expression" and member(target) else "patching"
+    if kind in ("import_statement", "export_statement"):
+        source = node.field("source")
+        return None if source is None else module_rule(unquoted(source))
+    if kind == "call_expression":
+        return called(node)
+    if kind == "new_expression":
+        constructor = node.field("constructor")
+        return "code-at-run-time" if constructor is not None and constructor.text() == "Function" else None
+    if kind == "member_expression":
+        return member(node)
+    if kind == "meta_property":  # `import.meta`
+        return "test-detection"
+    if kind == "string_fragment" and TELLING_STRINGS.search(node.text()):
+        return "test-detection"
+    if kind == "identifier" and node.text() in WATCHED_NAMES and not bound(node):
+        return free_name(node)
+    return None
+
+
+def module_rule(name: str) -> str | None:
+    if RUNNER_MODULE.match(name):
+        return "test-runner"
+    return "module-by-name" if LOADER_MODULE.match(name) else None
+
+
+def called(call: SgNode) -> str | None:
+    callee = call.field("function")
+    arguments = [c for c in (call.field("arguments") or call).children() if c.is_named()]
+    name = callee.text() if callee is not None else ""
+    if name in LOADERS or (callee is not None and callee.kind() == "import"):
+        first = arguments[0] if arguments else None
+        if first is None or first.kind() != "string":  # a template or an expression: named at run time
+            return "module-by-name"
+        return module_rule(unquoted(first))
+    if name in ("eval", "Function"):
+        return "code-at-run-time"
+    if name in DEFINERS and arguments and foreign(arguments[0]):
+        return "patching"
+    return None
+
+
+def foreign(target: SgNode) -> bool:
+    """Whether `target` (`X.a.b`, `X[k]`, `X`) is rooted in what the file didn't make: a built-in or
+    the global object (a name no scope declares, but the module's own `module` and `exports`), a
+    module required or imported by a package's name, or `require(...)` of one."""
+    root = target
+    while root.kind() in ("member_expression", "subscript_expression", "parenthesized_expression"):
+        inner = root.field("object") if root.kind() != "parenthesized_expression" else root.child(1)
+        if inner is None:
+            return False
+        root = inner
+    if root.kind() == "call_expression":
+        callee, arguments = root.field("function"), root.field("arguments")
+        source = next((c for c in arguments.children() if c.is_named()), None) if arguments is not None else None
+        return callee is not None and callee.text() == "require" and source is not None and not relative(source)
+    if root.kind() != "identifier" or root.text() in ("module", "exports"):
+        return False
+    declaration = declaring(root)
+    return declaration is None or package_binding(declaration)
+
+
+def member(node: SgNode) -> str | None:
+    holder, name = node.field("object"), node.field("property")
+    if holder is None or name is None:
+        return None
+    if holder.text() in GLOBAL_OBJECTS and name.text() in RUNNER_GLOBALS:
+        return "runner-global"
+    if holder.text() == "process" and name.text() in PROCESS_ENDS:
+        return "process-end"
+    if (holder.text(), name.text()) in MEMBERS:
+        return MEMBERS[(holder.text(), name.text())]
+    if TELLING_STRINGS.search(name.text()):  # `process.env.JEST_WORKER_ID`
+        return "test-detection"
+    if name.text() in PROPERTIES:
+        return PROPERTIES[name.text()]
+    if name.text() == "constructor" and holder.kind() == "member_expression":
+        inner = holder.field("property")
+        return "code-at-run-time" if inner is not None and inner.text() == "constructor" else None
+    return None
+
+
+def free_name(node: SgNode) -> str | None:
+    """A name the file doesn't declare: a runner's global, the file's own path, or the global object
+    used other than by `typeof` or a plainly named member."""
+    name, parent = node.text(), node.parent()
+    if parent is not None and parent.kind() == "member_expression" and parent.field("property") == node:
+        return None  # `x.test`: a property, not the global
+    if parent is not None and parent.kind() == "import_specifier" and parent.field("name") == node:
+        return None  # `import { test as check } from "./x"`: the module's name for it
+    if parent is not None and parent.kind() == "export_specifier" and parent.field("alias") == node:
+        return None  # `export { it_ as it }`: a name for others, not the global
+    if name in RUNNER_GLOBALS:
+        return "runner-global"
+    if name in FREE_NAMES:
+        return FREE_NAMES[name]
+    if name not in GLOBAL_OBJECTS or parent is None:
+        return None
+    operator = parent.field("operator") if parent.kind() == "unary_expression" else None
+    if operator is not None and operator.text() == "typeof":
+        return None
+    if parent.kind() == "member_expression" and parent.field("object") == node:
+        return None  # `globalThis.fetch`; a runner's global by name is member()'s
+    return "global-object"
+
+
+def bound(node: SgNode) -> bool:
+    """Whether `node`'s name is declared in a scope around it (or is the declaration)."""
+    return declaring(node) is not None
+
+
+def declaring(node: SgNode) -> SgNode | None:
+    """The nearest statement or parameter list around `node` that declares its name: a parameter of
+    an enclosing function, or a declaration among an enclosing block's statements. A `var` in a
+    nested block is missed, which only refuses more."""
+    name = node.text()
+    scope: SgNode | None = node
+    while scope is not None:
+        found = next((child for child in scope.children() if name in declared_by(child)), None)
+        if found is not None:
+            return found
+        scope = scope.parent()
+    return None
+
+
+def package_binding(declaration: SgNode) -> bool:
+    """Whether a declaration binds a module by a package's name (`import assert from "node:assert"`,
+    `const fs = require("fs")`), not one of the repository's own (`./x`)."""
+    if declaration.kind() == "import_statement":
+        source = declaration.field("source")
+        return source is not None and not relative(source)
+    if declaration.kind() in ("lexical_declaration", "variable_declaration"):
+        for call in walk(declaration):
+            function = call.field("function") if call.kind() == "call_expression" else None
+            if function is not None and function.text() == "require":
+                arguments = [c for c in (call.field("arguments") or call).children() if c.is_named()]
+                return bool(arguments) and not relative(arguments[0])
+    return False
+
+
+def relative(source: SgNode) -> bool:
+    """A module named by a path (`./x`, `../x`, `/x`): the repository's own."""
+    return source.kind() == "string" and unquoted(source).startswith((".", "/"))
+
+
+def declared_by(node: SgNode) -> set[str]:
+    """The names `node` declares in the scope it is a child of."""
+    kind = node.kind()
+    if kind in ("lexical_declaration", "variable_declaration"):
+        return {name for declarator in node.children() if declarator.kind() == "variable_declarator"
+                for name in names_in(declarator.field("name"))}  # fmt: skip
+    if kind in ("function_declaration", "generator_function_declaration", "class_declaration"):
+        return names_in(node.field("name"))
+    if kind == "formal_parameters":
+        return names_in(node)
+    if kind == "import_statement":
+        return {imported(name) for name in walk(node) if name.kind() in IMPORTED or is_default_import(name)}
+    if kind == "export_statement":
+        return {name for child in node.children() for name in declared_by(child)}
+    parent = node.parent()
+    if parent is None or parent.kind() not in BINDING_HOLDERS:
+        return set()
+    if kind == "identifier":  # `x => ...`, `catch (x)`, `for (const x of ...)`
+        return {node.text()} if (parent.field("parameter") or parent.field("left")) == node else set()
+    return names_in(node) if kind in ("object_pattern", "array_pattern") else set()
+
+
+def imported(node: SgNode) -> str:
+    if node.kind() == "import_specifier":  # `{ a }`, `{ a as b }`
+        return (node.field("alias") or node.field("name") or node).text()
+    return node.children()[-1].text() if node.kind() == "namespace_import" else node.text()
+
+
+def is_default_import(node: SgNode) -> bool:
+    parent = node.parent()
+    return node.kind() == "identifier" and parent is not None and parent.kind() == "import_clause"
+
+
+def names_in(pattern: SgNode | None) -> set[str]:
+    """The names a binding pattern declares (`x`, `{ a, b: c }`, `[d, ...e]`, `f = 1`)."""
+    if pattern is None:
+        return set()
+    return {node.text() for node in walk(pattern) if node.kind() in BINDING_KINDS}
+
+
+def unquoted(node: SgNode) -> str:
+    return node.text()[1:-1]
