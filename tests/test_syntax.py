@@ -35,3 +35,16 @@ def test_the_check_sees_a_direct_use():
     assert direct_uses(source) == [] and source.count("syntax.parse(") == 2
     unlocked = source.replace("syntax.parse(", "ast.parse(")
     assert len(direct_uses(unlocked)) == 2
+
+
+def test_segments_are_what_ast_gives_for_every_node():
+    from bot.syntax import Segments
+
+    code = (
+        "x = 'héllo'  # ünïcode\r\ndef f(a,\n      b):\r    return {'k': a, 'é': b}\n"
+        "class C:\n    y = \"\\f\"\x0c\n    z = [1,\n  2]\nw = f(1, 2); v = '𝕏'\n"
+    )
+    segments = Segments(code)
+    nodes = [node for node in ast.walk(ast.parse(code)) if hasattr(node, "end_lineno")]
+    assert len(nodes) == 30
+    assert [segments.of(node) for node in nodes] == [ast.get_source_segment(code, node) for node in nodes]

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import difflib
 import re
 import sys
 from collections import Counter
@@ -27,6 +26,7 @@ from types import CodeType
 from typing import TypeGuard
 
 from bot import syntax
+from bot.lang.base import changed_lines
 from bot.text import clip_line
 
 TEXT_CHARS = 120  # of an offending line, in a finding
@@ -258,13 +258,6 @@ def feedback(found: list[Finding]) -> str:
 
 def where(finding: Finding) -> str:
     return f"{finding.path}:{finding.line}" if finding.path else f"line {finding.line}"
-
-
-def changed_lines(original: str, code: str) -> set[int]:
-    """The numbers of the lines of `code` that are not in `original` (difflib's opcodes)."""
-    # autojunk would treat blank lines, frequent in any file of 200 lines, as noise to skip.
-    matcher = difflib.SequenceMatcher(None, original.splitlines(), code.splitlines(), autojunk=False)
-    return {j + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for j in range(j1, j2)}
 
 
 class Scan:

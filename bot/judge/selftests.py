@@ -45,10 +45,11 @@ def find(code: str, original: str | None = None) -> list[SelfTest]:
     defined = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
     kept = top_level(original)
     starts = line_starts(code)
+    segments = syntax.Segments(code)
     found = []
     for node in tree.body:
         why = reason(node, defined)
-        source = ast.get_source_segment(code, node) or ""
+        source = (segments.of(node) or "") if why else ""
         if why and source not in kept:
             start = offset(starts, node.lineno, node.col_offset)
             end = offset(starts, node.end_lineno, node.end_col_offset)
@@ -83,7 +84,8 @@ def top_level(original: str | None) -> set[str]:
         tree = syntax.parse(original or "")
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return set()
-    return {ast.get_source_segment(original or "", node) or "" for node in tree.body}
+    segments = syntax.Segments(original or "")
+    return {segments.of(node) or "" for node in tree.body}
 
 
 def dropped(code: str, found: list[SelfTest]) -> str:

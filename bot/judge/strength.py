@@ -35,8 +35,9 @@ from types import CodeType
 from typing import TYPE_CHECKING
 
 from bot import syntax
-from bot.judge.guard import changed_lines, is_main_guard
+from bot.judge.guard import is_main_guard
 from bot.lang import base, registry
+from bot.lang.base import changed_lines
 from bot.text import clip_line, count
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ import re
 
 from ast_grep_py import SgNode
 
-from bot.judge.guard import TEXT_CHARS, Finding, changed_lines
+from bot.judge.guard import TEXT_CHARS, Finding
+from bot.lang.base import changed_lines
 from bot.lang.tree import line, parsed, walk
 from bot.text import clip_line
 
