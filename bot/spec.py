@@ -185,6 +185,7 @@ class Spec(Strict):
     request_timeout: float | None = Field(default=None, gt=0)  # seconds per model request; None: 120
     # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
     # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
+    # A document or a query (json, yaml, sql) is always written whole.
     mode: Literal["auto", "whole", "edit"] = "auto"
     kind: TargetKind | None = None  # None: by the target's extension (KIND_OF_SUFFIX)
     # Test strength (bot/judge/strength.py): after a pass, mutants of the lines written are judged.
@@ -283,13 +284,13 @@ def check_kind(spec: Spec, lines: dict[tuple, int]) -> None:
     def where(*key: str | int) -> str:
         return f"{spec.path}:{nearest_line(key, lines)}: {'.'.join(str(part) for part in key)}"
 
-    python, document = kind == "python", kind in ("json", "yaml")
+    python, document, code = kind == "python", kind in ("json", "yaml"), kind in ("python", "javascript", "typescript")
     refused = (
         (("tests", "json_schema"), spec.tests.json_schema and not document, "only a JSON or YAML target has one"),
         (("tests", "sql"), spec.tests.sql and kind != "sql", "only a SQL target has them"),
         (("tests", "code"), spec.tests.code and kind == "sql", "a SQL target is judged by tests.sql, not Python"),
         (("entry",), spec.entry and not python, "only a Python target defines names"),
-        (("mode",), spec.mode == "edit" and not python, "only a Python target is edited, the others written whole"),
+        (("mode",), spec.mode == "edit" and not code, "a document or a query is written whole, never edited"),
     )
     for key, wrong, why in refused:
         if wrong:

@@ -69,7 +69,7 @@ def test_the_kind_is_the_extensions_unless_the_spec_says(tmp_path, target, kind,
         ),
         (
             "target: x.json\nmode: edit\ntests:\n  command: 'true'\n",
-            ":3: mode: only a Python target is edited, the others written whole (x.json is json)",
+            ":3: mode: a document or a query is written whole, never edited (x.json is json)",
         ),
         (
             "target: x.sql\ntests:\n  sql:\n    schema: s.sql\n",

@@ -5,28 +5,31 @@ prompt shows the file as the previous replies left it.
 
 After REFUSALS_BEFORE_UNIT replies in a row whose edit blocks could not be applied, the model is
 asked instead for the complete new text of the one function or class the failures point at, which
-is spliced in by its span (bot/core/splice.py); `on_note` is told, once, for the log. It is asked
+is spliced in by its span (the language's view); `on_note` is told, once, for the log. It is asked
 so for the rest of the task: a model that can't write edit blocks won't write them later.
 
-A reply with no edit block at all but definitions of the file's functions or classes (what a small
-model sends when asked for edit blocks) is not refused: they take the place of the file's, and the
-next prompt says so. It is not counted as a refusal either. Lines an edit adds that run the model's
-own tests on import are left out of the candidate, as in whole-file answers (bot/judge/selftests.py)."""
+Every language goes through its `Language` (bot/core/languages.py): Python's, JavaScript's and
+TypeScript's views show the file and splice the unit. Python's alone, so far: a reply with no edit
+block at all but definitions of the file's functions or classes (what a small model sends when
+asked for edit blocks) is not refused: they take the place of the file's, and the next prompt says
+so. It is not counted as a refusal either. And lines an edit adds that run the model's own tests on
+import are left out of the candidate, as in whole-file answers (bot/judge/selftests.py)."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from pathlib import PurePosixPath
 
-from bot.core import source, splice
 from bot.core.edits import FORMAT_HELP, MARKER, EditError, after_reply, parse, refused, substitute
-from bot.core.extract import NoCode, extract_code
+from bot.core.extract import NoCode
+from bot.core.languages import Language
 from bot.core.prompts import task_text, with_failures
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
+from bot.core.splice import NotSpliced
 from bot.core.target import write_target
-from bot.judge import selftests
+from bot.core.unit_prompt import SWITCHED, asking, request
+from bot.lang.base import Unit, changed_lines, named_in, numbered
 from bot.spec import Spec
 from bot.text import fence
 
@@ -42,12 +45,14 @@ class EditFile:
     def __init__(
         self,
         spec: Spec,
+        language: Language,
         original: str,
         failures: Callable[[], str] = lambda: "",
         on_note: Callable[[str], None] = lambda note: None,
         shown: Callable[[], str] = lambda: "",
     ):
         self.spec, self.original, self.current = spec, original, original
+        self.language = language
         self.failures = failures  # the current code's failing tests, known once the preflight ran
         self.shown = shown  # how they fail, as the first prompt tells it
         self.on_note = on_note  # what the log and the report say of how a reply was taken
@@ -58,7 +63,7 @@ class EditFile:
         self.refusals = 0  # replies in a row whose edit blocks could not be applied
         self.judged = False  # whether the last reply became a candidate: then its feedback is the tests'
         self.failing: str | None = None  # the tests' last feedback; None: the preflight's
-        self.unit: splice.Unit | None = None  # the function or class asked for whole, once switched
+        self.unit: Unit | None = None  # the function or class asked for whole, once switched
 
     def first(self) -> Messages:
         text = f"{task_text(self.spec, edit=True)}\n\n{self.view(self.failures())}"
@@ -75,7 +80,7 @@ class EditFile:
             if not MARKER.search(reply):  # no edit block begun: perhaps whole definitions instead
                 try:
                     return self.put_in(reply)
-                except (NoCode, splice.NotSpliced):
+                except (NoCode, NotSpliced):
                     pass
             self.refusals += 1
             raise Unusable(Kind.REFUSED, refused(exc.problems)) from None
@@ -94,22 +99,23 @@ class EditFile:
         return self.candidate(reply, text)
 
     def put_in(self, reply: str) -> Candidate:
-        placed = splice.put_in(self.current, reply)
+        placed = self.language.put_in(self.current, reply)
         self.placed, self.refusals = placed.told(), 0
         names = " and ".join(", ".join(f"`{name}`" for name in placed.placed).rsplit(", ", 1))
         self.on_note(f"the reply had no edit blocks: its definitions of {names} took the place of the file's")
         return self.candidate(reply, placed.text)
 
-    def replace_unit(self, unit: splice.Unit, reply: str) -> Candidate:
+    def replace_unit(self, unit: Unit, reply: str) -> Candidate:
         try:
-            text = splice.spliced(self.current, unit, extract_code(reply, unit.name))
-        except (NoCode, splice.NotSpliced) as exc:
-            raise Unusable(Kind.NO_CODE, f"Your reply could not be used: {exc}. {splice.asking(unit)}") from None
+            text = self.language.view.spliced(self.current, unit.qualname, self.language.code_of(reply, unit.name))
+        except (NoCode, ValueError) as exc:  # every view's splice refuses with a ValueError
+            why = f"Your reply could not be used: {exc}. {asking(self.language, unit)}"
+            raise Unusable(Kind.NO_CODE, why) from None
         return self.candidate(reply, text)
 
     def candidate(self, reply: str, text: str) -> Candidate:
         target = self.spec.target
-        text, self.left_out, logged = selftests.left_out(text, self.original, target)
+        text, self.left_out, logged = self.language.left_out(text, self.original, target)
         if logged:
             self.on_note(logged)
         before, self.current, self.judged = self.current, text, True
@@ -133,8 +139,8 @@ class EditFile:
                     f"asked for {unit.called} instead of edit blocks, "
                     f"after {REFUSALS_BEFORE_UNIT} replies in a row whose edit blocks could not be applied"
                 )
-                why = f"{feedback}\n\n{splice.SWITCHED}"
-            return splice.request(self.spec, unit, self.current, failing, why)
+                why = f"{feedback}\n\n{SWITCHED}"
+            return request(self.spec, self.language, unit, self.current, failing, why)
         text = (
             f"{task_text(self.spec, edit=True)}\n\n{after_reply(self.reply, feedback)}\n\n{self.view(feedback)}\n\n"
             f"`{self.spec.target}` is as your previous replies left it (shown above): "
@@ -142,14 +148,14 @@ class EditFile:
         )
         return [self.system(), {"role": "user", "content": text}]
 
-    def unit_to_ask(self, failing: str) -> splice.Unit | None:
+    def unit_to_ask(self, failing: str) -> Unit | None:
         """The unit the next reply is to write whole, or None for edit blocks."""
         if self.unit is None and self.refusals < REFUSALS_BEFORE_UNIT:
             return None
-        pointed = splice.pointed_at(self.current, failing, self.spec.target, self.spec.task)
+        pointed = self.language.view.pointed_unit(self.current, failing, self.spec.target, self.spec.task)
         if pointed is not None or self.unit is None:
             return pointed
-        return next((u for u in splice.units(self.current) if u.qualname == self.unit.qualname), None)
+        return next((u for u in self.language.view.units(self.current) if u.qualname == self.unit.qualname), None)
 
     def keep(self, candidate: Candidate) -> str:
         write_target(self.spec, candidate.files[self.spec.target])
@@ -162,20 +168,16 @@ class EditFile:
         """The target as the model needs to see it now."""
         target, lines = self.spec.target, self.current.splitlines()
         if len(lines) <= WHOLE_LINES:
-            return f"## `{target}` now\n\n{fence(source.numbered(lines))}"
-        wanted = source.pointed_at(failures, target) | self.touched
-        names = source.named_in(f"{self.spec.task}\n{failures}", self.current)
-        shown = source.windows(self.current, wanted, names) or "(no line of it is named by the failures or the task)"
-        near = wanted | {first for name, first, _ in source.definitions(self.current) if name in names}
+            return f"## `{target}` now\n\n{fence(numbered(lines))}"
+        code = self.language.view
+        found = code.definitions(self.current)
+        wanted = code.pointed_at(failures, target) | self.touched
+        names = named_in(f"{self.spec.task}\n{failures}", found)
+        shown = code.windows(self.current, wanted, names) or "(no line of it is named by the failures or the task)"
+        near = wanted | {first for name, first, _ in found if name.rpartition(".")[2] in names}
         return (
             f"## `{target}` now ({len(lines)} lines; only the parts that matter are shown)\n\n"
-            f"Its outline (the line of every function and class):\n\n{fence(source.outline(self.current, near))}\n\n"
+            f"Its outline (the line of every function and class):\n\n{fence(code.outline(self.current, near))}\n\n"
             f"The lines the failures point at, and the definitions the task and the failing tests name:\n\n"
             f"{fence(shown)}"
         )
-
-
-def changed_lines(before: str, after: str) -> set[int]:
-    """The line numbers of `after` that differ from `before`."""
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), autojunk=False)
-    return {n + 1 for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for n in range(j1, j2)}

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
+from bot.core.languages import language_of
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
 from bot.core.repeats import Judged, Streak, repeated
 from bot.core.report import Attempt, Report
@@ -221,7 +222,7 @@ def answer_for(
     own tests are left out. `shown`: how the current code fails, as a repair prompt says it, in
     every first prompt."""
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
-    python = spec.target_kind == "python"  # a document or a query is written whole
-    if current is not None and python and (spec.mode == "edit" or (spec.mode == "auto" and long)):
-        return EditFile(spec, current, failures, on_note, shown)
+    language = language_of(spec)  # None for a document or a query: written whole
+    if current is not None and language is not None and (spec.mode == "edit" or (spec.mode == "auto" and long)):
+        return EditFile(spec, language, current, failures, on_note, shown)
     return WholeFile(spec, current, shown, on_note)

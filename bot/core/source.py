@@ -74,11 +74,3 @@ def windows(code: str, lines_wanted: set[int], names: Iterable[str]) -> str:
         if name in wanted_names:
             shown.update(range(first, min(last, first + DEFINITION_LINES - 1) + 1))
     return numbered(lines, shown) if shown else ""
-
-
-def named_in(text: str, code: str) -> set[str]:
-    """The names of the code's functions and classes that `text` (a task, failing tests' names)
-    mentions as words, or as a test's name (`test_windowed` names `windowed`)."""
-    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-    words |= {word.removeprefix("test_") for word in words if word.startswith("test_")}
-    return {name for name, _, _ in definitions(code) if name in words and len(name) > 2}

@@ -1,7 +1,6 @@
-"""One whole function or class in place of edit blocks: for a model that can't write SEARCH/REPLACE
-blocks (bot/core/edits.py), the unit the failures point at is named, the model writes its complete
-new text, and it goes into the file by the definition's span (`ast`: its decorators to its last
-line). The rest of the file stays as it is, however long.
+"""Python's units: one function or class asked for whole in place of edit blocks (for a model that
+can't write SEARCH/REPLACE blocks, bot/core/edits.py) goes into the file by the definition's span
+(`ast`: its decorators to its last line). The rest of the file stays as it is, however long.
 
 `put_in` does the same, unasked, for a reply in edit mode that holds no edit block at all but
 definitions of the file's functions or classes (a small model's usual answer): each takes the place
@@ -10,68 +9,20 @@ of the file's definition of its name."""
 from __future__ import annotations
 
 import ast
-import re
-from collections import Counter
 from dataclasses import dataclass
 
 from bot import syntax
 from bot.core import source
 from bot.core.extract import candidates, dedented, parses, read
-from bot.core.prompts import task_text
-from bot.core.protocol import Messages
-from bot.spec import Spec
-from bot.text import FEEDBACK_CHARS, clip_head, fence
+from bot.lang.base import Unit, pointed_unit
 
-SYSTEM = (
-    "You repair existing code so that its automated tests pass; you cannot change the tests. "
-    "You are asked for one function or class of `{target}`: reply with its complete new text (its "
-    "decorators, its `def` or `class` line and its whole body) in a single ```python block, and "
-    "nothing else of importance. It takes the place of the current definition; the rest of the file "
-    "stays as it is. Write no edit blocks."
-)
 Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
 DEFINITION = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-SWITCHED = "That was the second reply in a row whose edit blocks could not be applied, so write no edit blocks now."
 
 
-class NotSpliced(Exception):
-    """The reply's code can't take the unit's place; the reason is its message."""
-
-
-@dataclass(frozen=True)
-class Unit:
-    """A function, method or class of the file: what the model is asked to write whole."""
-
-    name: str  # as the `def` or `class` line names it
-    qualname: str  # `Class.method` for a method
-    kind: str  # "function", "method" or "class"
-    first: int  # its first line, decorators included (1-based)
-    last: int
-    indent: str  # of its `def` or `class` line
-
-    @property
-    def called(self) -> str:
-        return f"the {self.kind} `{self.qualname}`"
-
-    def text(self, code: str) -> str:
-        return "\n".join(code.splitlines()[self.first - 1 : self.last]) + "\n"
-
-
-def request(spec: Spec, unit: Unit, code: str, failing: str, why: str) -> Messages:
-    """The prompt asking for `unit` whole: `why` (what came of the last reply), how the file fails
-    the tests, and the unit as it is now (whole: what it doesn't show, the reply would drop)."""
-    failing = clip_head(failing.strip(), FEEDBACK_CHARS) or "(the tests gave no details)"
-    text = (
-        f"{task_text(spec, unit=unit.called)}\n\n{why}\n\n"
-        f"## How `{spec.target}` fails the tests now\n\n{failing}\n\n"
-        f"## {unit.called[0].upper()}{unit.called[1:]} now (lines {unit.first}-{unit.last} of `{spec.target}`)\n\n"
-        f"{fence(unit.text(code), 'python')}\n\n{asking(unit)}"
-    )
-    return [{"role": "system", "content": SYSTEM.format(target=spec.target)}, {"role": "user", "content": text}]
-
-
-def asking(unit: Unit) -> str:
-    return f"Reply with the complete corrected text of {unit.called} in one ```python block."
+class NotSpliced(ValueError):
+    """The reply's code can't take the unit's place; the reason is its message (a ValueError, as
+    every language's splice refuses, bot/lang/base.py)."""
 
 
 def units(code: str) -> list[Unit]:
@@ -103,22 +54,9 @@ def units(code: str) -> list[Unit]:
 
 
 def pointed_at(code: str, failures: str, target: str, task: str) -> Unit | None:
-    """The one unit the failures point at: the innermost one holding the most of the lines the
-    tracebacks show in `target` (of equals, the one shown last, nearest an error); else the one the
-    failures name most often (`test_windowed` names `windowed`); else the one the task names."""
-    every = units(code)
-    frames = [innermost(every, line) for line in shown_lines(failures, target)]
-    hits = Counter(unit for unit in frames if unit is not None)
-    if hits:
-        most = max(hits.values())
-        return next(unit for unit in reversed(frames) if unit is not None and hits[unit] == most)
-    for text in (failures, task):
-        named = source.named_in(text, code)
-        words = Counter(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", text))
-        counts = {unit: words[unit.name] + words[f"test_{unit.name}"] for unit in every if unit.name in named}
-        if counts:
-            return max(counts, key=counts.__getitem__)  # of equals, the first in the file
-    return None
+    """The one unit the failures point at (bot/lang/base.py's `pointed_unit`): Python's tracebacks
+    end nearest the error."""
+    return pointed_unit(units(code), shown_lines(failures, target), source.definitions(code), failures, task)
 
 
 def shown_lines(text: str, path: str) -> list[int]:
@@ -129,11 +67,6 @@ def shown_lines(text: str, path: str) -> list[int]:
             if match["path"] == path or match["path"].endswith("/" + path):
                 found.append((match.start(), int(match["line"])))
     return [line for _, line in sorted(found)]
-
-
-def innermost(every: list[Unit], line: int) -> Unit | None:
-    holding = [unit for unit in every if unit.first <= line <= unit.last]
-    return max(holding, key=lambda unit: unit.first, default=None)
 
 
 def spliced(code: str, unit: Unit, new: str) -> str:

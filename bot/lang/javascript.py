@@ -52,6 +52,11 @@ class JavaScript:
     def units(self, code: str) -> list[Unit]:
         return js_units.units(code, self.name)
 
+    def pointed_unit(self, code: str, failures: str, path: str, task: str) -> Unit | None:
+        # A V8 stack lists the innermost frame first: reversed, it ends nearest the error.
+        frames = shown_lines(failures, path)[::-1]
+        return base.pointed_unit(self.units(code), frames, self.definitions(code), failures, task)
+
     def spliced(self, code: str, unit: str, new: str) -> str:
         return js_units.spliced(code, self.name, unit, new)
 
@@ -73,12 +78,17 @@ TSX = JavaScript("tsx")
 def pointed_at(text: str, path: str, root: str = "") -> set[int]:
     """The line numbers of `path` the failures in `text` point at (paths relative to the work
     folder, or absolute under `root`)."""
+    return set(shown_lines(text, path, root))
+
+
+def shown_lines(text: str, path: str, root: str = "") -> list[int]:
+    """The lines of `path` the failures in `text` point at, in the order `text` shows them."""
     located = []  # (offset in `text`, path, line)
     for pattern in LOCATIONS:
         for match in pattern.finditer(text):
             where = unquote(match["path"]) if match.groupdict().get("url") else match["path"]
             located.append((match.start(), where, int(match["line"])))
-    found = {number for _, where, number in located if same_file(where, path, root)}
+    found = [(offset, number) for offset, where, number in located if same_file(where, path, root)]
     for frame in CODE_FRAME.finditer(text):
         number = int(frame["line"])
         # Of the locations naming its line, the first after it, else the last before it.
@@ -86,8 +96,8 @@ def pointed_at(text: str, path: str, root: str = "") -> set[int]:
             (offset < frame.start(), abs(offset - frame.start()), where) for offset, where, n in located if n == number
         ]
         if naming and same_file(min(naming)[2], path, root):
-            found.add(number)
-    return found
+            found.append((frame.start(), number))
+    return [number for _, number in sorted(found)]
 
 
 def same_file(where: str, path: str, root: str) -> bool:

@@ -1,5 +1,5 @@
-"""Which code view reads a file, by its extension. Python's files stay with bot/core/source.py and
-its neighbours for now: no view here, None."""
+"""Which code view reads a file: by its extension, or by the kind a spec gives its target. Python's
+view is bot/core/languages.py's, over bot/core/source.py: none here, None."""
 
 from __future__ import annotations
 
@@ -13,8 +13,17 @@ VIEWS: dict[str, CodeView] = {
     ".ts": TYPESCRIPT, ".mts": TYPESCRIPT, ".cts": TYPESCRIPT,
     ".tsx": TSX,
 }  # fmt: skip
+KINDS: dict[str, tuple[CodeView, ...]] = {"javascript": (JAVASCRIPT,), "typescript": (TYPESCRIPT, TSX)}  # bot/spec.py's
 
 
 def for_path(path: str) -> CodeView | None:
     """The view of the file at `path`, by its extension; None for a language without one."""
     return VIEWS.get(PurePosixPath(path).suffix.lower())
+
+
+def for_kind(kind: str, path: str) -> CodeView | None:
+    """The view of a target of `kind` at `path`: its extension's when that reads the kind (TSX is
+    TypeScript), else the kind's first; None for a kind without one."""
+    views = KINDS.get(kind, ())
+    by_path = for_path(path)
+    return by_path if by_path in views else next(iter(views), None)

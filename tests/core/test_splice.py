@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from bot.core.edit_file import EditFile
+from bot.core.languages import PYTHON
 from bot.core.protocol import Unusable
-from bot.core.splice import NotSpliced, Unit, pointed_at, put_in, request, spliced, units
+from bot.core.splice import NotSpliced, Unit, pointed_at, put_in, spliced, units
+from bot.core.unit_prompt import request
 from bot.spec import Spec
 
 CODE = """\
@@ -113,7 +115,7 @@ FAILING = 'pkg/win.py:15: in sums\nE   AssertionError\nFile "pkg/win.py", line 1
 def edit_file(tmp_path: Path, notes: list[str]) -> EditFile:
     spec = Spec.model_validate({"task": "sums of windows", "target": "pkg/win.py", "tests": {"command": "true"}})
     spec.workdir = tmp_path
-    return EditFile(spec, CODE, lambda: FAILING, notes.append)
+    return EditFile(spec, PYTHON, CODE, lambda: FAILING, notes.append)
 
 
 def test_two_refused_replies_in_a_row_ask_for_the_unit_and_its_reply_is_spliced(tmp_path):
@@ -159,7 +161,7 @@ def test_a_refusal_after_an_applied_edit_is_the_first_in_a_row_again(tmp_path):
 def test_the_failures_shown_with_the_unit_are_cut_to_the_feedback_budget():
     spec = Spec.model_validate({"task": "t", "target": "pkg/win.py", "tests": {"command": "true"}})
     failing = "E   assert 1 == 2\n" * 1_000  # 18,000 characters
-    user = request(spec, SUMS, CODE, failing, "")[1]["content"]
+    user = request(spec, PYTHON, SUMS, CODE, failing, "")[1]["content"]
     kept = 6_000 - 38  # the budget, less the mark and its margin
     assert f"now\n\n{failing[:kept]}\n[... {17_999 - kept} characters cut ...]\n\n## The method" in user
 

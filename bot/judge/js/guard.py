@@ -52,7 +52,8 @@ RULES: dict[str, tuple[str, str]] = {
         "patching what the tests and the runner call changes the verdict, not the code",
     ),
     "process-end": (
-        "`process.exit`, `exitCode`, `abort`, `kill`, `emit`, `send`, `stdout`, `stderr`, ...",
+        "`process.exit`, `exitCode`, `abort`, `kill`, `emit`, `send`, `stdout`, `stderr`, `on` (an `exit` "
+        "handler), ...",
         "ending the process, or rewriting how it reports, hides the tests' outcomes",
     ),
     "code-at-run-time": (
@@ -80,7 +81,10 @@ RUNNER_GLOBALS = {
     "test", "it", "suite", "__vitest_worker__", "__vitest_index__", "__vitest_browser__",
 }  # fmt: skip
 GLOBAL_OBJECTS = {"globalThis", "global", "window", "self"}
-PROCESS_ENDS = {"exit", "reallyExit", "abort", "kill", "exitCode", "emit", "send", "_exiting", "stdout", "stderr"}
+PROCESS_ENDS = {
+    "exit", "reallyExit", "abort", "kill", "exitCode", "emit", "send", "_exiting", "stdout", "stderr",
+    "on", "once", "addListener", "prependListener", "prependOnceListener", "setUncaughtExceptionCaptureCallback",
+}  # fmt: skip
 MEMBERS = {
     ("require", "cache"): "module-by-name", ("require", "main"): "module-by-name",
     ("module", "parent"): "module-by-name", ("module", "children"): "module-by-name",
