@@ -16,8 +16,8 @@ from bot.models.base import Model
 
 SYSTEM = (
     "[autofix:localize] You find where a bug reported in an issue lives in a repository. You are shown the "
-    "issue and an outline of the repository's Python files, most relevant first. Answer with the paths of the "
-    "files to read to fix it, at most 5, most likely first, one per line in one fenced block, and nothing else."
+    "issue and an outline of the repository's {languages} files, most relevant first. Answer with the paths of "
+    "the files to read to fix it, at most 5, most likely first, one per line in one fenced block, and nothing else."
 )
 MAX_FILES = 5
 
@@ -40,13 +40,20 @@ def localize(model: Model, root: Path, issue: str, named: list[str], report: Rep
         return Located(shown.files, given[:MAX_FILES], shown.text)
     reply = model.complete(
         [
-            {"role": "system", "content": SYSTEM},
+            {"role": "system", "content": SYSTEM.format(languages=spelled(repo_map.languages))},
             {"role": "user", "content": f"The issue:\n\n{issue}\n\nThe repository's outline:\n\n{shown.text}"},
         ]
     )
     picked = [path for path in paths_in(reply.text) if path in shown.files]
     report.stage("localize").add(reply, time.monotonic() - started)
     return Located(shown.files, picked[:MAX_FILES] or list(shown.files[:3]), shown.text)
+
+
+def spelled(languages: tuple[str, ...]) -> str:
+    """`Python`, `Python and JavaScript`, `TypeScript, JavaScript and Python`; `source` for none."""
+    if len(languages) < 2:
+        return languages[0] if languages else "source"
+    return f"{', '.join(languages[:-1])} and {languages[-1]}"
 
 
 def paths_in(reply: str) -> list[str]:

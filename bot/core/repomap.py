@@ -1,8 +1,9 @@
 """Which files of a repository an issue is about, found without a model (after aider's repo map
 and Agentless's localization), and the outline of them a model is shown.
 
-`RepoMap.build` parses every Python file once: its classes, functions and methods (signature,
-line, the docstring's first line), the names it defines, and the names it uses. A file links to
+`RepoMap.build` parses every source file once: its classes, functions and methods (signature,
+line, the docstring's first line), the names it defines, and the names it uses. Python's files with
+`ast`; JavaScript's and TypeScript's through their view (bot/lang/map_registry.py). A file links to
 the files that define the names it uses. `mentions` reads an issue for identifiers, paths and
 traceback frames; `rank` runs a PageRank over the links, personalized toward the files those
 name, and puts the traceback's own files, then the files that spell the issue's identifiers,
@@ -28,10 +29,12 @@ from typing import Any
 
 from bot import syntax
 from bot.core.source import LOCATIONS
+from bot.lang import map_registry, registry
+from bot.lang.mapped import Names, Symbol
 from bot.safefs import read_regular, shown, walk
 from bot.text import FENCE, clip_line, count
 
-MAX_FILE_BYTES = 1 << 20  # a larger .py file is generated or data: listed by name, never parsed
+MAX_FILE_BYTES = 1 << 20  # a larger source file is generated or data: listed by name, never parsed
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules", "site-packages", "venv", "__pypackages__"})
 ROOT_ONLY_SKIPPED = frozenset({"build", "dist"})  # deeper they can be packages (pip's operations/build)
 VIRTUALENV_MARK = "pyvenv.cfg"  # what every virtualenv holds, whatever its folder is called
@@ -67,21 +70,15 @@ CAMEL_CASE = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
 CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 STRING_LITERAL = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
 URL = re.compile(r"\bhttps?://\S+")
-BLOB_URL = re.compile(r"\bhttps?://[^/\s]+/[^/\s]+/[^/\s]+/blob/[^/\s]+/([^\s#?]+?\.py)(?![\w.])")
-PY_PATH = re.compile(r"(?<![\w.\\/-])(?:[A-Za-z]:)?[\w.\\/-]*\w\.py(?!\w)")
+PYTHON = ".py"
+SUFFIXES = sorted({PYTHON, *registry.VIEWS}, key=len, reverse=True)  # the files the map reads
+SUFFIX = "(?:" + "|".join(re.escape(suffix) for suffix in SUFFIXES) + ")"
+BLOB_URL = re.compile(rf"\bhttps?://[^/\s]+/[^/\s]+/[^/\s]+/blob/[^/\s]+/([^\s#?]+?{SUFFIX})(?![\w.])")
+SOURCE_PATH = re.compile(rf"(?<![\w.\\/-])(?:[A-Za-z]:)?[\w.\\/-]*\w{SUFFIX}(?!\w)")
 FRAME_FUNCTION = re.compile(r",?\s*in\s+([\w.<>]+)")
 WINDOWS_DRIVE = re.compile(r"^[A-Za-z]:/")
 # Words of the language and its builtins name nothing in particular in a repository.
 NOT_NAMES = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins)) | {"self", "cls"}
-
-
-@dataclass(frozen=True)
-class Symbol:
-    name: str
-    line: int
-    depth: int  # 0 at the module's level, 1 for a method, 2 in a nested class
-    header: str  # `class X(Base):`, `def m(self, a)`, `async def f()`
-    doc: str  # the docstring's first line; "" without one
 
 
 @dataclass(frozen=True)
@@ -93,6 +90,7 @@ class SourceFile:
     defines: frozenset[str]
     problem: str  # "" when parsed; else why it is listed by name only
     source: str = field(repr=False)  # what grep looks at
+    language: str = "Python"
 
 
 @dataclass(frozen=True)
@@ -101,6 +99,12 @@ class RepoMap:
     files: Mapping[str, SourceFile]  # in path order
     definers: Mapping[str, tuple[str, ...]]  # name: the files that define it
     links: Mapping[str, Mapping[str, float]]  # file: {file defining names it uses: weight}
+
+    @cached_property
+    def languages(self) -> tuple[str, ...]:
+        """The languages of its files, the most files first."""
+        found = Counter(source.language for source in self.files.values())
+        return tuple(sorted(found, key=lambda language: (-found[language], language)))
 
     @cached_property
     def path_endings(self) -> dict[str, tuple[str, ...]]:
@@ -116,13 +120,14 @@ class RepoMap:
 
     @classmethod
     def build(cls, root: Path, exclude: Iterable[str] = ()) -> RepoMap:
-        """The map of every .py file under `root`, but those in version control's and tools'
-        folders, virtualenvs, caches, build output, and those an `exclude` pattern (fnmatch, on
-        the path from the root: `tests/*`, `docs`) matches. No symlink is followed."""
+        """The map of every source file under `root` (Python's, JavaScript's, TypeScript's), but
+        those in version control's and tools' folders, virtualenvs, caches, build output, and those
+        an `exclude` pattern (fnmatch, on the path from the root: `tests/*`, `docs`) matches. No
+        symlink is followed."""
         root = Path(os.path.abspath(root))
         files: dict[str, SourceFile] = {}
         used: dict[str, Counter[str]] = {}
-        for path, data in sorted(python_files(root, tuple(exclude)), key=operator.itemgetter(0)):
+        for path, data in sorted(source_files(root, tuple(exclude)), key=operator.itemgetter(0)):
             files[path], used[path] = read_source(path, data)
         found: dict[str, list[str]] = defaultdict(list)
         for path, source in files.items():
@@ -132,9 +137,9 @@ class RepoMap:
         return cls(root, files, definers, linked(used, definers))
 
 
-def python_files(root: Path, exclude: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+def source_files(root: Path, exclude: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
     """(path from the root, its first MAX_FILE_BYTES + 1 bytes or None when unreadable) of every
-    .py file to map."""
+    source file to map."""
     for folder in walk(root):
         if folder.fd is None:
             continue
@@ -149,9 +154,13 @@ def python_files(root: Path, exclude: Sequence[str]) -> Iterator[tuple[str, byte
             if entry.is_dir(follow_symlinks=False):
                 if not skipped_folder(entry.name, folder.depth):
                     subfolders.append(entry)
-            elif entry.name.endswith(".py") and entry.is_file(follow_symlinks=False):
+            elif is_source(path) and entry.is_file(follow_symlinks=False):
                 yield path, read_regular((folder.fd, entry.name), MAX_FILE_BYTES + 1)
         folder.entries = subfolders  # the walk goes on into these only
+
+
+def is_source(path: str) -> bool:
+    return path.endswith(PYTHON) or map_registry.for_path(path) is not None
 
 
 def skipped_folder(name: str, depth: int) -> bool:
@@ -161,21 +170,34 @@ def skipped_folder(name: str, depth: int) -> bool:
 
 def read_source(path: str, data: bytes | None) -> tuple[SourceFile, Counter[str]]:
     """The file's outline and the names it uses (how often each)."""
-    own_name = module_name(path)
-    if data is None:
-        return SourceFile(path, (), own_name, "unreadable", ""), Counter()
+    view = map_registry.for_path(path)
+    language = view.language if view is not None else "Python"
+    if data is None or len(data) > MAX_FILE_BYTES:
+        # Listed by name; its module's name still links the files importing it: what an empty file of it defines.
+        own_name = module_name(path) if view is None else view.names(path, "").defines
+        if data is None:
+            return SourceFile(path, (), own_name, "unreadable", "", language), Counter()
+        text = data.decode("utf-8", "replace")
+        return SourceFile(path, (), own_name, "over 1 MB: not parsed", text, language), Counter()
     text = data.decode("utf-8", "replace")
-    if len(data) > MAX_FILE_BYTES:
-        return SourceFile(path, (), own_name, "over 1 MB: not parsed", text), Counter()
+    # A view's parser places what it can of code with errors: a file listed by name only helps no one.
+    names = python_names(path, data) if view is None else view.names(path, text)
+    if names is None:
+        return SourceFile(path, (), module_name(path), "does not parse", text, language), Counter()
+    return SourceFile(path, names.symbols, names.defines, "", text, language), names.uses
+
+
+def python_names(path: str, data: bytes) -> Names | None:
+    """A Python file's outline, the names it defines and those it uses; None when it doesn't parse."""
     try:
         tree = syntax.parse(data)  # bytes: the parser honours a coding cookie and a BOM
     except (SyntaxError, ValueError, RecursionError):
-        return SourceFile(path, (), own_name, "does not parse", text), Counter()
+        return None
     symbols: list[Symbol] = []
     defined: set[str] = set()
     outline_of(tree.body, 0, symbols, defined)
-    defines = own_name | {name for name in defined if not is_dunder(name)}
-    return SourceFile(path, tuple(symbols), frozenset(defines), "", text), used_names(tree)
+    defines = module_name(path) | {name for name in defined if not is_dunder(name)}
+    return Names(tuple(symbols), frozenset(defines), used_names(tree))
 
 
 def module_name(path: str) -> frozenset[str]:
@@ -317,9 +339,9 @@ def mentions(issue_text: str) -> Mentions:
     for match in BLOB_URL.finditer(text):  # a link to a file of the repository, on GitHub
         paths[match[1]] += PATH_WEIGHT
     text = URL.sub(" ", text)
-    for match in PY_PATH.finditer(text):
+    for match in SOURCE_PATH.finditer(text):
         paths[match[0].replace("\\", "/")] += PATH_WEIGHT
-    text = PY_PATH.sub(" ", text)
+    text = SOURCE_PATH.sub(" ", text)
     identifiers: dict[str, float] = defaultdict(float)
 
     def note(names: Iterable[str], weight: float) -> None:
@@ -406,7 +428,7 @@ def rank(repo_map: RepoMap, mentioned: Mentions) -> list[tuple[str, float]]:
     """Every file of the map with its PageRank, personalized toward the files defining the issue's
     identifiers, named by its paths or in its tracebacks; in the order: the traceback's files in
     the repository (innermost first), then the files spelling out one of the identifiers or named
-    by a .py path, then the rest; by rank within each, then by path. A traceback's frame outside the
+    by a source file's path, then the rest; by rank within each, then by path. A traceback's frame outside the
     root (a library's, the reporter's machine's) only counts as a path the issue names."""
     wanted: dict[str, float] = defaultdict(float)
     for name, weight in mentioned.identifiers.items():
@@ -415,7 +437,7 @@ def rank(repo_map: RepoMap, mentioned: Mentions) -> list[tuple[str, float]]:
     for path, weight in mentioned.paths.items():
         files = files_named(repo_map, path)
         share(wanted, files, weight)
-        if path.endswith(".py"):
+        if has_suffix(path):
             named.update(files)
     for frame in mentioned.frames:
         share(wanted, files_named(repo_map, frame.path), FRAME_WEIGHT)
@@ -461,7 +483,7 @@ def files_named(repo_map: RepoMap, written: str) -> tuple[str, ...]:
         return next(((tail,) for tail in tails if tail in repo_map.files), ())
     if is_absolute(path):
         return (inside,) if inside in repo_map.files else ()
-    if path.endswith(".py"):
+    if has_suffix(path):
         return repo_map.path_endings.get(inside, ())
     # A dotted name may go on into what the module defines (pkg.mod.f): its longest start naming a module.
     parts = inside.split("/")
@@ -469,9 +491,13 @@ def files_named(repo_map: RepoMap, written: str) -> tuple[str, ...]:
     return next((files for start in starts if (files := repo_map.path_endings.get(start, ()))), ())
 
 
+def has_suffix(path: str) -> bool:
+    return path.endswith(tuple(SUFFIXES))
+
+
 def keys(path: str) -> tuple[str, ...]:
     """How an issue may write a file's path: pkg/mod.py, pkg/mod, and pkg for pkg/__init__.py."""
-    module = path.removesuffix(".py")
+    module = posixpath.splitext(path)[0]
     return (path, module, module.removesuffix("/__init__")) if module.endswith("/__init__") else (path, module)
 
 

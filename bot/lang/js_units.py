@@ -41,14 +41,18 @@ class Found:
     start: int  # the span replaced: decorators included, an `export` not
     end: int
     declarator: tuple[int, int] | None  # `f = …` of `const f = …`
+    heading: tuple[int, int]  # `function f(a, b)`, `class A extends B`, `const f = (a) =>`: up to its body
 
 
-def found(root: SgNode) -> list[Found]:
-    """Every definition under `root`, in the order of the text."""
+def found(root: SgNode, outer: bool = False) -> list[Found]:
+    """Every definition under `root`, in the order of the text; with `outer`, those not nested in a
+    function only, and a function's body is not walked (most of a file's nodes)."""
     out: list[Found] = []
     stack: list[tuple[SgNode, str, bool, str]] = [(child, "", False, "") for child in reversed(root.children())]
     while stack:
         node, prefix, nested, member_of = stack.pop()
+        if nested and outer:
+            continue
         kind = node.kind()
         one = defined(node, prefix, nested, member_of)
         if one is not None:
@@ -70,7 +74,7 @@ def found(root: SgNode) -> list[Found]:
 def defined(node: SgNode, prefix: str, nested: bool, member_of: str) -> Found | None:
     """The definition `node` is, if it is one."""
     kind = node.kind()
-    value: SgNode | None = None
+    value: SgNode | None = node  # what holds the body: the declaration, or the function a name is given
     if kind in DECLARED_FUNCTIONS or kind in DECLARED_CLASSES:
         name = text_of(node.field("name"))
         what, shape = ("class" if kind in DECLARED_CLASSES else "function"), "declaration"
@@ -81,12 +85,12 @@ def defined(node: SgNode, prefix: str, nested: bool, member_of: str) -> Found | 
         what = "class" if value.kind() == "class" else "function"
     elif member_of and kind == "method_definition":
         name, what, shape = member_name(node.field("name")), "method", "member"
-    elif member_of == "class" and kind in FIELDS and is_function(node.field("value")):
+    elif member_of == "class" and kind in FIELDS and is_function(value := node.field("value")):
         name, what, shape = member_name(node.field("name") or node.field("property")), "method", "member"
-    elif member_of == "object" and kind == "pair" and is_function(node.field("value")):
+    elif member_of == "object" and kind == "pair" and is_function(value := node.field("value")):
         name, what, shape = member_name(node.field("key")), "method", "member"
     elif kind == "expression_statement" and (assigned := assigned_function(node)) is not None:
-        name, owner = assigned
+        name, owner, value = assigned
         prefix, what, shape = owner or prefix, "method" if owner else "function", "assignment"
     else:
         return None
@@ -111,7 +115,11 @@ def defined(node: SgNode, prefix: str, nested: bool, member_of: str) -> Found | 
     if outer is not None and outer.kind() == "export_statement":
         first = line(outer)
     qualname = f"{prefix}.{name}" if prefix else name
-    return Found(name, qualname, what, shape, member_of, nested, first, last_line(replaced), start, end, declarator)
+    body = value.field("body") if value is not None else None
+    heading = (span(replaced)[0], span(body)[0] if body is not None else end)
+    return Found(
+        name, qualname, what, shape, member_of, nested, first, last_line(replaced), start, end, declarator, heading
+    )
 
 
 def is_function(node: SgNode | None) -> bool:
@@ -129,9 +137,9 @@ def member_name(node: SgNode | None) -> str:
     return node.text()[1:-1] if node.kind() == "string" else node.text()
 
 
-def assigned_function(statement: SgNode) -> tuple[str, str] | None:
-    """(name, owner) of `exports.f = …`, `module.exports.f = …` ("" owner) or `A.prototype.f = …`
-    (owner `A`), a function or class assigned."""
+def assigned_function(statement: SgNode) -> tuple[str, str, SgNode] | None:
+    """(name, owner, what is assigned) of `exports.f = …`, `module.exports.f = …` ("" owner) or
+    `A.prototype.f = …` (owner `A`), a function or class assigned."""
     assignment = statement.child(0)
     if assignment is None or assignment.kind() != "assignment_expression":
         return None
@@ -142,9 +150,9 @@ def assigned_function(statement: SgNode) -> tuple[str, str] | None:
         return None
     target, name = text_of(left.field("object")), text_of(left.field("property"))
     if target in EXPORTS:
-        return name, ""
+        return name, "", right
     if target.endswith(".prototype") and target.count(".") == 1:
-        return name, target.removesuffix(".prototype")
+        return name, target.removesuffix(".prototype"), right
     return None
 
 
