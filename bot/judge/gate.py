@@ -24,8 +24,7 @@ from bot.errors import UserError
 from bot.judge import launch, nodeids
 from bot.judge.canaries import FORGED
 from bot.judge.integrity import Case
-from bot.judge.js.command import Started, runner_of
-from bot.judge.js.run import calibrate, run_js
+from bot.judge.runners import Runner, Unread, runner_for
 from bot.judge.scratch import Copies
 from bot.judge.side_by_side import at_once
 from bot.judge.verdict import (
@@ -95,7 +94,7 @@ class Suite:
         self.discovering = False
         self.failing: set[str] = set()  # what the baseline's whole run failed: the canaries' twins' originals
         self.flaky: set[str] = set()  # what the baseline found flaky: never twinned
-        self.twinned: dict[str, str] = {}  # a JavaScript suite's tests whose twins behave (js/run.py calibrate)
+        self.twinned: dict[str, str] = {}  # a started runner's tests whose twins behave (its calibrate)
         self.notes: list[str] = []  # what the log should say once about how the suite is run
 
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
@@ -113,23 +112,23 @@ class Suite:
         finally:
             self.variants.files = None
 
-    def javascript(self, started: Started, work: Path, only: set[str] | None, baseline: bool) -> TestRun:
-        """A JavaScript runner's run (bot/judge/js/run.py): `only` runs those tests' files; the
-        baseline's run learns which tests can be twinned, for every later run to plant."""
+    def started(self, runner: Runner, work: Path, only: set[str] | None, baseline: bool) -> TestRun:
+        """A run of a runner autofix starts itself (runners.py): `only` runs those tests (as finely
+        as the runner selects); the baseline's run learns which tests can be twinned, for every
+        later run to plant."""
         writable = writable_in(work, self.exempt)
-        run = run_js(
+        run = runner.run(
             self.sandbox,
-            started,
             work,
             self.limits,
             self.twinned,
             prefer=only or self.failing,
             avoid=self.flaky,
             writable=writable,
-            only=None if only is None else {test.split("::", 1)[0] for test in only},
+            only=only,
         )
         if baseline and run.cases and not self.twinned:
-            self.twinned, note = calibrate(self.sandbox, started, work, self.limits, run.cases, writable)
+            self.twinned, note = runner.calibrate(self.sandbox, work, self.limits, run.cases, writable)
             if note and note not in self.notes:
                 self.notes.append(note)
         return run
@@ -176,9 +175,9 @@ class Suite:
                 safefs.write_file(work, path, text.encode("utf-8"))
             also = " ".join(shlex.quote(path) for path in self.also)
             modules = sorted({test.split("::")[0] for test in only or () if "::" in test})
-            started = runner_of(self.command, work)
-            if isinstance(started, Started):
-                run = self.javascript(started, work, only, baseline)
+            runner = runner_for(self.command, work)
+            if runner is not None and not isinstance(runner, Unread):
+                run = self.started(runner, work, only, baseline)
             else:
                 run = run_tests(
                     self.sandbox,

@@ -21,10 +21,8 @@ from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.integrity import Case
-from bot.judge.js import expected
 from bot.judge.js import guard as js_guard
-from bot.judge.js.command import Started, Unread, runner_of
-from bot.judge.js.run import calibrate, run_js
+from bot.judge.runners import Runner, Unread, runner_for
 from bot.judge.scratch import Copies
 from bot.judge.sql import QueryCheck
 from bot.judge.targets import Checked, TargetCheck
@@ -154,7 +152,7 @@ class Validator:
         self.failures_seen = ""  # the current code's failing tests, as the preflight saw them
         self.last_failing: set[str] = set()  # test ids the last run failed: the next check runs them first
         self.plugins = Plugins()  # the environment's pytest plugins, as the baseline found them
-        self.twinned: dict[str, str] = {}  # a JavaScript suite's tests whose twins behave, and their outcomes
+        self.twinned: dict[str, str] = {}  # a started runner's tests whose twins behave, and their outcomes
         # False: not measured yet (None is a measured answer: a command that is neither runner).
         self._baseline: integrity.OriginalSuite | UnittestCounts | None | Literal[False] = False
 
@@ -325,23 +323,21 @@ class Validator:
         """The test command in the scratch copy `work`, which the run may write only where
         tests.exempt says (verdict.run_tests takes the rest of `how`). `discover`: the copy is the
         work folder as it is, and pytest may find the environment's plugins on its own; every
-        other run loads the ones the baseline found, by name. A JavaScript runner's command is
-        started as js/run.py starts it."""
+        other run loads the ones the baseline found, by name. A runner autofix starts itself
+        (runners.py: JavaScript's, Go's) is started as its module starts it."""
         command = self.spec.tests.command
         assert command is not None
         writable = writable_in(work, self.spec.exempt)
-        started = self.javascript(work)
-        if started is not None:
-            only = how.get("only")
-            return run_js(
+        runner = self.runner(work)
+        if runner is not None:
+            return runner.run(
                 self.sandbox,
-                started,
                 work,
                 self.limits,
                 self.twinned,
                 prefer=how.get("prefer", ()),
                 writable=writable,
-                only=None if only is None else {test.split("::", 1)[0] for test in only},
+                only=how.get("only"),
                 planted=how.get("planted", True),
             )
         plugins = None if discover else self.plugins
@@ -351,16 +347,16 @@ class Validator:
         )
 
     def runner_name(self) -> str:
-        """How the failing list names the runner: `(pytest)`, or a JavaScript runner's name."""
+        """How the failing list names the runner: `(pytest)`, or the runner's name (`(jest)`, `(go)`)."""
         command = self.spec.tests.command
-        found = runner_of(command, self.spec.workdir) if command else None
-        return f"({found.runner})" if isinstance(found, Started) else "(pytest)"
+        found = runner_for(command, self.spec.workdir) if command else None
+        return "(pytest)" if found is None or isinstance(found, Unread) else f"({found.name})"
 
-    def javascript(self, work: Path) -> Started | None:
-        """The JavaScript runner the command starts in `work`, or None (pytest, unittest, or a
-        command judged by its exit code; why, noted once for the log)."""
+    def runner(self, work: Path) -> Runner | None:
+        """The runner autofix starts itself for the command in `work` (runners.py), or None (pytest,
+        unittest, or a command judged by its exit code; why, noted once for the log)."""
         command = self.spec.tests.command
-        found = runner_of(command, work) if command else None
+        found = runner_for(command, work) if command else None
         if found is None:
             return None
         if isinstance(found, Unread):
@@ -410,22 +406,20 @@ class Validator:
         return self._baseline
 
     def declared(self, work: Path) -> Callable[[str], set[str]] | None:
-        """For a JavaScript suite, what a test file declares (bot/judge/js/expected.py), which its
-        runs must report when it couldn't load on the repository's own code; None when the
-        command runs some tests alone by name, or isn't a JavaScript runner's."""
-        started = self.javascript(work)
-        if started is None or expected.filtered(started.argv):
-            return None
-        return lambda relative: expected.declared(str(self.spec.workdir), relative, started.runner)
+        """For a runner autofix starts itself, what a unit of the suite declares (a JavaScript test
+        file, a Go package), which its runs must report when it couldn't load on the repository's
+        own code; None when the command runs some tests alone by name, or is pytest's."""
+        runner = self.runner(work)
+        return None if runner is None else runner.declared(str(self.spec.workdir))
 
     def calibrate(self, cases: list[Case]) -> None:
-        """For a JavaScript suite: which tests can be twinned (bot/judge/js/run.py `calibrate`)."""
+        """For a runner autofix starts itself: which tests can be twinned (its `calibrate`)."""
         with self.copies.use() as scratch:
-            started = self.javascript(scratch.work)
-            if started is None:
+            runner = self.runner(scratch.work)
+            if runner is None:
                 return
             writable = writable_in(scratch.work, self.spec.exempt)
-            self.twinned, note = calibrate(self.sandbox, started, scratch.work, self.limits, cases, writable)
+            self.twinned, note = runner.calibrate(self.sandbox, scratch.work, self.limits, cases, writable)
         if note:
             self.notes.append(note)
 

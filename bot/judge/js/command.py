@@ -23,6 +23,7 @@ from typing import Literal
 
 from bot import safefs
 from bot.errors import UserError
+from bot.judge.runner_base import Unread as Unread  # where it was first, for its importers
 from bot.sandbox.tiers import allowed_environ
 
 Runner = Literal["node", "jest", "vitest"]
@@ -46,12 +47,6 @@ class Started:
     argv: list[str]
     env: dict[str, str] = field(default_factory=dict)
     via: str = ""  # the scripts followed, for the log: "npm test -> jest --ci"
-
-
-@dataclass(frozen=True)
-class Unread:
-    why: str  # one line: why autofix judges this command by its exit code
-    missing: bool = False  # the runner it names isn't installed: nothing could judge, a configuration error
 
 
 def linked_modules(work: Path) -> list[Path]:
