@@ -108,6 +108,9 @@ __all__ = [
     "Reaction",
     "WorkflowRun",
     "Job",
+    "Review",
+    "ReviewComment",
+    "ReviewThread",
     "RecordedRequest",
     "PERMISSIONS",
     "FIXTURES_DIR",
@@ -348,6 +351,62 @@ class WorkflowRun:
 
 
 @dataclass
+class Review:
+    """A submitted pull request review; ``state`` as REST spells it (``CHANGES_REQUESTED``, ``COMMENTED``,
+    ``APPROVED``); webhook payloads spell it in lower case."""
+
+    id: int
+    repo: str
+    number: int
+    user: str
+    state: str
+    body: str | None
+    commit_id: str
+    submitted_at: str
+
+
+@dataclass
+class ReviewComment:
+    """A comment on a line of a pull request's diff: the first of its thread, or a reply in it."""
+
+    id: int
+    repo: str
+    number: int
+    review_id: int
+    thread_id: int
+    path: str
+    line: int | None
+    start_line: int | None
+    diff_hunk: str
+    body: str
+    user: str
+    commit_id: str
+    in_reply_to: int | None
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class ReviewThread:
+    """A review thread (GraphQL's PullRequestReviewThread): its comments in order, resolved or not."""
+
+    id: int
+    repo: str
+    number: int
+    path: str
+    line: int | None
+    start_line: int | None
+    comments: list[int] = field(default_factory=list)  # ReviewComment ids, the first one starts it
+    resolved: bool = False
+    resolved_by: str | None = None
+    outdated: bool = False  # its line changed since: GitHub shows it "Outdated"
+
+    @property
+    def node_id(self) -> str:
+        return _node_id("PullRequestReviewThread", self.id)
+
+
+@dataclass
 class Repo:
     full_name: str
     id: int
@@ -581,6 +640,9 @@ class FakeGitHub:
         self.reactions_by_id: dict[int, Reaction] = {}
         self.runs: dict[int, WorkflowRun] = {}
         self.jobs: dict[int, Job] = {}
+        self.reviews_by_id: dict[int, Review] = {}
+        self.review_comments_by_id: dict[int, ReviewComment] = {}
+        self.threads_by_id: dict[int, ReviewThread] = {}
         self.requests: list[RecordedRequest] = []
         self.errors: list[str] = []  # tracebacks of bugs inside the fake (answered 500)
 
@@ -600,6 +662,9 @@ class FakeGitHub:
                 "run": 7_000_000,
                 "job": 8_000_000,
                 "workflow": 9_000,
+                "review": 11_000_000,
+                "review_comment": 12_000_000,
+                "thread": 13_000_000,
                 "request": 1,
             }.items()
         }
@@ -1063,6 +1128,327 @@ class FakeGitHub:
                 for x in sorted(self.reactions_by_id.values(), key=lambda x: x.id)
                 if (x.repo, x.issue_number, x.comment_id) == (full, number, comment_id)
             ]
+
+    # ---------------------------------------------------------------- reviews
+
+    def add_review(
+        self,
+        repo: str | Repo,
+        number: int,
+        *,
+        user: str = "octocat",
+        state: str = "CHANGES_REQUESTED",
+        body: str | None = None,
+        comments: Iterable[dict] = (),
+    ) -> Review:
+        """A submitted review of pull request #number; each of `comments` ({"path", "line", "body",
+        optionally "start_line", "diff_hunk"}) starts a thread of its own."""
+        with self._lock:
+            r = self._repo(repo)
+            pr = r.pulls[number]
+            self.user(user)
+            review = Review(self._next("review"), r.full_name, number, user, state, body, pr.head_sha, self._tick())
+            self.reviews_by_id[review.id] = review
+            for c in comments:
+                thread = ReviewThread(
+                    self._next("thread"), r.full_name, number, c["path"], c.get("line"), c.get("start_line")
+                )
+                self.threads_by_id[thread.id] = thread
+                self._add_review_comment(r, thread, review.id, c["body"], user, c.get("diff_hunk"), None)
+            return review
+
+    def add_review_reply(self, repo: str | Repo, comment_id: int, body: str, user: str = "octocat") -> ReviewComment:
+        """A reply in the thread of review comment `comment_id`."""
+        with self._lock:
+            r = self._repo(repo)
+            first = self.review_comments_by_id[comment_id]
+            thread = self.threads_by_id[first.thread_id]
+            review = Review(
+                self._next("review"), r.full_name, first.number, user, "COMMENTED", None, first.commit_id, self._tick()
+            )
+            self.reviews_by_id[review.id] = review  # GitHub files every reply under a review of its own
+            return self._add_review_comment(r, thread, review.id, body, user, first.diff_hunk, thread.comments[0])
+
+    def _add_review_comment(
+        self,
+        r: Repo,
+        thread: ReviewThread,
+        review_id: int,
+        body: str,
+        user: str,
+        hunk: str | None,
+        reply_to: int | None,
+    ) -> ReviewComment:
+        now = self._tick()
+        self.user(user)
+        pr = r.pulls[thread.number]
+        if hunk is None:
+            hunk = f"@@ -1,1 +1,{thread.line or 1} @@"
+        c = ReviewComment(
+            self._next("review_comment"),
+            r.full_name,
+            thread.number,
+            review_id,
+            thread.id,
+            thread.path,
+            thread.line,
+            thread.start_line,
+            hunk,
+            body,
+            user,
+            pr.head_sha,
+            reply_to,
+            now,
+            now,
+        )
+        self.review_comments_by_id[c.id] = c
+        thread.comments.append(c.id)
+        pr.updated_at = now
+        return c
+
+    def reviews(self, repo: str | Repo, number: int) -> list[Review]:
+        with self._lock:
+            full = self._repo(repo).full_name
+            return [
+                v
+                for v in sorted(self.reviews_by_id.values(), key=lambda v: v.id)
+                if (v.repo, v.number) == (full, number)
+            ]
+
+    def review_comments(self, repo: str | Repo, number: int) -> list[ReviewComment]:
+        with self._lock:
+            full = self._repo(repo).full_name
+            found = sorted(self.review_comments_by_id.values(), key=lambda c: c.id)
+            return [c for c in found if (c.repo, c.number) == (full, number)]
+
+    def review_threads(self, repo: str | Repo, number: int) -> list[ReviewThread]:
+        with self._lock:
+            full = self._repo(repo).full_name
+            found = sorted(self.threads_by_id.values(), key=lambda t: t.id)
+            return [t for t in found if (t.repo, t.number) == (full, number)]
+
+    def thread_of(self, comment_id: int) -> ReviewThread:
+        with self._lock:
+            return self.threads_by_id[self.review_comments_by_id[comment_id].thread_id]
+
+    def _render_review(self, ctx: _Ctx, v: Review) -> dict:
+        r = self._repo(v.repo)
+        d = _tmpl("api/pulls.get-review.json")
+        html = f"{ctx.web}/{r.full_name}/pull/{v.number}#pullrequestreview-{v.id}"
+        d.update(
+            id=v.id,
+            node_id=_node_id("PullRequestReview", v.id),
+            user=self._render_user(ctx, v.user),
+            body=v.body or "",
+            state=v.state,
+            html_url=html,
+            commit_id=v.commit_id,
+            submitted_at=v.submitted_at,
+            pull_request_url=f"{ctx.base}/repos/{r.full_name}/pulls/{v.number}",
+            author_association=self._author_association(r, v.user),
+            _links={
+                "html": {"href": html},
+                "pull_request": {"href": f"{ctx.base}/repos/{r.full_name}/pulls/{v.number}"},
+            },
+        )
+        return d
+
+    def _render_review_comment(self, ctx: _Ctx, c: ReviewComment) -> dict:
+        r = self._repo(c.repo)
+        d = _tmpl("api/pulls.create-reply-for-review-comment.json")
+        api = f"{ctx.base}/repos/{r.full_name}"
+        url, html = f"{api}/pulls/comments/{c.id}", f"{ctx.web}/{r.full_name}/pull/{c.number}#discussion_r{c.id}"
+        d.update(
+            url=url,
+            pull_request_review_id=c.review_id,
+            id=c.id,
+            node_id=_node_id("PullRequestReviewComment", c.id),
+            diff_hunk=c.diff_hunk,
+            path=c.path,
+            commit_id=c.commit_id,
+            original_commit_id=c.commit_id,
+            user=self._render_user(ctx, c.user),
+            body=c.body,
+            created_at=c.created_at,
+            updated_at=c.updated_at,
+            html_url=html,
+            pull_request_url=f"{api}/pulls/{c.number}",
+            author_association=self._author_association(r, c.user),
+            _links={"self": {"href": url}, "html": {"href": html}, "pull_request": {"href": f"{api}/pulls/{c.number}"}},
+            reactions=self._reactions(url + "/reactions", []),
+            start_line=c.start_line,
+            original_start_line=c.start_line,
+            start_side="RIGHT" if c.start_line else None,
+            line=c.line,
+            original_line=c.line,
+            side="RIGHT",
+        )
+        if c.in_reply_to is None:
+            d.pop("in_reply_to_id", None)
+        else:
+            d["in_reply_to_id"] = c.in_reply_to
+        return d
+
+    def _h_list_reviews(self, ctx: _Ctx, owner: str, repo: str, number: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        self._pull_or_404(ctx, r, number)
+        return self._paginate(ctx, self.reviews(r, int(number)), lambda v: self._render_review(ctx, v))
+
+    def _review_or_404(self, ctx: _Ctx, r: Repo, number: str, review_id: str) -> Review:
+        v = self.reviews_by_id.get(int(review_id))
+        if v is None or (v.repo, v.number) != (r.full_name, int(number)):
+            raise _not_found(ctx.doc)
+        return v
+
+    def _h_get_review(self, ctx: _Ctx, owner: str, repo: str, number: str, review_id: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        return _Resp(200, self._render_review(ctx, self._review_or_404(ctx, r, number, review_id)))
+
+    def _h_list_review_comments_of_review(self, ctx: _Ctx, owner: str, repo: str, number: str, review_id: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        v = self._review_or_404(ctx, r, number, review_id)
+        found = [c for c in self.review_comments(r, v.number) if c.review_id == v.id]
+
+        def render(c: ReviewComment) -> dict:  # this endpoint leaves out the line fields, as GitHub's does
+            d = self._render_review_comment(ctx, c)
+            for key in ("line", "original_line", "start_line", "original_start_line", "side", "start_side"):
+                d.pop(key, None)
+            return d
+
+        return self._paginate(ctx, found, render)
+
+    def _h_list_pull_review_comments(self, ctx: _Ctx, owner: str, repo: str, number: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        self._pull_or_404(ctx, r, number)
+        return self._paginate(ctx, self.review_comments(r, int(number)), lambda c: self._render_review_comment(ctx, c))
+
+    def _h_get_review_comment(self, ctx: _Ctx, owner: str, repo: str, comment_id: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        c = self.review_comments_by_id.get(int(comment_id))
+        if c is None or c.repo != r.full_name:
+            raise _not_found(ctx.doc)
+        return _Resp(200, self._render_review_comment(ctx, c))
+
+    def _h_reply_to_review_comment(self, ctx: _Ctx, owner: str, repo: str, number: str, comment_id: str) -> _Resp:
+        r = self._route_repo(ctx, owner, repo)
+        self._pull_or_404(ctx, r, number)
+        first = self.review_comments_by_id.get(int(comment_id))
+        if first is None or (first.repo, first.number) != (r.full_name, int(number)):
+            raise _not_found(ctx.doc)
+        b = ctx.body_dict()
+        if not isinstance(b.get("body"), str) or b["body"] == "":
+            missing = {"resource": "PullRequestReviewComment", "code": "missing_field", "field": "body"}
+            raise _validation_failed(ctx.doc, missing)
+        reply = self.add_review_reply(r, first.id, b["body"], ctx.login)
+        body = self._render_review_comment(ctx, reply)
+        return _Resp(201, body, {"Location": body["url"]})
+
+    # ---------------------------------------------------------------- GraphQL (review threads only)
+
+    def _graphql_thread(self, t: ReviewThread) -> dict:
+        d = _tmpl(
+            "api/graphql.pull-request-review-threads.full.json",
+            "data",
+            "repository",
+            "pullRequest",
+            "reviewThreads",
+            "nodes",
+            0,
+        )
+        comment_tmpl = d["comments"]["nodes"][0]
+        nodes = []
+        for cid in t.comments:
+            c = self.review_comments_by_id[cid]
+            n = copy.deepcopy(comment_tmpl)
+            n.update(
+                id=_node_id("PullRequestReviewComment", c.id),
+                databaseId=c.id,
+                body=c.body,
+                path=c.path,
+                diffHunk=c.diff_hunk,
+                createdAt=c.created_at,
+                updatedAt=c.updated_at,
+                author={"login": c.user},
+                authorAssociation=self._author_association(self._repo(c.repo), c.user),
+                replyTo={"id": _node_id("PullRequestReviewComment", c.in_reply_to)} if c.in_reply_to else None,
+                position=None if t.outdated else c.line,
+                originalPosition=c.line,
+            )
+            nodes.append(n)
+        d.update(
+            id=t.node_id,
+            isResolved=t.resolved,
+            isOutdated=t.outdated,
+            path=t.path,
+            line=None if t.outdated else t.line,
+            startLine=None if t.outdated else t.start_line or t.line,
+            resolvedBy={"login": t.resolved_by} if t.resolved_by else None,
+            viewerCanResolve=not t.resolved,
+            viewerCanUnresolve=t.resolved,
+            comments={"totalCount": len(nodes), "nodes": nodes},
+        )
+        return d
+
+    def _graphql_error(self, message: str, path: str, kind: str = "NOT_FOUND") -> _Resp:
+        return _Resp(200, {"data": {path: None}, "errors": [{"type": kind, "path": [path], "message": message}]})
+
+    def _h_graphql(self, ctx: _Ctx) -> _Resp:
+        """The few GraphQL operations a review loop needs, told apart by the field they ask for:
+        `reviewThreads` of a pull request (variables `owner`, `name`, `number`), the mutations
+        `resolveReviewThread`, `unresolveReviewThread` (input `threadId`) and
+        `addPullRequestReviewThreadReply` (input `pullRequestReviewThreadId`, `body`). Every field a
+        fixture node has is answered, whatever the selection asked for."""
+        b = ctx.body_dict()
+        query, variables = str(b.get("query") or ""), b.get("variables") or {}
+        given = variables.get("input") or {}
+        mutation = re.search(r"\b(resolveReviewThread|unresolveReviewThread|addPullRequestReviewThreadReply)\b", query)
+        if mutation is not None and self.permissions is not None:
+            granted = self.permissions
+            if not isinstance(granted, str):
+                granted = granted.get("pull-requests", "none")
+            if _ACCESS[{"read-all": "read", "write-all": "write"}.get(granted, granted)] < _ACCESS["write"]:
+                return self._graphql_error("Resource not accessible by integration", mutation[1], "FORBIDDEN")
+        if mutation is not None:
+            name = mutation[1]
+            ident = given.get("pullRequestReviewThreadId" if name == "addPullRequestReviewThreadReply" else "threadId")
+            thread = next((t for t in self.threads_by_id.values() if t.node_id == ident), None)
+            if thread is None:
+                return self._graphql_error(f"Could not resolve to a node with the global id of '{ident}'", name)
+            if name == "addPullRequestReviewThreadReply":
+                reply = self.add_review_reply(thread.repo, thread.comments[0], str(given.get("body") or ""), ctx.login)
+                comment = self._graphql_thread(thread)["comments"]["nodes"][-1]
+                assert comment["databaseId"] == reply.id
+                return _Resp(200, {"data": {name: {"comment": comment}}})
+            thread.resolved = name == "resolveReviewThread"
+            thread.resolved_by = ctx.login if thread.resolved else None
+            d = _tmpl(f"api/graphql.{'resolve' if thread.resolved else 'unresolve'}-review-thread.json", "data", name)
+            shown = self._graphql_thread(thread)
+            d["thread"] = {k: shown[k] for k in d["thread"]} | {"id": thread.node_id}
+            if "comments" in d["thread"]:
+                nodes = [{"id": n["id"], "body": n["body"]} for n in shown["comments"]["nodes"]]
+                d["thread"]["comments"] = {"nodes": nodes}
+            return _Resp(200, {"data": {name: d}})
+        if re.search(r"\breviewThreads\b", query):
+            r = self.repos.get(f"{variables.get('owner')}/{variables.get('name')}".lower())
+            pr = r.pulls.get(int(variables.get("number") or 0)) if r is not None else None
+            if r is None or pr is None:
+                return self._graphql_error("Could not resolve to a PullRequest", "repository")
+            threads = [self._graphql_thread(t) for t in self.review_threads(r, pr.number)]
+            page = _tmpl("api/graphql.pull-request-review-threads.full.json", "data", "repository", "pullRequest")
+            page.update(
+                id=_node_id("PullRequest", pr.pull_id),
+                number=pr.number,
+                title=pr.title,
+                url=f"{ctx.web}/{r.full_name}/pull/{pr.number}",
+                state=pr.state.upper(),
+            )
+            page["reviewThreads"] = {
+                "totalCount": len(threads),
+                "nodes": threads,
+                "pageInfo": {"hasNextPage": False, "endCursor": None},
+            }
+            return _Resp(200, {"data": {"repository": {"pullRequest": page}}})
+        return _Resp(200, {"errors": [{"message": "fake_github serves only the review-thread operations of GraphQL"}]})
 
     # ---------------------------------------------------------------- state changes (shared)
 
@@ -1645,6 +2031,8 @@ class FakeGitHub:
         )
 
         # 3. routing and the token's permissions
+        if qpath == "/api/graphql" and not prefix:  # GitHub Enterprise Server's GraphQL endpoint
+            qpath = "/graphql"
         m2 = re.fullmatch(r"/repositories/(\d+)(/.*)?", qpath)
         if m2:  # /repositories/{id}/... is the same as /repos/{owner}/{name}/...
             by_id = next((r for r in self.repos.values() if r.id == int(m2.group(1))), None)
@@ -1712,7 +2100,7 @@ class FakeGitHub:
     def _authorize(self, ctx: _Ctx, scope: str, args: dict[str, str]) -> None:
         """403 "Resource not accessible by integration" when a GITHUB_TOKEN with ``permissions``
         lacks what the route needs: reads need `read` (none on a public repository), writes `write`."""
-        if self.permissions is None or scope == "metadata":  # metadata: read comes with every token
+        if self.permissions is None or scope in ("metadata", "graphql"):  # graphql: each operation checks its own
             return
         refused = _HTTPError(403, _error_body("Resource not accessible by integration", ctx.doc, 403))
         if scope == "user":
@@ -2532,9 +2920,10 @@ def _scope(pattern: str) -> str:
     (GitHub's "permissions required for GitHub Apps"); "metadata" comes with every token."""
     rules = [
         (r"/user", "user"), (r"/users/.*", "metadata"), (r"/repos/[^/]+/[^/]+", "metadata"),
-        (r".*/collaborators/.*", "metadata"), (r".*/reactions", "comments"), (r".*/comments.*", "comments"),
+        (r".*/collaborators/.*", "metadata"), (r".*/reactions", "comments"),
+        (r".*/pulls/[^/]+/comments.*", "pull-requests"), (r".*/comments.*", "comments"),
         (r".*/(issues|labels)\b.*", "issues"), (r".*/pulls\b.*", "pull-requests"), (r".*/actions/.*", "actions"),
-        (r".*/git/.*", "contents"),
+        (r".*/git/.*", "contents"), (r"/graphql", "graphql"),
     ]  # fmt: skip
     plain = re.sub(r"\(\?P<\w+>[^)]*\)", "x", pattern)  # the route with its groups filled in
     return next(scope for rule, scope in rules if re.fullmatch(rule, plain))
@@ -2693,6 +3082,43 @@ def _routes() -> list[tuple[str, re.Pattern, Callable[..., _Resp], str, str]]:
         ("GET", repo + r"/git/ref/(?P<ref>.+)", FakeGitHub._h_get_ref, f"{d}/git/refs#get-a-reference"),
         ("POST", repo + r"/git/refs", FakeGitHub._h_create_ref, f"{d}/git/refs#create-a-reference"),
         ("PATCH", repo + r"/git/refs/(?P<ref>.+)", FakeGitHub._h_update_ref, f"{d}/git/refs#update-a-reference"),
+        (
+            "GET",
+            repo + r"/pulls/(?P<number>\d+)/reviews",
+            FakeGitHub._h_list_reviews,
+            f"{d}/pulls/reviews#list-reviews-for-a-pull-request",
+        ),
+        (
+            "GET",
+            repo + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)",
+            FakeGitHub._h_get_review,
+            f"{d}/pulls/reviews#get-a-review-for-a-pull-request",
+        ),
+        (
+            "GET",
+            repo + r"/pulls/(?P<number>\d+)/reviews/(?P<review_id>\d+)/comments",
+            FakeGitHub._h_list_review_comments_of_review,
+            f"{d}/pulls/reviews#list-comments-for-a-pull-request-review",
+        ),
+        (
+            "GET",
+            repo + r"/pulls/(?P<number>\d+)/comments",
+            FakeGitHub._h_list_pull_review_comments,
+            f"{d}/pulls/comments#list-review-comments-on-a-pull-request",
+        ),
+        (
+            "POST",
+            repo + r"/pulls/(?P<number>\d+)/comments/(?P<comment_id>\d+)/replies",
+            FakeGitHub._h_reply_to_review_comment,
+            f"{d}/pulls/comments#create-a-reply-for-a-review-comment",
+        ),
+        (
+            "GET",
+            repo + r"/pulls/comments/(?P<comment_id>\d+)",
+            FakeGitHub._h_get_review_comment,
+            f"{d}/pulls/comments#get-a-review-comment-for-a-pull-request",
+        ),
+        ("POST", r"/graphql", FakeGitHub._h_graphql, "https://docs.github.com/graphql"),
     ]
     return [(m, re.compile(p), h, doc, _scope(p)) for m, p, h, doc in table]
 
