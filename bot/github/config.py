@@ -86,6 +86,8 @@ class RepoConfig(Strict):
     # Globs of the paths the model may change; empty: any unprotected path. A path they match is
     # free of the overridable default protections (CI files, dependency pins: spec.OVERRIDABLE).
     edit: list[str] = []
+    # A review thread autofix addressed and proved is resolved; false leaves resolving to the reviewer.
+    resolve_threads: bool = True
     label: str | None = None
     specs: str | None = None
     # A free-form issue whose bug no test reproduced may still get a fix, judged by the suite

@@ -5,6 +5,8 @@
 - `schedule` / `workflow_dispatch`: the spec files whose targets no longer pass (specs.py).
 - `workflow_run` (a failed run of a pull request) / `workflow_dispatch` with input `pr`: red CI
   repair (red_ci/repair.py).
+- `pull_request_review` / `submitted` on autofix's own pull request, by a writer: the review's
+  open threads answered by one proven commit on its branch (review/flow.py).
 - anything else: a one-line "not handled" and exit 0.
 
 `main` reads the configuration once and builds the collaborators a caller didn't pass in.
@@ -30,6 +32,7 @@ from bot.github.forge import Forge
 from bot.github.git import Git
 from bot.github.issues import on_issue
 from bot.github.red_ci.repair import on_workflow_run, repair
+from bot.github.review.flow import on_review
 from bot.github.specs import on_specs
 from bot.github.step import OpenModel, Skip, Step, TaskOutcome, system_error
 from bot.github.workflow import Workflow, write_outputs
@@ -160,6 +163,7 @@ HANDLERS: dict[str, Callable[[Step, dict], int]] = {
     "schedule": on_specs,
     "workflow_dispatch": on_dispatch,
     "workflow_run": on_workflow_run,
+    "pull_request_review": on_review,
 }
 
 
