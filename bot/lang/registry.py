@@ -6,14 +6,18 @@ from __future__ import annotations
 from pathlib import PurePosixPath
 
 from bot.lang.base import CodeView
+from bot.lang.go import GO
 from bot.lang.javascript import JAVASCRIPT, TSX, TYPESCRIPT
 
 VIEWS: dict[str, CodeView] = {
     ".js": JAVASCRIPT, ".mjs": JAVASCRIPT, ".cjs": JAVASCRIPT, ".jsx": JAVASCRIPT,
     ".ts": TYPESCRIPT, ".mts": TYPESCRIPT, ".cts": TYPESCRIPT,
     ".tsx": TSX,
+    ".go": GO,
 }  # fmt: skip
-KINDS: dict[str, tuple[CodeView, ...]] = {"javascript": (JAVASCRIPT,), "typescript": (TYPESCRIPT, TSX)}  # bot/spec.py's
+KINDS: dict[str, tuple[CodeView, ...]] = {
+    "javascript": (JAVASCRIPT,), "typescript": (TYPESCRIPT, TSX), "go": (GO,),
+}  # bot/spec.py's  # fmt: skip
 
 
 def for_path(path: str) -> CodeView | None:
