@@ -37,7 +37,7 @@ def test_the_issues_example_queues_per_issue_on_the_job_so_skipped_events_never_
     assert "concurrency" not in issues  # at the workflow's level any comment on the issue would join the group
     job = issues["jobs"]["autofix"]
     assert job["concurrency"] == {
-        "group": "autofix-issue-${{ github.event.issue.number }}",
+        "group": "autofix-issue-${{ github.event.issue.number || github.event.pull_request.number }}",
         "cancel-in-progress": False,
     }
     assert "startsWith(github.event.comment.body, '/autofix')" in job["if"]  # the job-level group sees only these
@@ -51,7 +51,7 @@ def test_the_forks_example_trusts_owners_members_and_collaborators_only():
 
 def test_the_action_page_names_every_kind_of_event_the_examples_run_on():
     kinds = sorted({kind for path in WORKFLOWS.glob("*.yml") for kind in workflow(path.name)["on"]})
-    assert kinds == ["issue_comment", "issues", "schedule", "workflow_dispatch", "workflow_run"]
+    assert kinds == ["issue_comment", "issues", "pull_request_review", "schedule", "workflow_dispatch", "workflow_run"]
     said = re.search(
         r"autofix's examples run on (\w+) kinds of event only: ([^.]+)\.", section("Notes for your repository")
     )
