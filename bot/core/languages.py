@@ -83,6 +83,7 @@ SCRIPT_FORM = (
     "the whole definition in the form the file gives it: "
     "a declaration, an assignment, or a member of its class or object"
 )
+FORMS = {"go": "the whole function, the method with its receiver, or the type declaration"}
 
 
 def language_of(spec: Spec) -> Language | None:
@@ -92,4 +93,4 @@ def language_of(spec: Spec) -> Language | None:
     if kind == "python":
         return PYTHON
     view = registry.for_kind(kind, spec.target)
-    return None if view is None else Language(view, kind, SCRIPT_FORM)
+    return None if view is None else Language(view, kind, FORMS.get(kind, SCRIPT_FORM))

@@ -37,7 +37,8 @@ PACKAGING = ("pyproject.toml", "setup.py", "setup.cfg", "requirements*.txt", "re
              ".gitlab-ci.yml", ".travis.yml", "azure-pipelines.yml", "Jenkinsfile", "*.pth",
              "sitecustomize.py", "usercustomize.py", "package.json", "package-lock.json", "npm-shrinkwrap.json",
              "pnpm-lock.yaml", "yarn.lock", ".npmrc", ".yarnrc*", "jest.config.*", "vitest.config.*",
-             "vite.config.*", "babel.config.*", ".babelrc*", "tsconfig*.json")  # fmt: skip
+             "vite.config.*", "babel.config.*", ".babelrc*", "tsconfig*.json", "go.mod", "go.sum", "go.work",
+             "go.work.sum")  # fmt: skip
 CI_FOLDERS = (".github/", ".circleci/", ".gitlab/", ".buildkite/")
 
 SHOWN = 50  # findings listed; the count of the rest follows

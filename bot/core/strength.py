@@ -24,7 +24,7 @@ VOID_FEEDBACK = (
 )
 
 
-MUTATED = ("python", "javascript", "typescript")  # the kinds with mutants: Python's, and bot/lang's
+MUTATED = ("python", "javascript", "typescript", "go")  # the kinds with mutants: Python's, and bot/lang's
 
 
 class StrengthJudge:
