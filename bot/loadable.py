@@ -82,12 +82,19 @@ def found_by_looking(relpath: str) -> str | None:
     return None
 
 
-def addition(relpath: str, exists: Callable[[str], bool], added: Callable[[str], bool], freed: bool) -> str | None:
+def addition(
+    relpath: str,
+    exists: Callable[[str], bool],
+    added: Callable[[str], bool],
+    freed: bool,
+    listed: Callable[[str], list[str]] = lambda folder: [],
+) -> str | None:
     """Why a change may not add `relpath`; None when it may. An allowlist: a Python module inside
     one of the repository's packages (a folder whose `__init__.py` the tree has, or this change
-    adds as a package of one), or a file the repository's `edit` globs name (`freed`). Anything
-    else a tool may load by looking (runner configuration, packaging, a top-level module that
-    takes the place of one the runner imports) never comes in unasked."""
+    adds as a package of one), a Go source file in one of its Go packages (`go_source`), or a file
+    the repository's `edit` globs name (`freed`). Anything else a tool may load by looking (runner
+    configuration, packaging, a top-level module that takes the place of one the runner imports)
+    never comes in unasked. `listed(folder)`: the names the tree's folder holds."""
     if exists(relpath):
         return found_by_looking(relpath)
     problem = refusal(relpath, exists)
@@ -98,11 +105,27 @@ def addition(relpath: str, exists: Callable[[str], bool], added: Callable[[str],
         return None
     if script_module(path):
         return None
+    if go_source(path, listed):
+        return None
     return (
-        "only a Python module inside one of the repository's packages (a folder with __init__.py), or a "
-        "JavaScript or TypeScript module in a folder below the root, is, unless `edit` in .github/autofix.yml "
-        "names the file"
+        "only a Python module inside one of the repository's packages (a folder with __init__.py), a "
+        "JavaScript or TypeScript module in a folder below the root, or a Go file (not a test) in a folder "
+        "of Go files is, unless `edit` in .github/autofix.yml names the file"
     )
+
+
+def go_source(path: PurePosixPath, listed: Callable[[str], list[str]]) -> bool:
+    """Whether `path` is a Go file a change may add: beside the Go files of a package the tree has
+    (go builds every .go file of the folder into it), never a test (`_test.go`: go test compiles it
+    into the suite), never one go leaves out by its name (`_x.go`, `.x.go`), nor in testdata or
+    vendor. One with an `init()` is allowed: it runs when the package loads, as an `init()` of the
+    file under repair would, and is judged with the same tests."""
+    if path.suffix != ".go" or path.name.endswith("_test.go") or path.name.startswith(("_", ".")):
+        return False
+    if any(part in ("testdata", "vendor") or part.startswith((".", "_")) for part in path.parts[:-1]):
+        return False
+    folder = str(path.parent) if path.parent.parts else "."
+    return any(name.endswith(".go") and not name.endswith("_test.go") for name in listed(folder))
 
 
 # JavaScript's and TypeScript's modules: nothing imports one unless code names it, but for the

@@ -57,6 +57,13 @@ TEST_PROTECT = (
     ".npmrc",
     ".yarnrc*",
     "node_modules",
+    # Go's: test files (a build tag's file of tests too: it ends in _test.go), the module's
+    # requirements and checksums, and the workspace files that choose which modules build.
+    "*_test.go",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
     ".git",
 )
 # CI configuration, code owners and pinned dependencies: protected too, unless the repository's
@@ -98,7 +105,7 @@ class Strict(BaseModel):
 
 
 # What the target is: by its extension unless the spec's `kind` says; anything else is Python.
-TargetKind = Literal["python", "json", "yaml", "sql", "javascript", "typescript"]
+TargetKind = Literal["python", "json", "yaml", "sql", "javascript", "typescript", "go"]
 KIND_OF_SUFFIX: dict[str, TargetKind] = {
     ".json": "json",
     ".yaml": "yaml",
@@ -106,6 +113,7 @@ KIND_OF_SUFFIX: dict[str, TargetKind] = {
     ".sql": "sql",
     **dict.fromkeys((".js", ".mjs", ".cjs", ".jsx"), "javascript"),
     **dict.fromkeys((".ts", ".mts", ".cts", ".tsx"), "typescript"),
+    ".go": "go",
 }
 
 
@@ -284,7 +292,8 @@ def check_kind(spec: Spec, lines: dict[tuple, int]) -> None:
     def where(*key: str | int) -> str:
         return f"{spec.path}:{nearest_line(key, lines)}: {'.'.join(str(part) for part in key)}"
 
-    python, document, code = kind == "python", kind in ("json", "yaml"), kind in ("python", "javascript", "typescript")
+    python, document = kind == "python", kind in ("json", "yaml")
+    code = kind in ("python", "javascript", "typescript", "go")
     refused = (
         (("tests", "json_schema"), spec.tests.json_schema and not document, "only a JSON or YAML target has one"),
         (("tests", "sql"), spec.tests.sql and kind != "sql", "only a SQL target has them"),

@@ -19,6 +19,7 @@ ROLES = {
     "sql": "SQL programmer",
     "javascript": "JavaScript programmer",
     "typescript": "TypeScript programmer",
+    "go": "Go programmer",
 }
 
 

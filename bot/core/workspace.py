@@ -130,7 +130,9 @@ class Workspace:
         exists = self.look(path).kind != "missing"
         # Past the check above, an `edit` glob names the path: the repository asked for it.
         freed = bool(self.allowed)
-        added = loadable.addition(path, lambda rel: self.look(rel).kind != "missing", creating.__contains__, freed)
+        added = loadable.addition(
+            path, lambda rel: self.look(rel).kind != "missing", creating.__contains__, freed, self.listed
+        )
         if added and exists:
             return f"a file autofix never writes: {added}; fix the code under test instead"
         if added and path in creating:
@@ -151,6 +153,16 @@ class Workspace:
 
     def look(self, path: str) -> Entry:
         return look(self.root, path)
+
+    def listed(self, folder: str) -> list[str]:
+        """The names in the tree's `folder`, reached without following a link; none when it can't be."""
+        real = os.path.realpath(self.root / folder)
+        if real != os.path.join(os.path.realpath(self.root), folder).rstrip("/").removesuffix("/."):
+            return []
+        try:
+            return os.listdir(real)
+        except OSError:
+            return []
 
     def read(self, path: str) -> str | None:
         """The text of the file at `path`; None for anything else (missing, a link, binary, huge)."""

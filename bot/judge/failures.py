@@ -40,9 +40,10 @@ def node_id(test_id: str, details: str = "") -> str:
 
 
 def script_id(test_id: str) -> bool:
-    """Whether `test_id` is a JavaScript runner's (`test/x.test.js::suite > test`)."""
+    """Whether `test_id` is a JavaScript runner's (`test/x.test.js::suite > test`) or Go's
+    (`./calc::TestAdd`, `.::TestAdd`): no pytest module's."""
     module = test_id.partition("::")[0]
-    return "/" in module or module.endswith(SCRIPT_SUFFIXES)
+    return "/" in module or module == "." or module.endswith(SCRIPT_SUFFIXES)
 
 
 def own_frames(details: str, root: str) -> str:

@@ -126,6 +126,7 @@ class Suite:
             avoid=self.flaky,
             writable=writable,
             only=only,
+            baseline=baseline,
         )
         if baseline and run.cases and not self.twinned:
             self.twinned, note = runner.calibrate(self.sandbox, work, self.limits, run.cases, writable)

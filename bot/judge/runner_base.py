@@ -45,12 +45,14 @@ class Runner(Protocol):
         avoid: Iterable[str] = (),
         writable: Sequence[str] | None = None,
         planted: bool | None = True,
+        baseline: bool = False,
     ) -> TestRun:
         """One run in the scratch copy `work`. `twinned`: the tests whose canaries behave (calibrate)
         and their outcomes; `only`: test ids to run (the runner's own filter, as fine as it goes);
         `prefer`: tests to twin first (those failing last); `avoid`: never twinned (the flaky ones);
         `writable`: what the run may write (Sandbox.run); `planted`: None plants no canary (the
-        baseline's run)."""
+        baseline's run); `baseline`: the run that measures the repository's own code (Go's lists
+        each package's tests beside it)."""
         ...
 
     def calibrate(

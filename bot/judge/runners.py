@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bot.judge.go import runner as go
 from bot.judge.js import runner as javascript
 from bot.judge.runner_base import Runner, Unread
 
-LANGUAGES = (javascript.runner_for,)
+LANGUAGES = (javascript.runner_for, go.runner_for)
 
 __all__ = ["Runner", "Unread", "runner_for"]
 

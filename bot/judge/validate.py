@@ -20,6 +20,7 @@ from bot.judge import checks, guard, hooks, integrity
 from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
+from bot.judge.go.run import module_cache
 from bot.judge.integrity import Case
 from bot.judge.js import guard as js_guard
 from bot.judge.runners import Runner, Unread, runner_for
@@ -339,6 +340,7 @@ class Validator:
                 writable=writable,
                 only=how.get("only"),
                 planted=how.get("planted", True),
+                baseline=discover,
             )
         plugins = None if discover else self.plugins
         how.pop("planted", None)
@@ -454,12 +456,21 @@ def open_test_sandbox(
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SandboxWarning)
         try:
-            sandbox = open_sandbox(requested, readable=[*python_paths(original), *also])
+            sandbox = open_sandbox(requested, readable=[*python_paths(original), *also, *go_paths(original)])
         except ValueError as exc:
             raise UserError(f"{option}: {exc}") from None
     for warning in caught:
         warn(str(warning.message))
     return sandbox
+
+
+def go_paths(original: Path | None = None) -> list[Path]:
+    """The machine's Go module cache, which `go test` reads modules from (bot/judge/go/run.py),
+    read-only; never one inside the `original` work folder."""
+    found = module_cache()
+    if not found or (original is not None and within(os.path.realpath(found), os.path.realpath(original))):
+        return []
+    return [Path(found)]
 
 
 def python_paths(original: Path | None = None) -> list[Path]:

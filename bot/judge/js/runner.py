@@ -37,6 +37,7 @@ class JavaScript:
         avoid: Iterable[str] = (),
         writable: Sequence[str] | None = None,
         planted: bool | None = True,
+        baseline: bool = False,
     ) -> TestRun:
         """`only` runs those tests' files (a JavaScript runner selects by file)."""
         return run_js(

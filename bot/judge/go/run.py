@@ -1,0 +1,289 @@
+"""One `go test` run in the sandbox, and what autofix can believe about it.
+
+autofix starts go itself (command.py: no shell) as `go test -json -count=1 -p N`, the command's
+flags and packages after: a small launcher (the tests' own Python, `-S -s`) puts a memfd on go's
+stdout and execs go, so the event stream (report.py) goes to autofix whole, beside the run's
+capped output (go's stderr). go sets `-test.paniconexit0` on every test binary: `os.Exit(0)`
+during a test panics and fails it.
+
+The environment: GOFLAGS empty (go's default is -mod=readonly, or vendor), GOPROXY=off (modules
+come from the machine's module cache, read-only, filled during setup by `go mod download`),
+GOTOOLCHAIN=local (a go.mod's toolchain line downloads nothing), GOENV=off, GOTELEMETRY=off, HOME
+private. GOCACHE: once per autofix process and toolchain, a run compiles the standard packages
+the repository imports into a folder autofix then keeps read-only (`warm`: code autofix wrote,
+importing them, in a sandboxed run of its own); every later run starts from a copy of it in its
+private temporary folder (go refuses a cache it can't write), builds the repository's own
+packages there, and nothing of it outlives the run. Without a warm cache each run's starts empty.
+
+What the stream can't show is a test it never mentions: at the baseline autofix lists each
+package's tests (`go test -list .`, in the sandbox, on the repository's own code) and a listed
+test the baseline's run didn't report is a failing test of the baseline, which every later run
+must report; a package whose tests didn't build declares the `func TestX(t *testing.T)` of its
+`_test.go` files (`declared`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from bot import safefs
+from bot.errors import UserError
+from bot.judge import hooks, verdict
+from bot.judge.go import report
+from bot.judge.go.command import GoTest
+from bot.judge.integrity import Case
+from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ
+
+# The launcher: go's stdout becomes the memfd argv[1] names (closed as itself); GOCACHE is a
+# folder in the run's private temporary folder, a copy of the warm cache when there is one (go
+# fails on a cache it can't write); then go runs.
+LAUNCH = (
+    "import os, shutil, sys, tempfile\n"
+    "fd = int(sys.argv[1])\n"
+    "os.dup2(fd, 1)\n"
+    "os.close(fd)\n"
+    "cache = os.path.join(tempfile.gettempdir(), 'autofix-go-build')\n"
+    "seed = os.environ.pop('AUTOFIX_GOCACHE_SEED', '')\n"
+    "if seed:\n"
+    "    shutil.copytree(seed, cache, copy_function=shutil.copyfile, dirs_exist_ok=True)\n"
+    "os.environ['GOCACHE'] = cache\n"
+    "os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+ENV = {
+    "GOFLAGS": "",
+    "GOPROXY": "off",
+    "GOSUMDB": "off",
+    "GOTOOLCHAIN": "local",
+    "GOENV": "off",
+    "GOTELEMETRY": "off",
+    "GOWORK": "off",
+}
+PARALLEL = 4  # test binaries at once (go test -p), at most
+STREAM_CAP = verdict.RECORD_BYTES  # of go's events read; more is no verdict
+MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.M)
+IMPORT = re.compile(r'^\s*(?:[\w.]+\s+)?"([^"\n]+)"', re.M)
+IMPORTS = re.compile(r"^import\s*(?:\(\s*(.*?)\)|((?:[\w.]+\s+)?\"[^\"\n]+\"))", re.M | re.S)
+TEST_FUNC = re.compile(r"^func\s+((?:Test|Fuzz)[A-Z0-9_]\w*|Test)\s*\(\s*\w+\s+\*testing\.[TF]\s*\)", re.M)
+SOURCE_CAP = 1 << 20  # bytes of a .go file read for its imports or tests
+FILES_CAP = 5000  # .go files read for the standard packages to warm
+
+
+def module_of(work: Path) -> str:
+    """The module path go.mod at the work folder's root declares, or ""."""
+    data = safefs.read_regular(work / "go.mod", SOURCE_CAP)
+    found = MODULE.search(data or b"")
+    return found.group(1).decode("utf-8", "replace") if found else ""
+
+
+def environment(go: GoTest, cache: str | None) -> dict[str, str]:
+    env = allowed_environ({**ENV, **go.env})
+    if cache:
+        env["AUTOFIX_GOCACHE_SEED"] = cache
+    modules = module_cache()
+    if modules:
+        env["GOMODCACHE"] = modules
+    return env
+
+
+def module_cache() -> str:
+    """The machine's module cache, which the sandbox shows read-only (bot/judge/validate.py)."""
+    found = os.environ.get("GOMODCACHE") or os.path.join(
+        os.environ.get("GOPATH", "").split(os.pathsep)[0] or os.path.expanduser("~/go"), "pkg", "mod"
+    )
+    return found if os.path.isdir(found) else ""
+
+
+def launched(go: GoTest, fd: int, words: Sequence[str]) -> list[str]:
+    return [sys.executable, "-S", "-s", "-c", LAUNCH, str(fd), go.go, *words]
+
+
+def parallel() -> int:
+    return max(1, min(PARALLEL, len(os.sched_getaffinity(0))))
+
+
+def run_go(
+    sandbox: Sandbox,
+    go: GoTest,
+    work: Path,
+    limits: Limits,
+    *,
+    only: Iterable[str] | None = None,
+    writable: Sequence[str] | None = None,
+    baseline: bool = False,
+) -> verdict.TestRun:
+    """`go test` on the scratch copy `work`. `only`: test ids (`./DIR::TestName`) whose top-level
+    tests run alone, in their packages. `baseline`: the run on the repository's own code, which
+    also lists each package's tests (see the module's docstring)."""
+    module = module_of(work)
+    cache = warm(sandbox, go, work, limits)
+    flags: list[str] = list(go.flags)
+    packages: list[str] = list(go.packages)
+    if only is not None:
+        chosen: dict[str, set[str]] = {}
+        for test in only:
+            folder, _, name = test.partition("::")
+            if name:
+                chosen.setdefault(folder, set()).add(name.split("/", 1)[0])
+        names = sorted(set().union(*chosen.values())) if chosen else []
+        flags = [*go.without_filters(), f"-run=^({'|'.join(re.escape(n) for n in names)})$"] if names else flags
+        packages = sorted(package_arg(folder, module) for folder in chosen) or packages
+    words = ["test", "-json", "-count=1", f"-p={parallel()}", *flags, *packages]
+    outcome, stream = started(sandbox, go, work, limits, words, cache, writable)
+    found = report.cases(report.events(stream), module) if stream is not None else None
+    if found is None:
+        if baseline and not outcome.killed:
+            raise UserError(
+                f"tests.command `go test`: go tested no package (exit code {outcome.returncode}): "
+                f"{verdict.quote(outcome.output)}"
+            )
+        return verdict.TestRun(outcome, None)
+    if baseline and not outcome.killed and not go.filtered:
+        found += unreported(sandbox, go, work, limits, module, cache, writable, found)
+    status = 0 if all(case.outcome in ("passed", "skipped") for case in found) else 1
+    return verdict.TestRun(outcome, found, exitstatus=status)
+
+
+def package_arg(folder: str, module: str) -> str:
+    """How go's command line names the package of a test id: its id's folder already."""
+    return folder
+
+
+def started(
+    sandbox: Sandbox,
+    go: GoTest,
+    work: Path,
+    limits: Limits,
+    words: Sequence[str],
+    cache: str | None,
+    writable: Sequence[str] | None,
+) -> tuple[Outcome, bytes | None]:
+    """go with `words` in the sandbox, its stdout on a memfd: the run's outcome, and the stream
+    (None when it is over STREAM_CAP)."""
+    env = environment(go, cache)
+    fd = os.memfd_create("autofix-go-events")
+    try:
+        outcome = sandbox.run(launched(go, fd, words), work, env, limits, pass_fds=(fd,), writable=writable)
+        data = os.pread(fd, STREAM_CAP + 1, 0)
+    finally:
+        os.close(fd)
+    return outcome, data if len(data) <= STREAM_CAP else None
+
+
+def unreported(
+    sandbox: Sandbox,
+    go: GoTest,
+    work: Path,
+    limits: Limits,
+    module: str,
+    cache: str | None,
+    writable: Sequence[str] | None,
+    found: list[Case],
+) -> list[Case]:
+    """The tests `go test -list .` lists that the baseline's run didn't report (a test binary that
+    ended early), each a failing case: every later run must report them."""
+    words = ["test", "-json", "-list=.", f"-p={parallel()}", *go.build_flags(), *go.packages]
+    outcome, stream = started(sandbox, go, work, limits, words, cache, writable)
+    if stream is None or outcome.killed:
+        return []
+    seen = {case.test_id for case in found}
+    missing = []
+    for folder, names in sorted(report.listed(report.events(stream), module).items()):
+        for name in sorted(names):
+            test_id = f"{folder}::{name}"
+            if test_id not in seen:
+                missing.append(Case(test_id, "failed", "did not run: the test binary ended before it", ""))
+    return missing
+
+
+def declared(workdir: str, folder: str) -> set[str]:
+    """The tests (`func TestX(t *testing.T)`, fuzz targets) the `_test.go` files of the package
+    in `folder` declare, read from their source: what a run must report of a package whose tests
+    didn't build on the repository's own code."""
+    names: set[str] = set()
+    root = os.path.join(workdir, folder)
+    try:
+        entries = sorted(os.listdir(root))
+    except OSError:
+        return names
+    for entry in entries:
+        if entry.endswith("_test.go") and not entry.startswith((".", "_")):
+            data = safefs.read_regular(Path(root) / entry, SOURCE_CAP)
+            names |= set(TEST_FUNC.findall((data or b"").decode("utf-8", "replace")))
+    return names
+
+
+# ---------------------------------------------------------------------------------------------
+# the warm build cache
+
+WARMING = threading.Lock()
+# What a candidate's code commonly reaches for beyond what the repository imports.
+BASE = frozenset({"errors", "fmt", "math", "os", "sort", "strconv", "strings", "sync", "testing", "time", "unicode"})
+WARMED: dict[str, str | None] = {}  # by the toolchain: the first work folder's imports decide
+
+
+def standard_imports(work: Path, goroot: str) -> frozenset[str]:
+    """The standard packages the work folder's Go files import (read as text), and testing's."""
+    found = {"testing"}
+    files = 0
+    for folder, dirs, names in os.walk(work):
+        dirs[:] = [d for d in dirs if not d.startswith((".", "_")) and d not in ("testdata", "vendor", "node_modules")]
+        for name in names:
+            if not name.endswith(".go") or files >= FILES_CAP:
+                continue
+            files += 1
+            data = safefs.read_regular(Path(folder) / name, SOURCE_CAP)
+            for block in IMPORTS.finditer((data or b"").decode("utf-8", "replace")):
+                found |= set(IMPORT.findall(block.group(1) or block.group(2) or ""))
+    return frozenset(
+        path
+        for path in found
+        if "." not in path.split("/", 1)[0]
+        and "internal" not in path.split("/")
+        and path != "C"
+        and os.path.isdir(os.path.join(goroot, "src", path))
+    )
+
+
+def warm(sandbox: Sandbox, go: GoTest, work: Path, limits: Limits) -> str | None:
+    """The read-only build cache holding the standard packages the work folder imports (and BASE),
+    compiled once per autofix process and toolchain (see the module's docstring): a package a
+    later candidate imports besides is compiled in its run. None when it couldn't be made."""
+    key = os.path.realpath(go.go)
+    with WARMING:
+        if key in WARMED:
+            return WARMED[key]
+        wanted = standard_imports(work, os.path.dirname(os.path.dirname(key))) | BASE
+        WARMED[key] = made = make_cache(sandbox, go, wanted, limits)
+        return made
+
+
+def make_cache(sandbox: Sandbox, go: GoTest, wanted: frozenset[str], limits: Limits) -> str | None:
+    folder = tempfile.mkdtemp(prefix="go-", dir=hooks.home())
+    os.chmod(folder, 0o755)
+    imports = "\n".join(f'\t_ "{path}"' for path in sorted(wanted - {"testing"}))
+    (Path(folder) / "go.mod").write_text("module autofix.invalid/warm\n\ngo 1.21\n", encoding="utf-8")
+    (Path(folder) / "warm_test.go").write_text(
+        f'package warm\n\nimport (\n{imports}\n\t"testing"\n)\n\nfunc TestWarm(t *testing.T) {{}}\n',
+        encoding="utf-8",
+    )
+    cache = os.path.join(folder, "cache")
+    env = environment(go, None)
+    env["GOCACHE"] = cache
+    env["GOMODCACHE"] = os.path.join(folder, "mod")  # nothing to download: the standard library only
+    outcome = sandbox.run([go.go, "test", "-count=1", f"-p={parallel()}", "."], Path(folder), env, limits)
+    if outcome.returncode != 0 or not os.path.isdir(cache):
+        shutil.rmtree(folder, ignore_errors=True)
+        return None
+    for where, dirs, files in os.walk(folder):  # handed back; now nobody's but autofix's to write
+        for name in (*dirs, *files):
+            path = os.path.join(where, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.lstat(path).st_mode & 0o755)
+    return cache

@@ -1,0 +1,53 @@
+"""Go's `go test` behind the runner interface (bot/judge/runner_base.py): command.py reads the
+command, run.py runs it, report.py reads go's events."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from bot.judge.go import run
+from bot.judge.go.command import GoTest, runner_of
+from bot.judge.integrity import Case
+from bot.judge.runner_base import Unread
+from bot.judge.verdict import TestRun
+from bot.sandbox.tiers import Limits, Sandbox
+
+
+@dataclass(frozen=True)
+class Go:
+    test: GoTest
+    name: str = "go"
+
+    def run(
+        self,
+        sandbox: Sandbox,
+        work: Path,
+        limits: Limits,
+        twinned: Mapping[str, str],
+        *,
+        only: Iterable[str] | None = None,
+        prefer: Iterable[str] = (),
+        avoid: Iterable[str] = (),
+        writable: Sequence[str] | None = None,
+        planted: bool | None = True,
+        baseline: bool = False,
+    ) -> TestRun:
+        """No canaries yet (`twinned`, `prefer`, `avoid` and `planted` are for them)."""
+        return run.run_go(sandbox, self.test, work, limits, only=only, writable=writable, baseline=baseline)
+
+    def calibrate(
+        self, sandbox: Sandbox, work: Path, limits: Limits, cases: Iterable[Case], writable: Sequence[str] | None
+    ) -> tuple[dict[str, str], str]:
+        return {}, "go test's runs carry no canaries yet"
+
+    def declared(self, workdir: str) -> Callable[[str], set[str]] | None:
+        if self.test.filtered:
+            return None
+        return lambda folder: run.declared(workdir, folder)
+
+
+def runner_for(command: str, work: Path) -> Go | Unread | None:
+    found = runner_of(command, work)
+    return Go(found) if isinstance(found, GoTest) else found
