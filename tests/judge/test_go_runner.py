@@ -162,3 +162,22 @@ def test_a_test_only_the_listing_knows_must_run(tmp_path, sandbox, path_with_go)
     validator, verdict = judged(tmp_path, sandbox, LEAVES_OUT, baseline_code=PANICS)
     assert "./calc::TestSub" in validator.baseline().ids
     assert not verdict.passed and "./calc::TestSub" in verdict.feedback
+
+
+def test_go_tests_and_module_files_are_protected_and_a_go_file_may_join_a_package():
+    from bot import loadable
+    from bot.spec import DEFAULT_PROTECT, is_protected
+
+    for path in ("calc/calc_test.go", "calc/io_linux_test.go", "go.mod", "go.sum", "go.work", "go.work.sum"):
+        assert is_protected(path, DEFAULT_PROTECT), path
+    assert not is_protected("calc/calc.go", DEFAULT_PROTECT)
+
+    def listed(folder: str) -> list[str]:
+        return ["calc.go", "calc_test.go"] if folder == "calc" else ["README.md"]
+
+    def nowhere(relative: str) -> bool:
+        return False
+
+    assert loadable.addition("calc/extra.go", nowhere, nowhere, False, listed) is None
+    for refused in ("calc/extra_test.go", "calc/_extra.go", "docs/extra.go", "calc/testdata/x.go"):
+        assert loadable.addition(refused, nowhere, nowhere, False, listed) is not None, refused
