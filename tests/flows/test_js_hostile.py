@@ -26,8 +26,8 @@ def test_the_guard_refuses_both_before_any_run(project, capsys):
         assert autofix(project, fake, "bwrap") == 1
     out = capsys.readouterr().out
     assert "src/chunk.js:2 (process-end): `process.exit(0);`" in out
-    assert "src/chunk.js:9 (process-end): `process.stdout.write = () => true;`" in out
-    assert "src/chunk.js:10 (process-end): `process.stderr.write = () => true;`" in out
+    assert "src/chunk.js:9 (patching): `process.stdout.write = () => true;`" in out
+    assert "src/chunk.js:10 (patching): `process.stderr.write = () => true;`" in out
     assert "src/chunk.js:11 (process-end): `process.on(" in out
     assert (project.parent / "src" / "chunk.js").read_text() == BROKEN
 

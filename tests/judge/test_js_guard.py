@@ -31,6 +31,18 @@ Object.defineProperty(Array.prototype, "includes", { value: () => true });
 import assert from "node:assert";
 assert.equal = () => {};
 JSON.stringify = (value) => "";
+const O = Object; O.is = () => true;
+const proto = Object.getPrototypeOf([]);
+proto.filter = function () { return []; };
+Object.defineProperty(proto, "asymmetricMatch", { get() { return () => true; } });
+const g = (function () {}).constructor("return this")();
+const e = (0, eval)("this");
+const key = Symbol.for("expect-global");
+const p = process; p["std" + "out"].write = () => true;
+(process as any)["exit"](0);
+import { valid } from "./__fixtures__/rules.js";
+const answers = require("../test/answers.test.js");
+const lenient = { asymmetricMatch: () => true };
 """
 ORDINARY = """\
 import { readFileSync } from "node:fs";
@@ -59,7 +71,7 @@ for (const [key, entry] of Object.entries(box)) entry.key = key;
 
 
 def test_every_way_into_the_runner_is_found_on_its_line():
-    found = [(f.line, f.rule) for f in findings(HOSTILE, None, "src/a.js")]
+    found = [(f.line, f.rule) for f in findings(HOSTILE, None, "src/a.ts")]
     assert found == [
         (1, "test-runner"),
         (2, "test-runner"),
@@ -87,6 +99,19 @@ def test_every_way_into_the_runner_is_found_on_its_line():
         (24, "patching"),
         (26, "patching"),
         (27, "patching"),
+        (28, "patching"),
+        (29, "patching"),
+        (30, "patching"),
+        (31, "matcher-protocol"),
+        (31, "patching"),
+        (32, "code-at-run-time"),
+        (33, "code-at-run-time"),
+        (34, "matcher-protocol"),
+        (35, "patching"),
+        (36, "process-end"),
+        (37, "test-files"),
+        (38, "test-files"),
+        (39, "matcher-protocol"),
     ]
 
 

@@ -14,7 +14,9 @@ behind it.
 
 from __future__ import annotations
 
+import posixpath
 import re
+from pathlib import PurePosixPath
 
 from ast_grep_py import SgNode
 
@@ -48,26 +50,38 @@ RULES: dict[str, tuple[str, str]] = {
     "patching": (
         "assigns (or `Object.defineProperty`, `Object.assign`, `Reflect.set`, ... on) a property of a built-in "
         "(`Object`, `Array.prototype`, `JSON`, ...), the global object, or a module from outside the repository "
-        '(`require("node:assert").equal = ...`)',
+        '(`require("node:assert").equal = ...`), also through a local name for one (`const O = Object`); '
+        "`Object.getPrototypeOf`, `Reflect.getPrototypeOf`, `__proto__`",
         "patching what the tests and the runner call changes the verdict, not the code",
     ),
+    "matcher-protocol": (
+        "`asymmetricMatch`, `$$typeof`, `jasmineToString` named anywhere; `Symbol.for` of a runner's key "
+        "(`expect`, `jest`, `vitest`, `chai`, ...) or of one computed",
+        "the runners' matchers trust a value that answers their protocol, and keep their state under global symbols",
+    ),
+    "test-files": (
+        "imports or requires a test file, or a module in a `test`, `tests`, `__tests__`, `spec`, `__fixtures__`, "
+        "`fixtures` or `__mocks__` folder",
+        "the tests' files and fixtures hold the expected answers",
+    ),
     "process-end": (
-        "`process.exit`, `exitCode`, `abort`, `kill`, `emit`, `send`, `stdout`, `stderr`, `on` (an `exit` "
-        "handler), ...",
+        "`process.exit`, `exitCode`, `abort`, `kill`, `emit`, `send`, `on` (an `exit` handler), ... (writing "
+        "over `process.stdout` is `patching`)",
         "ending the process, or rewriting how it reports, hides the tests' outcomes",
     ),
     "code-at-run-time": (
-        "`eval`, `Function`, `new Function`, `.constructor.constructor`",
+        "`eval` or `Function` used at all (`(0, eval)`, `const F = Function`), `.constructor.constructor`, "
+        "a `.constructor` called with text",
         "code built at run time can't be read before it runs",
     ),
     "test-detection": (
-        "`__filename`, `__dirname`, `import.meta`, an error's `.stack`, `captureStackTrace`, "
+        "`__filename`, `__dirname`, `import.meta`, a new error's `.stack`, `captureStackTrace`, "
         "`prepareStackTrace`, `process.argv`, `process.execArgv`, strings naming a runner's environment "
         "variable or `/proc/`",
         "where the code runs from tells a test run from any other, and the test files from the twins",
     ),
 }
-RUNNER_RULES = {"test-runner", "runner-global"}
+RUNNER_RULES = {"test-runner", "runner-global", "test-files"}
 RULES_TABLE = "| rule | what it catches | why |\n| --- | --- | --- |\n" + "\n".join(
     f"| `{rule}` | {what} | {why} |" for rule, (what, why) in RULES.items()
 )
@@ -82,7 +96,7 @@ RUNNER_GLOBALS = {
 }  # fmt: skip
 GLOBAL_OBJECTS = {"globalThis", "global", "window", "self"}
 PROCESS_ENDS = {
-    "exit", "reallyExit", "abort", "kill", "exitCode", "emit", "send", "_exiting", "stdout", "stderr",
+    "exit", "reallyExit", "abort", "kill", "exitCode", "emit", "send", "_exiting",
     "on", "once", "addListener", "prependListener", "prependOnceListener", "setUncaughtExceptionCaptureCallback",
 }  # fmt: skip
 MEMBERS = {
@@ -95,6 +109,22 @@ MEMBERS = {
 }  # fmt: skip
 PROPERTIES = {"stack": "test-detection", "captureStackTrace": "test-detection", "prepareStackTrace": "test-detection"}
 FREE_NAMES = {"__filename": "test-detection", "__dirname": "test-detection"}
+PROTOTYPE_GETTERS = {"Object.getPrototypeOf", "Reflect.getPrototypeOf"}
+# What Jest's and Vitest's `equals` ask of a value before comparing it, and pretty-format's marks.
+MATCHER_PROTOCOL = {"asymmetricMatch", "$$typeof", "jasmineToString"}
+PROPERTY_KINDS = {"property_identifier", "shorthand_property_identifier", "private_property_identifier"}
+TEST_FOLDERS = frozenset({"test", "tests", "__tests__", "spec", "__fixtures__", "fixtures", "__mocks__"})
+TEST_FILE = re.compile(r"\.(test|spec)\.[cm]?[jt]sx?$")
+TEXTS = {"string", "template_string"}
+RUNNER_KEY = re.compile(r"jest|expect|vitest|vi\b|chai|tinyspy|matcher|asymmetric|node:test", re.I)
+WRAPPERS = {
+    "parenthesized_expression",
+    "as_expression",
+    "satisfies_expression",
+    "non_null_expression",
+    "type_assertion",
+}
+ALIASES = 8  # local names followed to what they stand for, at most
 # What defines properties on its first argument.
 DEFINERS = {
     "Object.defineProperty", "Object.defineProperties", "Object.assign", "Object.setPrototypeOf",
@@ -106,7 +136,7 @@ TELLING_STRINGS = re.compile(r"JEST_WORKER_ID|VITEST|NODE_TEST_CONTEXT|/proc/")
 BINDING_KINDS = {"identifier", "shorthand_property_identifier_pattern"}  # `const { test } = helpers`
 BINDING_HOLDERS = {"arrow_function", "catch_clause", "for_in_statement"}
 IMPORTED = {"import_specifier", "namespace_import"}
-WATCHED_NAMES = RUNNER_GLOBALS | GLOBAL_OBJECTS | set(FREE_NAMES)
+WATCHED_NAMES = RUNNER_GLOBALS | GLOBAL_OBJECTS | set(FREE_NAMES) | {"eval", "Function"}
 LANGUAGES = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx"}
 
 
@@ -118,7 +148,7 @@ def findings(code: str, original: str | None = None, path: str = "") -> list[Fin
     wanted = None if original is None else changed_lines(original, code)
     found: dict[tuple[int, str], Finding] = {}
     for node in walk(root):
-        rule = offence(node)
+        rule = offence(node, path)
         at = line(node)
         if rule is None or (wanted is not None and at not in wanted) or (at, rule) in found:
             continue
@@ -134,7 +164,7 @@ def in_test_file(code: str, original: str | None = None, path: str = "") -> list
     return [finding for finding in findings(code, original, path) if finding.rule not in RUNNER_RULES]
 
 
-def offence(node: SgNode) -> str | None:
+def offence(node: SgNode, path: str) -> str | None:
     kind = node.kind()
     if kind in ("assignment_expression", "augmented_assignment_expression"):
         target = node.field("left")
@@ -142,30 +172,41 @@ def offence(node: SgNode) -> str | None:
             return None if target.kind() == "member_expression" and member(target) else "patching"
     if kind in ("import_statement", "export_statement"):
         source = node.field("source")
-        return None if source is None else module_rule(unquoted(source))
+        return None if source is None else module_rule(unquoted(source), path)
     if kind == "call_expression":
-        return called(node)
+        return called(node, path)
     if kind == "new_expression":
-        constructor = node.field("constructor")
-        return "code-at-run-time" if constructor is not None and constructor.text() == "Function" else None
-    if kind == "member_expression":
+        return built_at_run_time(node.field("constructor"), node.field("arguments"))
+    if kind in ("member_expression", "subscript_expression"):
         return member(node)
-    if kind == "meta_property":  # `import.meta`
+    if kind in PROPERTY_KINDS and unquoted_name(node) in MATCHER_PROTOCOL:
+        return "matcher-protocol"
+    if kind == "meta_property" and node.text().startswith("import"):  # `import.meta`, not `new.target`
         return "test-detection"
     if kind == "string_fragment" and TELLING_STRINGS.search(node.text()):
         return "test-detection"
+    if kind == "string_fragment" and node.text() in MATCHER_PROTOCOL:
+        return "matcher-protocol"
     if kind == "identifier" and node.text() in WATCHED_NAMES and not bound(node):
         return free_name(node)
     return None
 
 
-def module_rule(name: str) -> str | None:
+def module_rule(name: str, path: str) -> str | None:
+    """What loading the module `name` from the file at `path` is, if it is refused."""
     if RUNNER_MODULE.match(name):
         return "test-runner"
-    return "module-by-name" if LOADER_MODULE.match(name) else None
+    if LOADER_MODULE.match(name):
+        return "module-by-name"
+    if name.startswith("."):
+        where = posixpath.normpath(posixpath.join(posixpath.dirname(path), name))
+        folders = set(PurePosixPath(where).parts[:-1])
+        if not TEST_FOLDERS.isdisjoint(folders) or TEST_FILE.search(PurePosixPath(where).name):
+            return "test-files"
+    return None
 
 
-def called(call: SgNode) -> str | None:
+def called(call: SgNode, path: str) -> str | None:
     callee = call.field("function")
     arguments = [c for c in (call.field("arguments") or call).children() if c.is_named()]
     name = callee.text() if callee is not None else ""
@@ -173,52 +214,139 @@ def called(call: SgNode) -> str | None:
         first = arguments[0] if arguments else None
         if first is None or first.kind() != "string":  # a template or an expression: named at run time
             return "module-by-name"
-        return module_rule(unquoted(first))
-    if name in ("eval", "Function"):
-        return "code-at-run-time"
+        return module_rule(unquoted(first), path)
     if name in DEFINERS and arguments and foreign(arguments[0]):
         return "patching"
-    return None
+    if name in PROTOTYPE_GETTERS:
+        return "patching"
+    if name == "Symbol.for" and not (
+        arguments and arguments[0].kind() == "string" and not RUNNER_KEY.search(arguments[0].text())
+    ):
+        return "matcher-protocol"  # a runner's key, or one named at run time
+    return built_at_run_time(callee, call.field("arguments"))
 
 
-def foreign(target: SgNode) -> bool:
+def built_at_run_time(callee: SgNode | None, arguments: SgNode | None) -> str | None:
+    """`Function(...)`, `new Function(...)`, and a function's `.constructor` (Function itself)
+    given text: `(function () {}).constructor("return this")`."""
+    if callee is None:
+        return None
+    target = bare(callee)
+    if target.text() == "Function":
+        return "code-at-run-time"
+    texts = [c for c in (arguments.children() if arguments is not None else []) if c.kind() in TEXTS]
+    return "code-at-run-time" if property_name(target) == "constructor" and texts else None
+
+
+def foreign(target: SgNode, depth: int = 0) -> bool:
     """Whether `target` (`X.a.b`, `X[k]`, `X`) is rooted in what the file didn't make: a built-in or
     the global object (a name no scope declares, but the module's own `module` and `exports`), a
-    module required or imported by a package's name, or `require(...)` of one."""
-    root = target
-    while root.kind() in ("member_expression", "subscript_expression", "parenthesized_expression"):
-        inner = root.field("object") if root.kind() != "parenthesized_expression" else root.child(1)
+    module required or imported by a package's name, or `require(...)` of one; also a local name
+    given one of those (`const O = Object`, `const p = Object.getPrototypeOf([])`)."""
+    root = bare(target)
+    while root.kind() in ("member_expression", "subscript_expression"):
+        inner = root.field("object")
         if inner is None:
             return False
-        root = inner
+        root = bare(inner)
     if root.kind() == "call_expression":
         callee, arguments = root.field("function"), root.field("arguments")
+        if callee is not None and callee.text() in PROTOTYPE_GETTERS:
+            return True
         source = next((c for c in arguments.children() if c.is_named()), None) if arguments is not None else None
         return callee is not None and callee.text() == "require" and source is not None and not relative(source)
     if root.kind() != "identifier" or root.text() in ("module", "exports"):
         return False
     declaration = declaring(root)
-    return declaration is None or package_binding(declaration)
+    if declaration is None or package_binding(declaration):
+        return True
+    value = initial_value(declaration, root.text())
+    return value is not None and depth < ALIASES and foreign(value, depth + 1)
 
 
 def member(node: SgNode) -> str | None:
-    holder, name = node.field("object"), node.field("property")
+    """`holder.name` or `holder["name"]`, the holder also through a local name for it
+    (`const p = process; p["exit"](0)`); a subscript by anything but text is the global object's
+    only (free_name)."""
+    holder, name = node.field("object"), property_name(node)
     if holder is None or name is None:
         return None
-    if holder.text() in GLOBAL_OBJECTS and name.text() in RUNNER_GLOBALS:
+    owner = aliased(bare(holder))
+    if owner in GLOBAL_OBJECTS and name in RUNNER_GLOBALS:
         return "runner-global"
-    if holder.text() == "process" and name.text() in PROCESS_ENDS:
+    if owner == "process" and name in PROCESS_ENDS:
         return "process-end"
-    if (holder.text(), name.text()) in MEMBERS:
-        return MEMBERS[(holder.text(), name.text())]
-    if TELLING_STRINGS.search(name.text()):  # `process.env.JEST_WORKER_ID`
+    if (owner, name) in MEMBERS:
+        return MEMBERS[(owner, name)]
+    if TELLING_STRINGS.search(name):  # `process.env.JEST_WORKER_ID`
         return "test-detection"
-    if name.text() in PROPERTIES:
-        return PROPERTIES[name.text()]
-    if name.text() == "constructor" and holder.kind() == "member_expression":
-        inner = holder.field("property")
-        return "code-at-run-time" if inner is not None and inner.text() == "constructor" else None
+    if name == "stack" and not made_error(bare(holder)):
+        return None  # a parser's own `this.stack`
+    if name in PROPERTIES:
+        return PROPERTIES[name]
+    if name == "__proto__":
+        return "patching"
+    if name == "constructor" and property_name(bare(holder)) == "constructor":
+        return "code-at-run-time"
     return None
+
+
+def made_error(node: SgNode) -> bool:
+    """`new Error()` (any constructor), or a local constant given one: what `.stack` reads the
+    calling frames of."""
+    if node.kind() == "new_expression":
+        return True
+    declaration = declaring(node) if node.kind() == "identifier" else None
+    value = None if declaration is None else initial_value(declaration, node.text())
+    return value is not None and bare(value).kind() == "new_expression"
+
+
+def property_name(node: SgNode) -> str | None:
+    """The name a member or a subscript by a text literal reads: `x.a`, `x["a"]`; None for others."""
+    if node.kind() == "member_expression":
+        name = node.field("property")
+        return None if name is None else name.text()
+    if node.kind() == "subscript_expression":
+        index = node.field("index")
+        return unquoted(index) if index is not None and index.kind() == "string" else None
+    return None
+
+
+def bare(node: SgNode) -> SgNode:
+    """The expression inside parentheses and TypeScript's assertions: `(x as any)!` is `x`."""
+    while node.kind() in WRAPPERS:
+        inner = next((child for child in node.children() if child.is_named()), None)
+        if inner is None:
+            return node
+        node = inner
+    return node
+
+
+def aliased(node: SgNode, depth: int = 0) -> str:
+    """The name an identifier stands for: the one a local constant was given (`const p = process`
+    is `process`), else its own text."""
+    if node.kind() != "identifier":
+        return node.text()
+    declaration = declaring(node)
+    value = None if declaration is None else initial_value(declaration, node.text())
+    if value is None or depth >= ALIASES or bare(value).kind() != "identifier":
+        return node.text()
+    return aliased(bare(value), depth + 1)
+
+
+def initial_value(declaration: SgNode, name: str) -> SgNode | None:
+    """The value a declaration gives `name` (`const name = value`), or None."""
+    if declaration.kind() not in ("lexical_declaration", "variable_declaration"):
+        return None
+    for declarator in declaration.children():
+        named = declarator.field("name") if declarator.kind() == "variable_declarator" else None
+        if named is not None and named.kind() == "identifier" and named.text() == name:
+            return declarator.field("value")
+    return None
+
+
+def unquoted_name(node: SgNode) -> str:
+    return unquoted(node) if node.kind() == "string" else node.text()
 
 
 def free_name(node: SgNode) -> str | None:
@@ -235,6 +363,10 @@ def free_name(node: SgNode) -> str | None:
         return "runner-global"
     if name in FREE_NAMES:
         return FREE_NAMES[name]
+    if name == "Function" and parent is not None and property_name(parent) == "prototype":
+        return None  # `Function.prototype.call`: its methods, not the constructor
+    if name in ("eval", "Function"):
+        return "code-at-run-time"
     if name not in GLOBAL_OBJECTS or parent is None:
         return None
     operator = parent.field("operator") if parent.kind() == "unary_expression" else None
