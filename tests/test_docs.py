@@ -437,11 +437,13 @@ def test_the_action_page_has_a_row_for_every_input_and_output():
 
 def test_the_judging_page_shows_the_static_guard_s_own_rules():
     from bot.judge import guard
+    from bot.judge.go import guard as go_guard
     from bot.judge.js import guard as js_guard
 
     page = (DOCS / "judging.md").read_text(encoding="utf-8")
     assert guard.RULES_TABLE in page
     assert js_guard.RULES_TABLE in page
+    assert go_guard.RULES_TABLE in page
 
 
 # --- troubleshooting: every exit-2 message ----------------------------------------------------

@@ -12,24 +12,20 @@ from bot.core.edits import EditError, after_reply, refused
 from bot.core.loop import REPEATED_FAILED
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.workspace import Workspace
-from bot.judge import gate, guard
-from bot.judge.js import guard as js_guard
+from bot.judge import gate, guard, guards
 from bot.judge.validate import Verdict
-from bot.lang import registry
 from bot.spec import TEST_PROTECT, is_protected
 
 
 def screened(work: Workspace) -> list[guard.Finding]:
-    """The static guard over every Python, JavaScript and TypeScript file the edits changed so far,
-    judging only the lines they added (a refused edit stays applied, so a pass needs a reply that takes it out).
-    A JavaScript test file (a free-form issue's reproduction test: the edits may not touch the
-    suite's own) calls the runner by design, and is read without the runner's rules."""
+    """The static guard of each file's language over every file the edits changed so far, judging
+    only the lines they added (a refused edit stays applied, so a pass needs a reply that takes it
+    out). A test file among them (the edits may not touch the suite's own: a free-form issue's
+    reproduction test) is read as one (bot/judge/guards.py)."""
     found = []
     for path, original in sorted(work.originals.items()):
-        if path.endswith(".py"):
-            found += guard.findings(work.look(path).text or "", original, path)
-        elif registry.for_path(path) is not None:
-            screen = js_guard.in_test_file if is_protected(path, TEST_PROTECT) else js_guard.findings
+        screen = guards.for_path(path, test_file=is_protected(path, TEST_PROTECT))
+        if screen is not None:
             found += screen(work.look(path).text or "", original, path)
     return found
 

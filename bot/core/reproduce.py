@@ -30,9 +30,8 @@ from bot import safefs
 from bot.core.extract import NoCode, extract_block, extract_code
 from bot.core.report import Report
 from bot.errors import UserError
-from bot.judge import gate, guard
+from bot.judge import gate, guard, guards
 from bot.judge.integrity import Case
-from bot.judge.js import guard as js_guard
 from bot.models.base import Model
 from bot.text import clip_tail
 
@@ -161,7 +160,8 @@ def reproduce(
         except NoCode as exc:
             code, verdict = "", f"your reply held no test file ({exc}); answer with one ```{fence} block"
         else:
-            found = guard.findings(code, None, path) if python(path) else js_guard.in_test_file(code, None, path)
+            screen = guards.for_path(path, test_file=True)
+            found = [] if screen is None else screen(code, None, path)
             if found:
                 verdict = guard.feedback(found)
             else:

@@ -16,13 +16,12 @@ from pathlib import Path
 from typing import Literal
 
 from bot.errors import UserError
-from bot.judge import checks, guard, hooks, integrity
+from bot.judge import checks, guard, guards, hooks, integrity
 from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.go.run import module_cache
 from bot.judge.integrity import Case
-from bot.judge.js import guard as js_guard
 from bot.judge.runners import Runner, Unread, runner_for
 from bot.judge.scratch import Copies
 from bot.judge.sql import QueryCheck
@@ -127,10 +126,13 @@ class Validator:
         self.spec = spec
         self.sandbox = sandbox
         # The static guard refuses code that reaches into the test machinery before it runs;
-        # for a file that exists, only the lines the candidate adds are judged. Python only.
+        # for a file that exists, only the lines the candidate adds are judged. `screen` is
+        # Python's (None: no guard at all); another language's is its own (bot/judge/guards.py).
+        language = None if spec.target_kind == "python" or screen is None else guards.for_path(spec.target)
         self.screen = screen if spec.target_kind == "python" else None
-        if spec.target_kind in ("javascript", "typescript") and screen is not None:
-            self.screen = functools.partial(js_guard.findings, path=spec.target)
+        if language is not None:
+            check, target = language, spec.target
+            self.screen = lambda code, original: check(code, original, target)
         self.original = current_text(spec.target_path)
         self.limits = limits or Limits(
             wall_seconds=spec.timeout,

@@ -3,6 +3,7 @@ each test's outcome read from go's -json events, in the bwrap and landlock sandb
 that exits the test binary, forges test2json's framing, or leaves a test out is never written."""
 
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -85,9 +86,22 @@ def test_a_fix_judged_by_go_test_is_written(project, capsys, sandbox):
     ],
     ids=["forged-framing", "os-exit-0", "test-left-out"],
 )
-def test_a_reply_that_cheats_the_report_is_not_written(project, capsys, code, told):
+def test_a_reply_that_cheats_the_report_is_not_written(project, capsys, code, told, no_go_guard):
     with ScriptedOpenAI([reply(code)]) as fake:
         assert autofix(project, fake, "bwrap") == 1
     out = capsys.readouterr().out
     assert (project.parent / "calc" / "calc.go").read_text() == BROKEN
     assert told in out
+
+
+@pytest.mark.parametrize(
+    ("code", "rule"),
+    [(FORGES, "test-report"), (EXITS, "process-end"), (LEAVES_OUT, "test-detection")],
+    ids=["forged-framing", "os-exit-0", "test-left-out"],
+)
+def test_the_static_guard_refuses_each_before_any_run(project, capsys, code, rule):
+    with ScriptedOpenAI([reply(code)] * 3) as fake:
+        assert autofix(project, fake, "bwrap") == 1
+    out = capsys.readouterr().out
+    assert (project.parent / "calc" / "calc.go").read_text() == BROKEN
+    assert re.search(rf"calc/calc\.go:\d+ \({rule}\): `", out), out
