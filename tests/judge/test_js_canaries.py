@@ -2,6 +2,11 @@
 that holds a failing test, named from the suite's words, each a copy of its file with every test
 call but the twins taken out; a broken twin ends on its test's own assertion."""
 
+import re
+import shutil
+import subprocess
+
+import pytest
 from ast_grep_py import SgRoot
 
 from bot.judge.js import canaries
@@ -58,8 +63,8 @@ def test_a_copy_keeps_the_file_s_setup_and_only_its_twins(tmp_path):
     assert "test.each" not in copy.text and '"splits into pairs"' not in copy.text
     broken = [twin for twin in copy.twins if twin.broken]
     assert broken and all(twin.test_id.startswith(f"{copy.path}::chunk > ") for twin in copy.twins)
-    # The broken twin fails on the test's own matcher, two different numbers compared.
-    assert "expect(" in copy.text.split("})();")[1]
+    # The broken twin fails on the test's own last assertion, its expected array changed.
+    assert re.search(r"expect\(chunk\(\[1, 2, 3\], 2\)\)\.toEqual\(\[\[1, 2\], \[(?!3\])\d+\]\]\);", copy.text)
 
 
 def test_a_forged_pass_a_missing_twin_or_an_echo_unlike_its_test_is_named(tmp_path):
@@ -102,3 +107,117 @@ def test_the_runners_counts_which_count_the_twins_are_scrubbed_from_what_the_mod
     assert canaries.scrub(output, planting) == (
         " FAIL  test/b.test.js > empty\nAssertionError: expected [] to deeply equal [ 1 ]\n   Duration  1.2s\n"
     )
+
+
+def broken_twin(tmp_path, assertion: str, runner: str = "jest", name: str = "f.test.js") -> str:
+    """The statement of the broken twin autofix plants for a one-test file ending on `assertion`."""
+    (tmp_path / name).write_text(f'test("sums", () => {{\n  const x = [1];\n  {assertion};\n}});\n')
+    test = f"{name}::sums"
+    planting = canaries.plant(str(tmp_path), {test: "failed"}, runner, prefer=[test])
+    (twin,) = [twin for planted in planting for twin in planted.twins if twin.broken]
+    title = twin.test_id.rsplit("::", 1)[-1]
+    text = planting[0].text
+    start = text.index(f'test("{title}"')
+    return text[start : text.index("\n});", start) + 4]
+
+
+def differs_only_in(twin: str, before: str, after: str, original: str) -> str:
+    """The twin is the test again but for what lies between `before` and `after`, which is not `original`."""
+    lines = twin.split("\n")
+    assert lines[1] == "  const x = [1];" and lines[-1] == "});"
+    line = lines[2]
+    assert line.startswith("  " + before) and line.endswith(after + ";"), twin
+    middle = line[len(before) + 2 : -len(after) - 1]
+    assert middle and middle != original, twin
+    return middle
+
+
+@pytest.mark.parametrize(
+    ("assertion", "before", "after", "original", "changed"),
+    [
+        (
+            "expect(sum(x)).toEqual([[1, 2], [3]])",
+            "expect(sum(x)).toEqual(",
+            ")",
+            "[[1, 2], [3]]",
+            r"\[\[1, 2\], \[(\d+)\]\]",
+        ),
+        ("expect(sum(x)).toBe(3)", "expect(sum(x)).toBe(", ")", "3", r"(\d+)"),
+        ('expect(sum(x)).toBe("x")', "expect(sum(x)).toBe(", ")", '"x"', r'"x [a-z]+"'),
+        ("expect(sum(x)).toStrictEqual({a: 1})", "expect(sum(x)).toStrictEqual(", ")", "{a: 1}", r"\{a: (\d+)\}"),
+        ("assert.deepStrictEqual(sum(x), [1])", "assert.deepStrictEqual(sum(x), ", ")", "[1]", r"\[(\d+)\]"),
+        ("assert.strictEqual(sum(x), 2)", "assert.strictEqual(sum(x), ", ")", "2", r"(\d+)"),
+        ("expect(sum(x)).toBe(true)", "expect(sum(x)).toBe(", ")", "true", r"false"),
+    ],
+    ids=[
+        "toEqual-array",
+        "toBe-number",
+        "toBe-string",
+        "toStrictEqual-object",
+        "deepStrictEqual",
+        "strictEqual",
+        "toBe-true",
+    ],
+)
+def test_a_broken_twin_keeps_the_call_and_the_matcher_and_changes_the_expected_literal(
+    tmp_path, assertion, before, after, original, changed
+):
+    runner = "node" if assertion.startswith("assert") else "jest"
+    middle = differs_only_in(broken_twin(tmp_path, assertion, runner), before, after, original)
+    found = re.fullmatch(changed, middle)
+    assert found is not None, middle
+    if found.groups():  # a number moved, never by one (an off-by-one fix isn't a forger)
+        assert abs(int(found[1]) - int(re.findall(r"\d+", original)[-1])) >= 2
+
+
+def test_a_matcher_without_an_expected_value_is_followed_by_its_opposite(tmp_path):
+    """The assertion as it is (it fails as its original does while the bug is there), then its
+    opposite (which fails on any fix). No argument added: `toBeNull(1653)` is TS2554 to ts-jest,
+    and the whole copy fails to compile."""
+    null = broken_twin(tmp_path, "expect(sum(x)).toBeNull()").split("\n")[2]
+    assert null == "  expect(sum(x)).toBeNull(); expect(sum(x)).not.toBeNull();"
+    plain = broken_twin(tmp_path, "expect(sum(x)).not.toContain(3)").split("\n")[2]
+    assert plain == "  expect(sum(x)).not.toContain(3); expect(sum(x)).toContain(3);"
+    resolved = broken_twin(tmp_path, "await expect(sum(x)).resolves.toBeUndefined()").split("\n")[2]
+    assert (
+        resolved
+        == "  await expect(sum(x)).resolves.toBeUndefined(); await expect(sum(x)).resolves.not.toBeUndefined();"
+    )
+    ok = broken_twin(tmp_path, "assert.ok(sum(x))", "node").split("\n")[2]
+    assert ok == "  assert.ok(sum(x)); assert.ok(!(sum(x)));"
+
+
+def test_an_expected_value_named_is_changed_at_run_time_by_its_type(tmp_path):
+    middle = differs_only_in(
+        broken_twin(tmp_path, "expect(sum(x)).toEqual(want)"), "expect(sum(x)).toEqual(", ")", "want"
+    )
+    assert middle.startswith("((v) => ") and middle.endswith(")(want)")
+    if shutil.which("node") is None:
+        pytest.skip("no node")
+    # Every value comes out as one no value equal to it equals (what node:assert and Jest's equals() agree on).
+    script = (
+        'const assert = require("node:assert");\n'
+        f"const change = (want) => {middle};\n"
+        "for (const want of [0, 3, -1.5, NaN, Infinity, 1e20, 2n, '', 'x', true, false, null, undefined,\n"
+        "  [], [1, [2]], {}, {a: 1}, new Map([[1, 2]]), Symbol('s'), () => 1, new Date(0)]) {\n"
+        "  assert.notDeepStrictEqual(change(want), want);\n"
+        "  assert.notDeepEqual(change(want), want);\n"
+        "}\n"
+    )
+    done = subprocess.run(["node", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_broken_twin_is_drawn_alike_all_the_process_long_and_a_typescript_copy_is_unchecked(tmp_path):
+    """Calibration's twin is the runs' twin: a test whose broken code happens to give the changed
+    value fails calibration, and is never twinned."""
+    lines = {broken_twin(tmp_path, "expect(sum(x)).toEqual(want)", name="f.test.ts").split("\n")[2] for _ in range(3)}
+    assert len(lines) == 1 and "((v: any) => " in lines.pop()  # a parameter typed for TypeScript
+    test = "f.test.ts::sums"
+    (planted,) = canaries.plant(str(tmp_path), {test: "failed"}, "jest", prefer=[test])
+    assert planted.text.startswith("// @ts-nocheck\n")
+
+
+def test_a_test_that_may_return_before_its_last_assertion_keeps_it_and_fails_after_its_body(tmp_path):
+    twin = broken_twin(tmp_path, "if (x.length > 3) return;\n  expect(sum(x)).toBe(3)")
+    assert "expect(sum(x)).toBe(3);" in twin and re.search(r"expect\(\d+\)\.toBe\(\d+\);", twin)

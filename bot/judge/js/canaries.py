@@ -9,10 +9,15 @@ suite's tests: the planted file is a copy of a test file that failed last (else 
 picks), beside it, with its imports, hooks and describe blocks, and every test call removed but
 the twins. Each twin is a test of that file under a title drawn from the suite's own words:
 
-- a *broken* twin runs its original's body and then fails (an assertion of two different
-  numbers, in the runner's own words): it fails whatever the code does, the same way its
-  original fails while the bug is there, so a forger keyed on the function, the message or the
-  file flips it too;
+- a *broken* twin is its original with the last assertion of its own (one the body always
+  reaches) made to fail whatever the code does: the same call of the code under repair, the same
+  matcher, the expected value changed (a number moved, a string lengthened, a boolean flipped, an
+  array's or object's last element changed or one added, any other value changed at run time by
+  its type), or the matcher negated when it takes no expected value (`toBeNull()` ->
+  `not.toBeNull()`). Whatever satisfies the original fails it, and while the bug is there it fails
+  as its original does, so a forger keyed on the function, the message, the file or the kind of
+  values compared flips it too. A test with no such assertion has its body run and then two
+  different numbers compared, and is twinned broken only when none of its file's has one;
 - an *echo* twin is its original unchanged: it must come back as its original does.
 
 A twin missing, reported twice, a broken one passed, or an echo differing from its original is a
@@ -21,11 +26,14 @@ forged report. When the planted file can't load, neither can its original, and n
 
 from __future__ import annotations
 
+import hmac
 import os
+import random
 import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from ast_grep_py import SgNode, SgRoot
 
@@ -36,14 +44,13 @@ TESTS = {"test", "it"}  # what declares a test in node:test, Jest and Vitest ali
 SUITES = {"describe", "suite", "context"}
 FUNCTIONS = {"arrow_function", "function_expression", "function"}
 STRINGS = {"string", "template_string"}
+NESTED = {*FUNCTIONS, "function_declaration", "generator_function", "generator_function_declaration", "class_body"}
 LANGUAGES = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx"}
 SPLIT = " > "  # between a test's describe titles and its own, as the reporters write ids
 WORDS = ("empty", "single", "order", "repeat", "large", "negative", "nested", "mixed", "default", "boundary")
 BROKEN, ECHOES = 2, 2  # twins of one file
 FILES = 3  # planted files at most in a run (twice that in a calibration)
 CALIBRATED = 24  # twins of one file tried at most when learning which come back as their originals
-# Assertion methods that two different numbers don't fail.
-NOT_FAILING = re.compile(r"\.not\b|[Nn]ot[A-Z]|notEqual|throws|rejects|match|Truthy|Defined|close|Greater|Less|ok$")
 SOURCE_CAP = 1 << 20  # of a test file copied: a larger one gets no twins
 FORGED = "the test run's report was tampered with"
 NAME = re.compile(r"^(?P<stem>.*?)(?P<mark>[._-](?:test|spec))?(?P<ext>(?:\.[A-Za-z0-9]+)+)$")
@@ -127,10 +134,14 @@ def plant_in(
     if not choices:
         return None
     pick = secrets.SystemRandom()
+    typed = language != "javascript"
+    draws = {test: drawn(test, typed) for test in choices}
     if every:
         broken, echoes = [t for t in choices if t in prefer][:CALIBRATED], choices[:CALIBRATED]
     else:
-        broken = sorted(choices, key=lambda test: (test not in prefer, pick.random()))[:BROKEN]
+        # A test that fails on an assertion of its own first: its twin fails as it does.
+        own = {test for test in choices if own_assertion(known[test].callback, drawn(test, typed))}
+        broken = sorted(choices, key=lambda test: (test not in prefer, test not in own, pick.random()))[:BROKEN]
         echoes = pick.sample(choices, min(ECHOES, len(choices)))
     titles = {d.path[-1] for d in declared}
     edits: dict[int, list[str]] = {}
@@ -139,9 +150,20 @@ def plant_in(
         found = known[test]
         title = fresh_title(words, titles)
         titles.add(title)
-        edits.setdefault(found.statement.range().start.index, []).append(twin_text(found, title, is_broken, runner))
+        new = twin_text(found, title, is_broken, runner, draws[test])
+        edits.setdefault(found.statement.range().start.index, []).append(new)
         twins.append(Twin(f"{target}::{SPLIT.join((*found.path[:-1], title))}", test, is_broken))
-    return Planted(target, rewritten(text, test_statements(root), edits), tuple(twins))
+    planted = rewritten(text, test_statements(root), edits)
+    return Planted(target, unchecked(planted) if typed else planted, tuple(twins))
+
+
+def unchecked(text: str) -> str:
+    """A TypeScript copy with its type check off (`// @ts-nocheck`, after a `#!` line): ts-jest
+    compiles it as the runs would, and a twin's changed value never fails to compile."""
+    if text.startswith("#!"):
+        first, _, rest = text.partition("\n")
+        return f"{first}\n// @ts-nocheck\n{rest}"
+    return "// @ts-nocheck\n" + text
 
 
 def declarations(root: SgNode, runner: str) -> list[Declared]:
@@ -219,22 +241,27 @@ def literal(node: SgNode) -> str | None:
     return node.text()[1:-1]
 
 
-def twin_text(found: Declared, title: str, broken: bool, runner: str) -> str:
-    """The test statement again, under `title`; a broken twin's callback awaits the original body
-    and then fails."""
+def twin_text(found: Declared, title: str, broken: bool, runner: str, draw: Draw | None = None) -> str:
+    """The test statement again, under `title`. A broken twin's last assertion of the test's own
+    (`own_assertion`) is made to fail whatever the code does; a test without one gets its body
+    awaited and then two different numbers compared (`failing_assertion`)."""
     statement = found.statement
     start = statement.range().start.index
     text = statement.text()
     title_node = [c for c in (found.node.field("arguments") or found.node).children() if c.is_named()][0]
     quote = title_node.text()[0]
     spans = [(title_node.range().start.index - start, title_node.range().end.index - start, f"{quote}{title}{quote}")]
-    if broken:
+    own = own_assertion(found.callback, draw or Draw(secrets.SystemRandom(), list(WORDS))) if broken else None
+    if own is not None:
+        node, new = own
+        spans.append((node.range().start.index - start, node.range().end.index - start, new))
+    elif broken:
         callback = found.callback
         body = callback.field("body")
         assert body is not None  # every function has one
         left = 1 + secrets.randbelow(1000)
         right = left + 1 + secrets.randbelow(1000)
-        fails = own_assertion(callback, left, right) or failing_assertion(runner, left, right)
+        fails = failing_assertion(runner, left, right)
         inner = body.text() if body.kind() == "statement_block" else f"{{ return ({body.text()}); }}"
         wrapped = f"{{ await (async () => {inner})(); {fails} }}"
         spans.append((body.range().start.index - start, body.range().end.index - start, wrapped))
@@ -246,26 +273,291 @@ def twin_text(found: Declared, title: str, broken: bool, runner: str) -> str:
     return text
 
 
-def own_assertion(callback: SgNode, left: int, right: int) -> str | None:
-    """The test's own last assertion again, on two different numbers (`assert.deepStrictEqual(a,
-    b)` -> `assert.deepStrictEqual(3, 9)`, `expect(a).toEqual(b)` -> `expect(3).toEqual(9)`): what
-    fails the broken twin goes through the same call its original's assertions do, so one who
-    silences that call silences the twin's failure too. None when the test has no assertion
-    whose shape fails on those numbers (a negated one, `throws`, `match`)."""
-    for statement in reversed(callback.find_all(kind="expression_statement")):
-        call = next((c for c in statement.children() if c.is_named()), None)
-        callee = call.field("function") if call is not None and call.kind() == "call_expression" else None
-        if callee is None or callee.kind() != "member_expression" or NOT_FAILING.search(callee.text()):
+@dataclass(frozen=True)
+class Draw:
+    """What a broken twin's expected value is changed by: drawn from `rng`, the same for a test
+    all the process long (`drawn`), so a twin calibrated on the repository's own code is the one
+    its runs carry."""
+
+    rng: random.Random | secrets.SystemRandom
+    words: list[str]
+    typed: bool = False  # TypeScript: the value-changing function's parameter is annotated
+
+    def number(self) -> int:
+        return self.rng.randint(2, 9)
+
+    def word(self, avoid: str = "") -> str:
+        for _ in range(20):
+            word = self.rng.choice(self.words)
+            if word not in avoid:
+                return word
+        return f"{self.rng.choice(self.words)}{self.rng.randint(10, 99)}"
+
+
+KEY = secrets.token_bytes(32)  # the draws' key, this process's alone
+
+
+def drawn(test: str, typed: bool) -> Draw:
+    """The draws of `test`'s broken twin, from its id alone (words of its title, or the stock)."""
+    words = sorted({*re.findall(r"[a-z]{3,}", test.split("::", 1)[-1].lower()), *WORDS})
+    return Draw(random.Random(hmac.digest(KEY, test.encode("utf-8"), "sha256")), words, typed)
+
+
+def own_assertion(callback: SgNode, draw: Draw) -> tuple[SgNode, str] | None:
+    """The test's last assertion that runs whenever the body reaches its end (a statement of the
+    body itself, or the arrow's expression, with no `return` before it), and what takes its
+    place in a broken twin (`failing_call`): the same call of the code under repair with the same
+    matcher, its expected value changed; or, for an assertion without one, the assertion as it is
+    and then its opposite (`expect(v).toBeNull(); expect(v).not.toBeNull();`), which fail
+    whether the value is right or wrong. None when the test has none."""
+    body = callback.field("body")
+    if body is None:
+        return None
+    if body.kind() != "statement_block":
+        call = unawaited(body)
+        found = failing_call(call, draw, awaited(body)) if call is not None else None
+        if call is None or found is None:
+            return None
+        new, both = found
+        changed = spliced(body, call, new)
+        return body, f"{{ {body.text()}; return {changed}; }}" if both else changed
+    candidates: list[tuple[SgNode, SgNode, SgNode]] = []  # statement, its expression, the call
+    for statement in (c for c in body.children() if c.is_named() and c.kind() != "comment"):
+        expression = next((c for c in statement.children() if c.is_named()), None)
+        call = unawaited(expression) if statement.kind() in ("expression_statement", "return_statement") else None
+        if call is not None and expression is not None:
+            candidates.append((statement, expression, call))
+        if returns(statement):
+            break  # what follows may not run
+    for statement, expression, call in reversed(candidates):
+        found = failing_call(call, draw, awaited(expression))
+        if found is None:
             continue
-        method = callee.field("property")
-        subject = callee.field("object")
-        if method is None or subject is None:
-            continue
-        if subject.kind() == "call_expression" and (subject.field("function") or subject).text() == "expect":
-            return f"expect({left}).{method.text()}({right});"
-        if subject.text().split(".")[-1] == "assert" or subject.text() == "assert":
-            return f"{callee.text()}({left}, {right});"
+        new, both = found
+        changed = spliced(statement, call, new)
+        if not both:
+            return statement, changed
+        if statement.kind() == "return_statement":
+            return statement, f"{expression.text()}; {changed}"
+        return statement, f"{statement.text().rstrip().removesuffix(';')}; {changed}"
     return None
+
+
+def awaited(expression: SgNode) -> bool:
+    """An expression that is its call awaited (through parentheses)."""
+    node: SgNode | None = expression
+    while node is not None and node.kind() in ("await_expression", "parenthesized_expression"):
+        if node.kind() == "await_expression":
+            return True
+        node = next((c for c in node.children() if c.is_named()), None)
+    return False
+
+
+def unawaited(node: SgNode | None) -> SgNode | None:
+    """The call an expression is, through `await`."""
+    while node is not None and node.kind() in ("await_expression", "parenthesized_expression"):
+        node = next((c for c in node.children() if c.is_named()), None)
+    return node if node is not None and node.kind() == "call_expression" else None
+
+
+def returns(statement: SgNode) -> bool:
+    """A `return` of the test's own body in or at `statement` (one in a nested function is that
+    function's)."""
+    for found in [statement, *statement.find_all(kind="return_statement")]:
+        if found.kind() != "return_statement":
+            continue
+        nested = False
+        for ancestor in found.ancestors():
+            if ancestor == statement:
+                break
+            nested = nested or ancestor.kind() in NESTED
+        if not nested:
+            return True
+    return False
+
+
+# Matchers whose expected argument (by index; -1: the last) decides alone: any value unlike it fails.
+MUTABLE = {
+    "toBe": (0, 1), "toEqual": (0, 1), "toStrictEqual": (0, 1), "toMatchObject": (0, 1), "toHaveLength": (0, 1),
+    "toBeCloseTo": (0, 1), "toHaveProperty": (1, 2), "toHaveBeenCalledTimes": (0, 1), "toHaveReturnedTimes": (0, 1),
+    "toHaveLastReturnedWith": (0, 1), "toHaveBeenLastCalledWith": (-1, 0), "lastCalledWith": (-1, 0),
+}  # fmt: skip
+MODIFIERS = {"not", "resolves", "rejects"}
+# node:assert's (and chai's assert's) comparisons of an actual and an expected value, and the
+# assertions whose opposite is another of theirs.
+ASSERT_EQUAL = {"strictEqual", "deepStrictEqual", "equal", "deepEqual"}
+ASSERT_OPPOSITE = {
+    "notStrictEqual": "strictEqual", "notDeepStrictEqual": "deepStrictEqual", "notEqual": "equal",
+    "notDeepEqual": "deepEqual", "match": "doesNotMatch", "doesNotMatch": "match", "throws": "doesNotThrow",
+    "doesNotThrow": "throws", "rejects": "doesNotReject", "doesNotReject": "rejects",
+}  # fmt: skip
+
+
+def failing_call(call: SgNode, draw: Draw, awaited: bool = False) -> tuple[str, bool] | None:
+    """An assertion's call made to fail whatever the value is, and whether the original must run
+    before it (True: the call is the original's opposite, which fails where the original passes).
+    The expected value changed: `expect(f(x)).toEqual([1, 2])` -> `expect(f(x)).toEqual([1, 7])`,
+    `toBe("a")` -> `toBe("a order")`, `toBe(true)` -> `toBe(false)`, `toBe(want)` -> `want`'s
+    value changed at run time by its type, `assert.deepStrictEqual(f(x), [1])` ->
+    `assert.deepStrictEqual(f(x), [6])`. The opposite, for a matcher without an expected value
+    of that kind: `toBeNull()` -> `not.toBeNull()`, `not.toContain(x)` -> `toContain(x)`,
+    `assert.notEqual(a, b)` -> `assert.equal(a, b)`, `assert.ok(x)` -> `assert.ok(!(x))`. None
+    when it is no assertion autofix knows (a snapshot, chai's chains, a helper), or a promise's
+    whose opposite would go unawaited."""
+    callee = call.field("function")
+    arguments_node = call.field("arguments")
+    if callee is None or arguments_node is None:
+        return None
+    arguments = [c for c in arguments_node.children() if c.is_named() and c.kind() != "comment"]
+    if any(argument.kind() == "spread_element" for argument in arguments):
+        return None
+    start = call.range().start.index
+    text = call.text()
+
+    def replaced(node: SgNode, new: str) -> str:
+        begin, end = node.range().start.index - start, node.range().end.index - start
+        return text[:begin] + new + text[end:]
+
+    if callee.kind() == "identifier":
+        if callee.text() == "assert" and arguments:
+            return replaced(arguments[0], f"!({arguments[0].text()})"), True
+        return None
+    if callee.kind() != "member_expression":
+        return None
+    method_node, subject = callee.field("property"), callee.field("object")
+    if method_node is None or subject is None:
+        return None
+    method = method_node.text()
+    if subject.text() == "assert" or subject.text().endswith(".assert"):
+        if method in ASSERT_EQUAL and len(arguments) >= 2:
+            return replaced(arguments[1], changed_value(arguments[1], draw)), False
+        if method in ASSERT_OPPOSITE and arguments and (awaited or "eject" not in method):
+            return replaced(method_node, ASSERT_OPPOSITE[method]), True
+        if method == "ok" and arguments:
+            return replaced(arguments[0], f"!({arguments[0].text()})"), True
+        return None
+    negation: SgNode | None = None
+    promised = False
+    node = subject
+    while node.kind() == "member_expression":
+        name = node.field("property")
+        if name is None or name.text() not in MODIFIERS:
+            return None
+        negation = node if name.text() == "not" else negation
+        promised = promised or name.text() != "not"
+        inner = node.field("object")
+        if inner is None:
+            return None
+        node = inner
+    if node.kind() != "call_expression" or (node.field("function") or node).text() != "expect":
+        return None
+    if "Snapshot" in method:
+        return None
+    index, count = MUTABLE.get(method, (None, None))
+    if negation is None and index is not None and arguments and (count == 0 or len(arguments) == count):
+        expected = arguments[index]
+        return replaced(expected, changed_value(expected, draw)), False
+    if promised and not awaited:
+        return None
+    if negation is not None:  # `.not` dropped: what passed negated fails plain
+        inner = negation.field("object")
+        assert inner is not None
+        return text[: inner.range().end.index - start] + text[negation.range().end.index - start :], True
+    end = subject.range().end.index - start
+    return text[:end] + ".not" + text[end:], True
+
+
+def changed_value(node: SgNode, draw: Draw) -> str:
+    """An expression whose value no value equal to `node`'s equals: a literal changed where it
+    is written, anything else changed at run time by its type."""
+    literal_text = changed_literal(node, draw)
+    if literal_text is not None:
+        return literal_text
+    number, word = draw.number(), draw.word()
+    parameter = "(v: any)" if draw.typed else "(v)"
+    return (
+        f'({parameter} => typeof v === "number" ? (v !== v ? 0 : v + {number} !== v ? v + {number} : -v)'
+        f' : typeof v === "bigint" ? v + BigInt({number}) : typeof v === "string" ? v + " {word}"'
+        f' : typeof v === "boolean" ? !v : v == null ? {number}'
+        f" : Array.isArray(v) ? [...v, v.length ? v[v.length - 1] : {number}]"
+        f' : typeof v === "object" ? {{ ...v, {word}: {number} }} : [v])({node.text()})'
+    )
+
+
+DECIMAL = re.compile(r"-?\s*(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+RADIX = re.compile(r"0[xXoObB][0-9a-fA-F]+")
+
+
+def changed_literal(node: SgNode, draw: Draw) -> str | None:
+    """A literal changed where it is written (`3` -> `8`, `"a"` -> `"a order"`, `true` ->
+    `false`, `null` -> `6`, `[1, [2]]` -> `[1, [5]]`, `{a: x}` -> `{a: x, order: 4}`), None for
+    what isn't one."""
+    kind, text = node.kind(), node.text()
+    named = [c for c in node.children() if c.is_named() and c.kind() != "comment"]
+    if kind == "number" or (
+        kind == "unary_expression" and text.startswith("-") and named[-1:] and named[-1].kind() == "number"
+    ):
+        return changed_number(text, draw.number())
+    if kind in STRINGS:
+        return f"{text[:-1]} {draw.word()}{text[-1]}"
+    if kind in ("true", "false"):
+        return "false" if kind == "true" else "true"
+    if kind in ("null", "undefined") or (kind == "identifier" and text == "undefined"):
+        return str(draw.number())
+    if kind == "parenthesized_expression" and len(named) == 1:
+        inner = changed_literal(named[0], draw)
+        return f"({inner})" if inner is not None else None
+    if kind in ("as_expression", "satisfies_expression") and named:
+        inner = changed_literal(named[0], draw)
+        offset = named[0].range().end.index - node.range().start.index
+        return inner + text[offset:] if inner is not None else None
+    if kind == "array":
+        if not named:
+            return f"[{draw.number()}]"
+        last = named[-1]
+        inner = changed_literal(last, draw) if last.kind() != "spread_element" else None
+        if inner is not None:
+            return spliced(node, last, inner)
+        return appended(text, "]", last.text() if last.kind() != "spread_element" else str(draw.number()))
+    if kind == "object":
+        pair = named[-1] if named else None
+        value = pair.field("value") if pair is not None and pair.kind() == "pair" else None
+        inner = changed_literal(value, draw) if value is not None else None
+        if value is not None and inner is not None:
+            return spliced(node, value, inner)
+        return appended(text, "}", f"{draw.word(text)}: {draw.number()}")
+    return None
+
+
+def changed_number(text: str, by: int) -> str:
+    """A number literal's value moved by `by` (doubled where a double can't tell the two apart)."""
+    plain = text.replace("_", "")
+    if plain.endswith("n"):
+        return f"{int(plain[:-1].replace(' ', ''), 0) + by}n"
+    try:
+        if RADIX.fullmatch(plain):
+            value = Decimal(int(plain, 0))
+        elif DECIMAL.fullmatch(plain):
+            value = Decimal(plain.replace(" ", ""))
+        else:
+            return f"({text} + {by})"
+    except (ValueError, InvalidOperation):
+        return f"({text} + {by})"
+    moved = value + by if abs(value) < 2**52 else value * 2
+    return str(moved)
+
+
+def spliced(node: SgNode, part: SgNode, new: str) -> str:
+    start = node.range().start.index
+    text = node.text()
+    return text[: part.range().start.index - start] + new + text[part.range().end.index - start :]
+
+
+def appended(text: str, closing: str, item: str) -> str:
+    """An element or property added before a literal's closing bracket."""
+    head = text[: text.rindex(closing)].rstrip()
+    separator = " " if head.endswith(("[", "{", ",")) else ", "
+    return f"{head}{separator}{item}{' ' if closing == '}' else ''}{closing}"
 
 
 def failing_assertion(runner: str, left: int, right: int) -> str:
