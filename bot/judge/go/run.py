@@ -15,6 +15,10 @@ importing them, in a sandboxed run of its own); every later run starts from a co
 private temporary folder (go refuses a cache it can't write), builds the repository's own
 packages there, and nothing of it outlives the run. Without a warm cache each run's starts empty.
 
+What the stream says is believed only together with the twins planted among the package's own
+tests (canaries.py): the test binary runs as the run's uid beside go, and code under test can
+print test2json's framing for every test and leave with `syscall.Exit(0)`.
+
 What the stream can't show is a test it never mentions: at the baseline autofix lists each
 package's tests (`go test -list .`, in the sandbox, on the repository's own code) and a listed
 test the baseline's run didn't report is a failing test of the baseline, which every later run
@@ -30,13 +34,13 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from bot import safefs
 from bot.errors import UserError
 from bot.judge import hooks, verdict
-from bot.judge.go import report
+from bot.judge.go import canaries, report
 from bot.judge.go.command import GoTest
 from bot.judge.integrity import Case
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ
@@ -114,20 +118,38 @@ def run_go(
     work: Path,
     limits: Limits,
     *,
+    last: Mapping[str, str] | None = None,
+    prefer: Iterable[str] = (),
+    avoid: Iterable[str] = (),
     only: Iterable[str] | None = None,
     writable: Sequence[str] | None = None,
     baseline: bool = False,
+    planted: Sequence[canaries.Planted] | bool | None = True,
+    sift: bool = True,
 ) -> verdict.TestRun:
-    """`go test` on the scratch copy `work`. `only`: test ids (`./DIR::TestName`) whose top-level
-    tests run alone, in their packages. `baseline`: the run on the repository's own code, which
-    also lists each package's tests (see the module's docstring)."""
+    """`go test` on the scratch copy `work`, with twins (canaries.py) of the tests whose outcomes
+    `last` knows (none when it knows none, or when the command runs some tests alone by -run or
+    -skip). `only`: test ids (`./DIR::TestName`) whose top-level tests run alone, in their
+    packages. `planted`: True draws the twins; a list plants those; None plants none. `sift`:
+    False keeps the twins' cases among the others (a calibration's run). `baseline`: the run on
+    the repository's own code, which also lists each package's tests (see the module's
+    docstring)."""
     module = module_of(work)
     cache = warm(sandbox, go, work, limits)
+    last = dict(last or {})
+    if only is not None:  # twins of the tests that run: an echo's original must come back beside it
+        only = set(only)
+        tops = {canaries.top(test) for test in only}
+        last = {test: outcome for test, outcome in last.items() if canaries.top(test) in tops}
+    elif go.filtered:
+        last = {}  # the command's own -run/-skip would leave the twins out
+    drawn = canaries.plant(str(work), last, prefer, avoid) if planted is True and last else []
+    twins = drawn if planted is True else list(planted) if planted else []
     flags: list[str] = list(go.flags)
     packages: list[str] = list(go.packages)
     if only is not None:
         chosen: dict[str, set[str]] = {}
-        for test in only:
+        for test in [*only, *(twin.test_id for one in twins for twin in one.twins)]:
             folder, _, name = test.partition("::")
             if name:
                 chosen.setdefault(folder, set()).add(name.split("/", 1)[0])
@@ -135,7 +157,18 @@ def run_go(
         flags = [*go.without_filters(), f"-run=^({'|'.join(re.escape(n) for n in names)})$"] if names else flags
         packages = sorted(package_arg(folder, module) for folder in chosen) or packages
     words = ["test", "-json", "-count=1", f"-p={parallel()}", *flags, *packages]
-    outcome, stream = started(sandbox, go, work, limits, words, cache, writable)
+    try:
+        for one in twins:
+            safefs.write_file(work, one.path, one.text.encode("utf-8"))
+            like = os.path.join(work, os.path.dirname(one.path), one.like)
+            if one.like and os.path.isfile(like) and not os.path.islink(like):
+                stat = os.stat(like)  # the copy's times are its neighbour's
+                os.utime(os.path.join(work, one.path), ns=(stat.st_atime_ns, stat.st_mtime_ns), follow_symlinks=False)
+        outcome, stream = started(sandbox, go, work, limits, words, cache, writable)
+    finally:
+        for one in twins:
+            safefs.remove_file(work, one.path)
+    outcome.output = canaries.scrub(outcome.output, twins)
     found = report.cases(report.events(stream), module) if stream is not None else None
     if found is None:
         if baseline and not outcome.killed:
@@ -146,8 +179,43 @@ def run_go(
         return verdict.TestRun(outcome, None)
     if baseline and not outcome.killed and not go.filtered:
         found += unreported(sandbox, go, work, limits, module, cache, writable, found)
+    forged: list[str] = []
+    if twins and sift:
+        found, forged = canaries.sift(found, twins)
+    for case in found:
+        case.message = canaries.scrub(case.message, twins)
+        case.details = canaries.scrub(case.details, twins)
     status = 0 if all(case.outcome in ("passed", "skipped") for case in found) else 1
-    return verdict.TestRun(outcome, found, exitstatus=status)
+    # go's exit code counts the twins, which fail by construction: the suite's own tests decide.
+    outcome.returncode = status if twins and sift and not outcome.killed else outcome.returncode
+    return verdict.TestRun(outcome, found, exitstatus=status, forged=forged)
+
+
+def calibrate(
+    sandbox: Sandbox,
+    go: GoTest,
+    work: Path,
+    limits: Limits,
+    cases: Iterable[Case],
+    writable: Sequence[str] | None,
+) -> tuple[dict[str, str], str]:
+    """Which of the suite's tests can be twinned, and their outcomes: in the packages of the
+    tests that failed (else one drawn), an echo of each test and a broken twin of each failing
+    one, run alone on the repository's own code; those whose twins came back as they must. The
+    note for the log says why there are none, when there are none."""
+    if go.filtered:
+        return {}, "tests.command runs some tests alone (-run, -skip): go test's runs carry no canaries"
+    last = {case.test_id: case.outcome for case in cases}
+    failing = {test for test, outcome in last.items() if outcome == "failed"}
+    planting = canaries.plant(str(work), last, prefer=failing, every=True)
+    if not planting:
+        return {}, "no test of the suite can be twinned: go test's runs carry no canaries"
+    only = {twin.test_id for one in planting for twin in one.twins}
+    run = run_go(sandbox, go, work, limits, last=last, only=only, writable=writable, planted=planting, sift=False)
+    trusted = canaries.trusted(run.cases or [], planting, last)
+    if not trusted:
+        return {}, "no test's twin came back as the test does: go test's runs carry no canaries"
+    return {test: last[test] for test in trusted}, ""
 
 
 def package_arg(folder: str, module: str) -> str:

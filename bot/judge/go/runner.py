@@ -1,5 +1,5 @@
 """Go's `go test` behind the runner interface (bot/judge/runner_base.py): command.py reads the
-command, run.py runs it, report.py reads go's events."""
+command, run.py runs it, report.py reads go's events, canaries.py plants twins of the tests."""
 
 from __future__ import annotations
 
@@ -34,13 +34,25 @@ class Go:
         planted: bool | None = True,
         baseline: bool = False,
     ) -> TestRun:
-        """No canaries yet (`twinned`, `prefer`, `avoid` and `planted` are for them)."""
-        return run.run_go(sandbox, self.test, work, limits, only=only, writable=writable, baseline=baseline)
+        """Twins (canaries.py) of the tests `twinned` names go into the packages of those in `prefer`."""
+        return run.run_go(
+            sandbox,
+            self.test,
+            work,
+            limits,
+            last=twinned,
+            prefer=prefer,
+            avoid=avoid,
+            only=only,
+            writable=writable,
+            baseline=baseline,
+            planted=planted,
+        )
 
     def calibrate(
         self, sandbox: Sandbox, work: Path, limits: Limits, cases: Iterable[Case], writable: Sequence[str] | None
     ) -> tuple[dict[str, str], str]:
-        return {}, "go test's runs carry no canaries yet"
+        return run.calibrate(sandbox, self.test, work, limits, cases, writable)
 
     def declared(self, workdir: str) -> Callable[[str], set[str]] | None:
         if self.test.filtered:

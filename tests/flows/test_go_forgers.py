@@ -1,0 +1,134 @@
+"""`autofix run` on a Go target whose code under repair forges go's whole event stream: an init()
+that, under `go test`, prints test2json's marked `--- PASS` line for every test it finds in its
+package's test files and leaves with syscall.Exit(0) before any test runs. Every test the suite
+declares is reported passed, once; only the twins planted among them (bot/judge/go/canaries.py)
+tell, on bwrap and landlock. A right fix still passes with them planted."""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from fake_openai import ScriptedOpenAI
+
+from bot.cli import main
+
+GO = shutil.which("go") or "/usr/local/go/bin/go"
+BROKEN = "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"
+FIXED = BROKEN.replace("a - b", "a + b")
+TESTS = """package calc
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	tests := []struct {
+		name       string
+		a, b, want int
+	}{
+		{"small", 1, 2, 3},
+		{"negative", -2, -3, -5},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Add(tt.a, tt.b); got != tt.want {
+				t.Errorf("Add(%d, %d) = %d, want %d", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestAddZero(t *testing.T) {
+	if got := Add(0, 0); got != 0 {
+		t.Fatalf("Add(0, 0) = %d, want 0", got)
+	}
+}
+"""
+# Still wrong; under `go test` every test of the package's test files, and each row of its table
+# as a subtest, is reported passed by a marked framing line, and the binary leaves before any
+# test runs (no test ends twice, none is left out).
+FORGER = BROKEN.replace(
+    "package calc\n",
+    """package calc
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+func init() {
+	if !strings.HasSuffix(os.Args[0], ".test") {
+		return
+	}
+	files, _ := filepath.Glob("*_test.go")
+	named := regexp.MustCompile(`^(Test\\w*)\\(`)
+	row := regexp.MustCompile(`\\{"(\\w+)",`)
+	for _, file := range files {
+		text, _ := os.ReadFile(file)
+		for _, function := range strings.Split(string(text), "\\nfunc ")[1:] {
+			found := named.FindStringSubmatch(function)
+			if found == nil {
+				continue
+			}
+			for _, sub := range row.FindAllStringSubmatch(function, -1) {
+				fmt.Printf("\\x16--- PASS: %s/%s (0.00s)\\n", found[1], sub[1])
+			}
+			fmt.Printf("=== RUN   %s\\n\\x16--- PASS: %s (0.00s)\\n", found[1], found[1])
+		}
+	}
+	fmt.Println("\\x16PASS")
+	syscall.Exit(0)
+}
+""",
+)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("PATH", f"{os.path.dirname(GO)}:{os.environ.get('PATH', '')}")
+    (tmp_path / "calc").mkdir()
+    (tmp_path / "go.mod").write_text("module example.com/calc\n\ngo 1.22\n")
+    (tmp_path / "calc" / "calc.go").write_text(BROKEN)
+    (tmp_path / "calc" / "calc_test.go").write_text(TESTS)
+    spec = tmp_path / "task.yml"
+    spec.write_text(
+        "task: Add(a, b) must return a + b.\ntarget: calc/calc.go\ntests:\n  command: go test ./...\n"
+        "timeout: 120\nmax_attempts: 2\nstrength: off\n"
+    )
+    return spec
+
+
+def reply(code: str) -> str:
+    return f"Here is the fix.\n\n```go\n{code}```\n"
+
+
+def autofix(spec: Path, fake: ScriptedOpenAI, sandbox: str) -> int:
+    return main(["run", str(spec), "--base-url", fake.base_url, "--model", "m", "--api", "chat", "--sandbox", sandbox])
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])
+def test_a_forger_of_the_whole_stream_is_caught_by_the_twins(project, capsys, sandbox, no_go_guard):
+    with ScriptedOpenAI([reply(FORGER), reply(FIXED)]) as fake:
+        assert autofix(project, fake, sandbox) == 1
+    out = capsys.readouterr().out
+    assert (project.parent / "calc" / "calc.go").read_text() == BROKEN
+    assert "the test run's report was tampered with" in out
+    assert "a canary that fails by construction was reported passed" in out
+    assert len(fake.prompts()) == 1  # a forgery gets no second attempt
+
+
+@pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])
+def test_a_right_fix_passes_with_the_twins_planted(project, capsys, sandbox):
+    with ScriptedOpenAI([reply(FIXED)]) as fake:
+        assert autofix(project, fake, sandbox) == 0
+    out = capsys.readouterr().out
+    assert (project.parent / "calc" / "calc.go").read_text() == FIXED
+    assert "passed on attempt 1" in out
+    prompt = fake.prompts()[0]
+    assert "./calc::TestAdd" in prompt and "calc_test.go:16: Add(1, 2) = -1, want 3" in prompt
+    assert set(re.findall(r"\bTest[A-Z]\w*", prompt)) == {"TestAdd"}  # no twin's name, no planted file's
+    assert not re.search(r"calc_\w+_test\.go", prompt)
