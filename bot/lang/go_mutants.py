@@ -15,16 +15,16 @@ sides of a comparison of two names or literals swapped (`a < b` as `b > a`)."""
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
 from ast_grep_py import SgNode
 
-from bot.lang.base import Mutant, changed_lines, spread_order
-from bot.lang.js_mutants import Edit, Mutation, Rewrite, clip, overlaps, shown
-from bot.lang.tree import line, parsed, problem, span
+from bot.lang import mutation
+from bot.lang.base import Mutant
+from bot.lang.mutation import CHOOSE, Mutation, Rewrite, drawn, made, shown
+from bot.lang.tree import line, span
 
 FLIPPED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 BOOLEAN = {"&&": "||", "||": "&&"}
@@ -36,16 +36,15 @@ INTEGER = re.compile(r"(?:0|[1-9][0-9]*)")
 NOT_SWAPPED = {"append", "make", "new", "copy", "delete", "min", "max", "complex", "print", "println", "panic",
                "len", "cap", "clear", "close"}  # fmt: skip
 NO_OPS = ("_ = 0", "{}", "if false {}")  # statements that do nothing
-CHOOSE = random.SystemRandom()  # where the null mutants go: nothing the candidate can predict
 
 # What never runs, or can't change without the code no longer compiling: types, imports, the package.
-NOT_RUN = {
+NOT_RUN = frozenset({
     "package_clause", "import_declaration", "type_declaration", "parameter_list", "type_parameter_list",
     "type_arguments", "array_type", "implicit_length_array_type", "slice_type", "map_type", "pointer_type",
     "channel_type", "function_type", "struct_type", "interface_type", "generic_type", "qualified_type",
     "type_identifier", "negated_type", "type_constraint", "type_elem", "parenthesized_type", "comment",
-}  # fmt: skip
-FUNCTIONS = {"function_declaration", "method_declaration", "func_literal"}
+})  # fmt: skip
+FUNCTIONS = frozenset({"function_declaration", "method_declaration", "func_literal"})
 STRINGS = {"interpreted_string_literal", "raw_string_literal"}
 LITERALS = {"int_literal", "float_literal", "rune_literal", "true", "false", "nil", "iota", *STRINGS}
 SIMPLE = {"identifier", *LITERALS}  # what reading twice or in another order changes nothing
@@ -54,29 +53,9 @@ NUMBERS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", 
 NILS = {"error", "any", "pointer_type", "slice_type", "map_type", "channel_type", "function_type", "interface_type"}
 
 
-class Source:
-    """The code, its tree and the nodes of the lines written that run."""
-
+class Source(mutation.Source):
     def __init__(self, code: str, original: str | None):
-        self.code = code
-        self.root = parsed(code, "go")
-        self.written = None if original is None else changed_lines(original, code)
-        self.running = list(running(self.root))
-
-    def nodes(self) -> list[SgNode]:
-        return [node for node in self.running if self.written is None or line(node) in self.written]
-
-    def apply(self, edits: list[Edit]) -> str | None:
-        """The code with `edits` made (from the end; at one index the insertion first), or None
-        when the result doesn't parse."""
-        text = self.code
-        for start, end, new in sorted(edits, key=lambda edit: (edit[0], edit[1]), reverse=True):
-            text = text[:start] + new + text[end:]
-        return text if text != self.code and problem(parsed(text, "go")) is None else None
-
-    def segment(self, node: SgNode) -> str:
-        start, end = span(node)
-        return self.code[start:end]
+        super().__init__(code, "go", original, NOT_RUN)
 
     @cached_property
     def types(self) -> dict[str, SgNode]:
@@ -89,39 +68,9 @@ class Source:
         return found
 
 
-def running(root: SgNode) -> Iterator[SgNode]:
-    """The nodes under `root` that aren't under a type, in the order of the text."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.kind() in NOT_RUN:
-            continue
-        yield node
-        stack.extend(reversed(node.children()))
-
-
 def mutants(code: str, original: str | None, budget: int | None = None) -> list[Mutant]:
-    """Up to `budget` distinct mutants (all for None) of the lines of `code` not in `original`
-    (every line for None), spread over them, in the order of the file; none of code that doesn't
-    parse. Each mutant made is parsed, so only as many are made as are wanted."""
-    source = Source(code, original)
-    if problem(source.root) is not None:
-        return []
-    planned = [mutation for node in source.nodes() for mutation in mutations(source, node)]
-    wanted = len(planned) if budget is None else budget
-    made: list[tuple[int, Mutant]] = []
-    seen = {code}
-    for index in spread_order(len(planned), wanted):
-        if len(made) == wanted:
-            break
-        mutation = planned[index]
-        mutated = source.apply(list(mutation.edits))
-        if mutated is None or mutated in seen:
-            continue
-        seen.add(mutated)
-        shown_line = mutated.split("\n")[mutation.line - 1].strip() if mutation.shows_line else ""
-        made.append((index, Mutant(mutation.line, mutation.operator, mutation.change, mutated, clip(shown_line))))
-    return [mutant for _, mutant in sorted(made, key=lambda pair: pair[0])]
+    """Up to `budget` distinct mutants of the lines of `code` not in `original` (bot/lang/mutation.py)."""
+    return made(Source(code, original), mutations, budget)
 
 
 def mutations(source: Source, node: SgNode) -> Iterator[Mutation]:
@@ -252,75 +201,21 @@ def swapped(source: Source, node: SgNode) -> Iterator[Mutation]:
 
 
 def null_mutants(code: str, original: str | None) -> list[Mutant]:
-    """Two variants of `code` that compute what it computes, drawn at random (CHOOSE) among the
-    lines written, so that no filter on one statement or one shape of change tells them from real
-    mutants: one with a statement that does nothing in every body written and, in every function,
-    one rewrite of a kind drawn among those it has a place for; one with a single rewrite of a
-    random kind at a random place."""
+    """Two variants of `code` that compute what it computes (bot/lang/mutation.py's `drawn`)."""
     source = Source(code, original)
-    if problem(source.root) is not None:
-        return []
-    nulls = Nulls(source)
-    made: list[Mutant] = []
-    for drawn in (nulls.everywhere(), nulls.somewhere()):
-        variant = source.apply([edit for rewrite in drawn for edit in rewrite.edits])
-        rewrites = drawn
-        if variant is None:  # one of them can't stand there: those that can, alone
-            rewrites = [rewrite for rewrite in drawn if source.apply(list(rewrite.edits)) is not None]
-            variant = source.apply([edit for rewrite in rewrites for edit in rewrite.edits])
-        if variant is None or not rewrites or any(variant == other.code for other in made):
-            continue
-        rewrites = sorted(rewrites, key=lambda rewrite: rewrite.line)
-        first = rewrites[0].line
-        change = clip("; ".join(rewrite.change for rewrite in rewrites))
-        made.append(Mutant(first, "null", change, variant, clip(variant.split("\n")[first - 1].strip())))
-    return made
+    return drawn(source, Nulls(source))
 
 
-class Nulls:
-    """The rewrites of the lines written that keep what the code computes."""
+class Nulls(mutation.Nulls):
+    """Go's rewrites of the lines written that keep what the code computes."""
+
+    source: Source
 
     def __init__(self, source: Source):
-        self.source = source
-        self.functions = [span(node) for node in source.running if node.kind() in FUNCTIONS]
+        super().__init__(source, FUNCTIONS)
 
     def kinds(self) -> list[Callable[[], list[Rewrite]]]:
         return [self.statements, self.sums, self.negations, self.parentheses, self.mirrors]
-
-    @cached_property
-    def bodies(self) -> list[list[Rewrite]]:
-        return [places for places in self.places() if places]
-
-    @cached_property
-    def rewrites(self) -> dict[str, list[Rewrite]]:
-        """Each kind's rewrites but the statements, found once for both variants."""
-        return {kind.__name__: kind() for kind in self.kinds()[1:]}
-
-    def everywhere(self) -> list[Rewrite]:
-        chosen = [CHOOSE.choice(places) for places in self.bodies]
-        scopes: dict[int, dict[str, list[Rewrite]]] = {}
-        for found in self.rewrites.values():
-            for rewrite in found:
-                scopes.setdefault(self.scope(rewrite.edits[0][0]), {}).setdefault(rewrite.kind, []).append(rewrite)
-        for kinds in scopes.values():
-            for name in CHOOSE.sample(sorted(kinds), len(kinds)):
-                free = [one for one in kinds[name] if not any(overlaps(one, other) for other in chosen)]
-                if free:
-                    chosen.append(CHOOSE.choice(free))
-                    break
-        return chosen
-
-    def somewhere(self) -> list[Rewrite]:
-        kinds = [self.statements(), *self.rewrites.values()]
-        CHOOSE.shuffle(kinds)
-        return next(([CHOOSE.choice(found)] for found in kinds if found), [])
-
-    def scope(self, index: int) -> int:
-        """The start of the innermost function around `index`; -1: the file's own level."""
-        return max((start for start, end in self.functions if start <= index < end), default=-1)
-
-    def statements(self) -> list[Rewrite]:
-        return [rewrite for places in self.bodies for rewrite in places]
 
     def places(self) -> Iterator[list[Rewrite]]:
         """For each list of statements, before each statement written, one that does nothing, on

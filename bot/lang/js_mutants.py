@@ -13,20 +13,15 @@ would take it in (`b` + `(x)` is a call)."""
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from functools import cached_property
 
 from ast_grep_py import SgNode
 
-from bot.lang.base import Mutant, changed_lines, spread_order
-from bot.lang.tree import line, parsed, problem, span, walk
-from bot.text import clip_line
-
-SHOWN_CHARS = 60  # of each side of a mutant's one-line change
-LINE_CHARS = 120  # of the mutated line shown to the model
+from bot.lang import mutation
+from bot.lang.base import Mutant
+from bot.lang.mutation import CHOOSE, Mutation, Rewrite, drawn, made, shown
+from bot.lang.tree import line, span, walk
 
 FLIPPED = {"===": "!==", "!==": "===", "==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 BOOLEAN = {"&&": "||", "||": "&&"}
@@ -35,109 +30,37 @@ SYMMETRIC = {"Math.max", "Math.min"}  # their first two arguments swap without a
 INTEGER = re.compile(r"(?:0|[1-9][0-9]*)")
 NO_OPS = (";", "void 0;", "{}")  # statements that do nothing
 SUFFIXES = ("value", "item", "part", "cur", "new", "one", "tmp", "acc")
-CHOOSE = random.SystemRandom()  # where the null mutants go: nothing the candidate can predict
 
 # What only a type checker reads (TypeScript): nothing under these runs.
-TYPE_ONLY = {
+TYPE_ONLY = frozenset({
     "type_annotation", "type_arguments", "type_parameters", "interface_declaration", "type_alias_declaration",
     "ambient_declaration", "function_signature", "abstract_method_signature", "method_signature", "index_signature",
     "literal_type", "type_query", "implements_clause", "object_type", "union_type", "intersection_type",
     "conditional_type", "generic_type", "tuple_type", "array_type", "function_type", "type_predicate_annotation",
     "asserts_annotation", "lookup_type", "template_literal_type", "predefined_type", "type_identifier",
     "parenthesized_type", "readonly_type", "constructor_type", "opting_type_annotation", "omitting_type_annotation",
-}  # fmt: skip
+})  # fmt: skip
 BODIES = {"program", "statement_block"}
-FUNCTIONS = {"function_declaration", "generator_function_declaration", "function_expression", "function",
-             "generator_function", "arrow_function", "method_definition"}  # fmt: skip
+FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "function_expression", "function",
+                       "generator_function", "arrow_function", "method_definition"})  # fmt: skip
 NOT_STATEMENTS = {"comment", "hash_bang_line", "{", "}"}
 JSX_TAGS = {"jsx_opening_element", "jsx_closing_element", "jsx_self_closing_element"}
 BOOLEANS = {"true", "false"}
 NO_VALUE = {"null", "undefined"}
 
-Edit = tuple[int, int, str]  # start and end index in the text, and what replaces them
 
-
-@dataclass(frozen=True)
-class Mutation:
-    line: int
-    operator: str
-    change: str
-    edits: tuple[Edit, ...]
-    shows_line: bool = True  # False: the change shows the line (an emptied if-body)
-
-
-@dataclass(frozen=True)
-class Rewrite:
-    """A change that keeps what the code computes."""
-
-    line: int
-    change: str
-    edits: tuple[Edit, ...]
-    kind: str
-
-
-class Source:
-    """The code, its tree and the nodes of the lines written that run."""
-
+class Source(mutation.Source):
     def __init__(self, code: str, language: str, original: str | None):
-        self.code, self.language = code, language
-        self.root = parsed(code, language)
-        self.written = None if original is None else changed_lines(original, code)
-        self.running = list(running(self.root))
-
-    def nodes(self) -> list[SgNode]:
-        return [node for node in self.running if self.written is None or line(node) in self.written]
-
-    def apply(self, edits: list[Edit]) -> str | None:
-        """The code with `edits` made (from the end; at one index the insertion first), or None
-        when the result doesn't parse."""
-        text = self.code
-        for start, end, new in sorted(edits, key=lambda edit: (edit[0], edit[1]), reverse=True):
-            text = text[:start] + new + text[end:]
-        return text if text != self.code and problem(parsed(text, self.language)) is None else None
-
-    def segment(self, node: SgNode) -> str:
-        start, end = span(node)
-        return self.code[start:end]
+        super().__init__(code, language, original, TYPE_ONLY)
 
     def starts_statement(self, node: SgNode) -> bool:
         start = span(node)[0]
         return any(up.kind() == "expression_statement" and span(up)[0] == start for up in node.ancestors())
 
 
-def running(root: SgNode) -> Iterator[SgNode]:
-    """The nodes under `root` that aren't under a type, in the order of the text."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.kind() in TYPE_ONLY:
-            continue
-        yield node
-        stack.extend(reversed(node.children()))
-
-
 def mutants(code: str, language: str, original: str | None, budget: int | None = None) -> list[Mutant]:
-    """Up to `budget` distinct mutants (all for None) of the lines of `code` not in `original`
-    (every line for None), spread over them, in the order of the file; none of code that doesn't
-    parse. Each mutant made is parsed, so only as many are made as are wanted."""
-    source = Source(code, language, original)
-    if problem(source.root) is not None:
-        return []
-    planned = [mutation for node in source.nodes() for mutation in mutations(source, node)]
-    wanted = len(planned) if budget is None else budget
-    made: list[tuple[int, Mutant]] = []
-    seen = {code}
-    for index in spread_order(len(planned), wanted):
-        if len(made) == wanted:
-            break
-        mutation = planned[index]
-        mutated = source.apply(list(mutation.edits))
-        if mutated is None or mutated in seen:  # two operators can make the same code (`return 1`)
-            continue
-        seen.add(mutated)
-        shown_line = mutated.split("\n")[mutation.line - 1].strip() if mutation.shows_line else ""
-        made.append((index, Mutant(mutation.line, mutation.operator, mutation.change, mutated, clip(shown_line))))
-    return [mutant for _, mutant in sorted(made, key=lambda pair: pair[0])]
+    """Up to `budget` distinct mutants of the lines of `code` not in `original` (bot/lang/mutation.py)."""
+    return made(Source(code, language, original), mutations, budget)
 
 
 def mutations(source: Source, node: SgNode) -> Iterator[Mutation]:
@@ -219,90 +142,26 @@ def swapped(source: Source, node: SgNode) -> Iterator[Mutation]:
     yield Mutation(line(node), "arguments", shown(source.segment(node), after), edits)
 
 
-def shown(before: str, after: str) -> str:
-    """A one-line change: 'if (x) { return 1 }' → 'if (x) {}', each side on one line and clipped."""
-    sides = [clip_line(" ".join(side.split()), SHOWN_CHARS) for side in (before, after)]
-    return f"'{sides[0]}' → '{sides[1]}'"
-
-
-def clip(text: str) -> str:
-    return clip_line(text, LINE_CHARS)
-
-
 def null_mutants(code: str, language: str, original: str | None) -> list[Mutant]:
-    """Two variants of `code` that compute what it computes, drawn at random (CHOOSE) among the
-    lines written, so that no filter on one statement or one shape of change tells them from real
-    mutants: one with a statement that does nothing in every body written and, in every function,
-    one rewrite of a kind drawn among those it has a place for; one with a single rewrite of a
-    random kind at a random place."""
+    """Two variants of `code` that compute what it computes (bot/lang/mutation.py's `drawn`)."""
     source = Source(code, language, original)
-    if problem(source.root) is not None:
-        return []
-    nulls = Nulls(source)
-    made: list[Mutant] = []
-    for drawn in (nulls.everywhere(), nulls.somewhere()):
-        variant = source.apply([edit for rewrite in drawn for edit in rewrite.edits])
-        rewrites = drawn
-        if variant is None:  # one of them can't stand there (`!(a !== b) ** 2`): those that can, alone
-            rewrites = [rewrite for rewrite in drawn if source.apply(list(rewrite.edits)) is not None]
-            variant = source.apply([edit for rewrite in rewrites for edit in rewrite.edits])
-        if variant is None or not rewrites or any(variant == other.code for other in made):
-            continue
-        rewrites = sorted(rewrites, key=lambda rewrite: rewrite.line)
-        first = rewrites[0].line
-        change = clip("; ".join(rewrite.change for rewrite in rewrites))
-        made.append(Mutant(first, "null", change, variant, clip(variant.split("\n")[first - 1].strip())))
-    return made
+    return drawn(source, Nulls(source))
 
 
-class Nulls:
-    """The rewrites of the lines written that keep what the code computes."""
+class Nulls(mutation.Nulls):
+    """JavaScript's rewrites of the lines written that keep what the code computes."""
+
+    source: Source
 
     def __init__(self, source: Source):
-        self.source = source
+        super().__init__(source, FUNCTIONS)
         self.everything = list(walk(source.root))
-        self.functions = [span(node) for node in source.running if node.kind() in FUNCTIONS]
         self.names = {node.text() for node in self.everything if "identifier" in node.kind()}
 
     def kinds(self) -> list[Callable[[], list[Rewrite]]]:
         # TypeScript types `1` as the literal type 1 and `(0 + 1)` as number: a sum could fail its type check.
         sums = [self.sums] if self.source.language == "javascript" else []
         return [self.statements, *sums, self.negations, self.parentheses, self.renames]
-
-    @cached_property
-    def bodies(self) -> list[list[Rewrite]]:
-        return [places for places in self.places() if places]
-
-    @cached_property
-    def rewrites(self) -> dict[str, list[Rewrite]]:
-        """Each kind's rewrites but the statements, found once for both variants."""
-        return {kind.__name__: kind() for kind in self.kinds()[1:]}
-
-    def everywhere(self) -> list[Rewrite]:
-        chosen = [CHOOSE.choice(places) for places in self.bodies]
-        scopes: dict[int, dict[str, list[Rewrite]]] = {}
-        for found in self.rewrites.values():
-            for rewrite in found:
-                scopes.setdefault(self.scope(rewrite.edits[0][0]), {}).setdefault(rewrite.kind, []).append(rewrite)
-        for kinds in scopes.values():
-            for name in CHOOSE.sample(sorted(kinds), len(kinds)):
-                free = [one for one in kinds[name] if not any(overlaps(one, other) for other in chosen)]
-                if free:
-                    chosen.append(CHOOSE.choice(free))
-                    break
-        return chosen
-
-    def somewhere(self) -> list[Rewrite]:
-        kinds = [self.statements(), *self.rewrites.values()]
-        CHOOSE.shuffle(kinds)
-        return next(([CHOOSE.choice(found)] for found in kinds if found), [])
-
-    def scope(self, index: int) -> int:
-        """The start of the innermost function around `index`; -1: the module's own code."""
-        return max((start for start, end in self.functions if start <= index < end), default=-1)
-
-    def statements(self) -> list[Rewrite]:
-        return [rewrite for places in self.bodies for rewrite in places]
 
     def places(self) -> Iterator[list[Rewrite]]:
         """For each body, before each statement written, one that does nothing, on a line of its
@@ -405,11 +264,6 @@ def fresh(name: str, taken: set[str]) -> str:
         new += str(CHOOSE.randint(0, 9))
     taken.add(new)
     return new
-
-
-def overlaps(one: Rewrite, other: Rewrite) -> bool:
-    """Whether an edit of one touches what an edit of the other replaces (an insertion counts as a point)."""
-    return any(a < d and c < b for a, b, _ in one.edits for c, d, _ in other.edits)
 
 
 def is_directive(statement: SgNode) -> bool:

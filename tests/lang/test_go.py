@@ -18,7 +18,8 @@ import pytest
 
 from bot.lang.base import Unit
 from bot.lang.go import GO
-from bot.lang.go_mutants import Nulls, Source, overlaps
+from bot.lang.go_mutants import Nulls, Source
+from bot.lang.mutation import overlaps
 from bot.lang.registry import for_kind, for_path
 
 GO_TOOL = shutil.which("go") or "/usr/local/go/bin/go"

@@ -20,10 +20,9 @@ from pathlib import PurePosixPath
 
 from ast_grep_py import SgNode
 
-from bot.judge.guard import TEXT_CHARS, Finding
-from bot.lang.base import changed_lines
-from bot.lang.tree import line, parsed, walk
-from bot.text import clip_line
+from bot.judge.guard import Finding
+from bot.judge.tree_guard import scan
+from bot.lang.tree import parsed, walk
 
 # rule: (what it catches, why code under test may not). RULES_TABLE shows them in docs/judging.md.
 RULES: dict[str, tuple[str, str]] = {
@@ -143,18 +142,7 @@ LANGUAGES = {".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".
 def findings(code: str, original: str | None = None, path: str = "") -> list[Finding]:
     """What in `code` reaches into the test runner; with `original`, only on the lines a change wrote."""
     language = next((lang for suffix, lang in LANGUAGES.items() if path.endswith(suffix)), "javascript")
-    root = parsed(code, language)
-    lines = code.splitlines()
-    wanted = None if original is None else changed_lines(original, code)
-    found: dict[tuple[int, str], Finding] = {}
-    for node in walk(root):
-        rule = offence(node, path)
-        at = line(node)
-        if rule is None or (wanted is not None and at not in wanted) or (at, rule) in found:
-            continue
-        text = clip_line(lines[at - 1].strip(), TEXT_CHARS) if at <= len(lines) else ""
-        found[(at, rule)] = Finding(at, rule, text, RULES[rule][1], path)
-    return sorted(found.values(), key=lambda finding: (finding.line, finding.rule))
+    return scan(parsed(code, language), code, original, path, lambda node: offence(node, path), RULES)
 
 
 def in_test_file(code: str, original: str | None = None, path: str = "") -> list[Finding]:
