@@ -164,6 +164,18 @@ def walk(root: Where) -> Iterator[Folder]:
             pending.extend((depth + 1, sub, folder.rel_of(sub)) for sub in reversed(subfolders))
 
 
+def read_text(where: Where, cap: int) -> str | None:
+    """The UTF-8 text of the regular file at `where` (read_regular); None when it is larger than
+    `cap` bytes, isn't there, or isn't UTF-8."""
+    data = read_regular(where, cap + 1)
+    if data is None or len(data) > cap:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
 def read_regular(where: Where, cap: int) -> bytes | None:
     """At most `cap` bytes of the regular file at a path or at (folder descriptor, name); None
     when there is none there (a FIFO, socket, device, folder or symlink is never opened) or it

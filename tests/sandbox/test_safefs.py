@@ -377,3 +377,13 @@ def test_give_back_changes_the_owner_of_what_is_ours_and_never_follows_a_link(tm
     owners = {path.name: (os.lstat(path).st_uid, os.lstat(path).st_gid) for path in [work, *work.rglob("*")]}
     assert set(owners.values()) == {(1001, 1002), (1001, 1001)}
     assert os.stat(outside).st_uid == os.geteuid()  # the link's target is not the workspace's
+
+
+def test_read_text_is_a_regular_file_s_utf_8_text_within_its_cap(tmp_path):
+    (tmp_path / "a.txt").write_text("héllo")
+    (tmp_path / "b.bin").write_bytes(b"\xff\xfe")
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "link").symlink_to(tmp_path / "a.txt")
+    assert safefs.read_text(str(tmp_path / "a.txt"), 6) == "héllo"  # 6 bytes in UTF-8
+    assert safefs.read_text(str(tmp_path / "a.txt"), 5) is None
+    assert [safefs.read_text(str(tmp_path / name), 100) for name in ("b.bin", "fifo", "link", "none")] == [None] * 4

@@ -200,7 +200,7 @@ def declarations(root: str) -> list[Declared]:
     for entry in entries:
         if not entry.endswith("_test.go") or entry.startswith((".", "_")) or constrained(entry):
             continue
-        text = read(os.path.join(root, entry))
+        text = safefs.read_text(os.path.join(root, entry), SOURCE_CAP)
         if text is None or "//go:build" in text or "// +build" in text:
             continue
         tree = SgRoot(text, "go").root()
@@ -480,7 +480,7 @@ def identifiers(root: str) -> set[str]:
         return found
     for entry in entries:
         if entry.endswith(".go"):
-            found |= set(re.findall(r"\w+", read(os.path.join(root, entry)) or ""))
+            found |= set(re.findall(r"\w+", safefs.read_text(os.path.join(root, entry), SOURCE_CAP) or ""))
     return found
 
 
@@ -502,16 +502,6 @@ def planted_name(root: str, words: list[str]) -> str | None:
         if name > last and not os.path.lexists(os.path.join(root, name)):
             return name
     return None
-
-
-def read(path: str) -> str | None:
-    data = safefs.read_regular(path, SOURCE_CAP + 1)
-    if data is None or len(data) > SOURCE_CAP:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def mine(test_id: str, planted: Planted) -> bool:

@@ -122,7 +122,7 @@ def plant_in(
     every: bool,
     taken_paths: set[str],
 ) -> Planted | None:
-    text = read(os.path.join(work, relative))
+    text = safefs.read_text(os.path.join(work, relative), SOURCE_CAP)
     target = planted_name(relative, words)
     if text is None or target is None or target in taken_paths or os.path.lexists(os.path.join(work, target)):
         return None
@@ -606,16 +606,6 @@ def fresh_title(words: list[str], taken: set[str]) -> str:
         title = " ".join(secrets.choice(words) for _ in range(3))
         if title not in taken:
             return title
-
-
-def read(path: str) -> str | None:
-    data = safefs.read_regular(path, SOURCE_CAP + 1)
-    if data is None or len(data) > SOURCE_CAP:
-        return None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None
 
 
 def sift(cases: Sequence[Case], planting: Sequence[Planted]) -> tuple[list[Case], list[str]]:

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 
 from ast_grep_py import SgNode, SgRoot
 
-from bot.judge.js.canaries import FUNCTIONS, LANGUAGES, SPLIT, SUITES, TESTS, literal, read
+from bot import safefs
+from bot.judge.js.canaries import FUNCTIONS, LANGUAGES, SOURCE_CAP, SPLIT, SUITES, TESTS, literal
 
 # Options that run some tests alone: the others are then not reported at all by some runners.
 FILTERS = ("-t", "--testNamePattern", "--test-name-pattern", "--test-skip-pattern", "--test-only")
@@ -25,7 +26,7 @@ FILTERS = ("-t", "--testNamePattern", "--test-name-pattern", "--test-skip-patter
 def declared(work: str, relative: str, runner: str) -> set[str]:
     """The names (`A > B > title`) of the tests every run of `relative` declares; none when the file
     can't be read or parsed."""
-    text = read(os.path.join(work, relative))
+    text = safefs.read_text(os.path.join(work, relative), SOURCE_CAP)
     if text is None:
         return set()
     root = SgRoot(text, LANGUAGES.get(os.path.splitext(relative)[1], "javascript")).root()
