@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from bot.judge.strength import Strength
 
 OUTPUT_LINES = 5  # of a failed command's own output, on the console
+MIN_REPLY_TOKENS = 16  # OpenAI's least `max_output_tokens`; the spec's `reply_tokens` says the same
 
 
 def parser() -> argparse.ArgumentParser:
@@ -33,6 +34,12 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         help="how long one model request may take (default: the spec's request_timeout, else 120)",
+    )
+    run.add_argument(
+        "--reply-tokens",
+        type=int,
+        metavar="N",
+        help="the most tokens one reply may have (default: the spec's reply_tokens, else scaled to the target)",
     )
     run.add_argument(
         "--max-attempts", type=int, metavar="N", help="at most N model calls (default: the spec's, else 3)"
@@ -111,9 +118,12 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         spec.strength = args.strength
     if args.request_timeout is not None and not args.request_timeout > 0:
         raise UserError("--request-timeout: must be a number of seconds above 0")
+    if args.reply_tokens is not None and args.reply_tokens < MIN_REPLY_TOKENS:
+        raise UserError(f"--reply-tokens: must be a whole number of tokens, at least {MIN_REPLY_TOKENS}")
     settings = settings_from(
         args.model, args.base_url, args.api, spec.model, spec.api,
         args_timeout=args.request_timeout, spec_timeout=spec.request_timeout,
+        args_reply_tokens=args.reply_tokens, spec_reply_tokens=spec.reply_tokens,
     )  # fmt: skip
     model = open_model(settings, redact)
     sandbox = open_test_sandbox(
@@ -188,7 +198,7 @@ def failure_lines(feedback: str, kind: str = "failed", limit: int = 8) -> list[s
     """An attempt's feedback for the one-screen log: the failing checks, and the last lines of a
     command's own output when it failed without per-test tracebacks (`python: not found`); for a
     reply that couldn't be used, why."""
-    if kind in ("no code", "edits refused"):
+    if kind in ("no code", "edits refused", "reply cut"):
         return [line.removeprefix("- ") for line in feedback.splitlines() if line.strip()][:limit]
     lines = [line for line in feedback.splitlines() if line.startswith("- ")]
     shown = [line[2:] for line in lines[:limit]]

@@ -191,6 +191,8 @@ class Spec(Strict):
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
     request_timeout: float | None = Field(default=None, gt=0)  # seconds per model request; None: 120
+    # the most tokens one reply may have; None: by the target's size (bot/models/base.py's scaled_reply_tokens)
+    reply_tokens: int | None = Field(default=None, ge=16)
     # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
     # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
     # A document or a query (json, yaml, sql) is always written whole.

@@ -30,7 +30,7 @@ from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
 from bot.judge.canaries import FORGED
 from bot.judge.validate import Validator, Verdict, current_text
-from bot.models.base import Model, warmer
+from bot.models.base import Model, reply_tokens, scaled_reply_tokens, warmer
 from bot.models.prices import price_of
 from bot.spec import Spec
 
@@ -58,7 +58,7 @@ def run(
             report.notes.append(note)
             on_note(note)
         started = clock()
-        messages = answer.first()
+        messages = asked = answer.first()  # asked: the prompt as the answer made it, before a cut reply's note
         repeats = 0  # replies in a row that repeated a judged candidate: the next call is that much hotter
         streak, repairing = Streak(), False  # whether this call's prompt is a repair prompt
         for number in range(1, budget.max_attempts + 1):
@@ -67,19 +67,23 @@ def run(
             with warmer(repeats):
                 reply = model.complete(messages)
             answered = clock()
-            try:
-                candidate = answer.apply(reply.text)
-            except Unusable as why:
+            if reply.cut_at is not None:  # half a reply: its code is unfinished, or its edits unmatched
                 candidate, failure = Candidate(reply.text, "", {}), None
-                kind, verdict = why.kind, Verdict(False, [f"({why.kind})"], why.feedback)
+                kind, verdict = Kind.CUT, Verdict(False, [f"({Kind.CUT})"], CUT.format(tokens=reply.cut_at))
             else:
-                earlier = seen.find(candidate)
-                if earlier is not None:  # a model call, but no test run: the verdict is known
-                    kind, verdict, failure = Kind.REPEATED, repeated(*earlier), earlier[1]
+                try:
+                    candidate = answer.apply(reply.text)
+                except Unusable as why:
+                    candidate, failure = Candidate(reply.text, "", {}), None
+                    kind, verdict = why.kind, Verdict(False, [f"({why.kind})"], why.feedback)
                 else:
-                    verdict = failure = confirmed(judge, candidate)
-                    kind = Kind.PASSED if verdict.passed else Kind.FORGED if verdict.forged else Kind.FAILED
-                    seen.add(candidate, f"attempt {number}", verdict)
+                    earlier = seen.find(candidate)
+                    if earlier is not None:  # a model call, but no test run: the verdict is known
+                        kind, verdict, failure = Kind.REPEATED, repeated(*earlier), earlier[1]
+                    else:
+                        verdict = failure = confirmed(judge, candidate)
+                        kind = Kind.PASSED if verdict.passed else Kind.FORGED if verdict.forged else Kind.FAILED
+                        seen.add(candidate, f"attempt {number}", verdict)
             repeats = repeats + 1 if kind == Kind.REPEATED else 0
             judged_at = clock()
             attempt = Attempt(
@@ -114,6 +118,9 @@ def run(
                 report.stop_reason = spent
                 return report
             stuck = streak.stuck(number, failure, kind == Kind.REPEATED, repairing)
+            if kind == Kind.CUT:  # the answer never saw the reply: the same prompt again, told why
+                messages = cut_short(asked, verdict.feedback)
+                continue
             if restart is not None and stuck:
                 note = f"{stuck}: the next call starts afresh from the task"
                 report.notes.append(note)
@@ -122,6 +129,7 @@ def run(
                 messages, repairing = answer.first(), False
             else:
                 messages, repairing = answer.next(verdict.feedback), True
+            asked = messages
     except (UserError, ModelUnavailable) as exc:
         report.stop_reason = f"stopped: {exc}"
         raise
@@ -129,6 +137,22 @@ def run(
         f"all {budget.max_attempts} attempts failed" if budget.max_attempts > 1 else "the one attempt failed"
     )
     return report
+
+
+CUT = (
+    "Your reply was cut at {tokens} tokens, the most one reply may have here, before it ended, so none of it "
+    "was used. Answer again in fewer tokens: only what the format asks for (edit blocks for just the lines "
+    "that change, or the code alone), with no explanation and no tests of your own."
+)
+
+
+def cut_short(messages: list[dict[str, str]], feedback: str) -> list[dict[str, str]]:
+    """The prompt a cut reply answered, with `feedback` at the end of its last user turn (a turn
+    of its own would make two user turns in a row, which some chat templates refuse)."""
+    last = len(messages) - 1
+    if last < 0 or messages[last]["role"] != "user":
+        return [*messages, {"role": "user", "content": feedback}]
+    return [*messages[:last], {**messages[last], "content": f"{messages[last]['content']}\n\n{feedback}"}]
 
 
 REPEATED_FAILED = "The tests passed once, then failed when repeated in a clean copy:\n"
@@ -203,10 +227,12 @@ def solve(
             spec, current, lambda: validator.failures_seen or file_judge.failures, noted, lambda: file_judge.failures
         )
 
-    return run(
-        answer(), judge, model, budget, report, on_attempt, on_note, clock, on_stage,
-        restart=answer if restart_when_stuck else None, judged=judged,
-    )  # fmt: skip
+    # Every reply is bounded by the target's size, or the spec's `reply_tokens` (a flag, in the settings, wins).
+    with reply_tokens(spec.reply_tokens or scaled_reply_tokens(len(current) if current else None)):
+        return run(
+            answer(), judge, model, budget, report, on_attempt, on_note, clock, on_stage,
+            restart=answer if restart_when_stuck else None, judged=judged,
+        )  # fmt: skip
 
 
 def answer_for(

@@ -23,6 +23,7 @@ class Kind(StrEnum):
     REFUSED = "edits refused"  # the reply's edits could not be applied; nothing changed
     FORGED = "forged"  # judged, and the run's report was tampered with (bot/judge/canaries.py)
     REPEATED = "same code"  # the code of a candidate judged before (bot/core/repeats.py): not judged again
+    CUT = "reply cut"  # the reply stopped at its limit of tokens before it ended: not read, not judged
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, TypeVar
 from urllib.parse import urlsplit
 
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # a str holds a pair as one code point: any left is lone
@@ -20,6 +20,7 @@ class Reply:
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0  # of input_tokens, served from the provider's prompt cache (priced lower)
+    cut_at: int | None = None  # the reply stopped at this limit of tokens, before it ended: None when it ended
 
 
 class Model(Protocol):
@@ -63,6 +64,7 @@ class ModelSettings:
     seed: int | None = None  # sent where the API takes one; None: none sent
     ca_bundle: str | None = None  # a PEM file of the certificates HTTPS is verified against; None: the SDK's
     map_tokens: int | None = None  # the repository map's budget; None: by where the model runs
+    reply_tokens: int | None = None  # the most one reply may have (`reply_tokens`); None: by the target's size
 
     @property
     def local(self) -> bool:
@@ -86,8 +88,11 @@ def on_loopback(url: str | None) -> bool:
 SEED_OFFSET: ContextVar[int] = ContextVar("seed_offset", default=0)
 
 
+Held = TypeVar("Held")
+
+
 @contextmanager
-def holding(variable: ContextVar[int], value: int) -> Iterator[None]:
+def holding(variable: ContextVar[Held], value: Held) -> Iterator[None]:
     """`variable` at `value` for the calls made inside the block."""
     token = variable.set(value)
     try:
@@ -123,3 +128,34 @@ def request_temperature(settings: ModelSettings) -> float | None:
         return None
     raised = settings.temperature + WARMER_STEP * WARMTH.get()
     return round(max(settings.temperature, min(raised, WARMEST)), 3)
+
+
+# The most tokens one reply may have, sent with every request (`max_tokens`, `max_output_tokens`):
+# without it a small model that rambles generates until the server's own limit (15,000 tokens, half
+# an hour on a CPU) while autofix waits. Scaled to the target: a reply is its code, whole or as
+# edits, with a little prose; four times the target's tokens leaves room for both.
+CHARS_PER_TOKEN = 4  # OpenAI's rule of thumb for code and English
+REPLY_TOKENS_PER_TARGET_TOKEN = 4
+REPLY_TOKENS_FLOOR = 2048  # a short target's reply still has room to explain and restate
+REPLY_TOKENS_CAP = 16384
+REPLY_TOKENS_DEFAULT = 4096  # no target to scale by: code written from nothing, a stage of free-form
+REPLY_TOKENS: ContextVar[int | None] = ContextVar("reply_tokens", default=None)
+
+
+def scaled_reply_tokens(target_chars: int | None) -> int:
+    """The reply limit for a target of this many characters (None or 0: none yet)."""
+    if not target_chars:
+        return REPLY_TOKENS_DEFAULT
+    wanted = REPLY_TOKENS_PER_TARGET_TOKEN * -(-target_chars // CHARS_PER_TOKEN)
+    return max(REPLY_TOKENS_FLOOR, min(wanted, REPLY_TOKENS_CAP))
+
+
+def reply_tokens(limit: int | None) -> AbstractContextManager[None]:
+    """The calls made inside the block send `limit` (None: the default), unless the settings set one."""
+    return holding(REPLY_TOKENS, limit)
+
+
+def request_reply_tokens(settings: ModelSettings) -> int:
+    """The reply limit this call sends: the settings' (`--reply-tokens`), else the caller's (the
+    target's, `reply_tokens`), else REPLY_TOKENS_DEFAULT."""
+    return settings.reply_tokens or REPLY_TOKENS.get() or REPLY_TOKENS_DEFAULT

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 from bot.errors import UserError
-from bot.models.base import ModelSettings, Reply, request_seed, request_temperature
+from bot.models.base import ModelSettings, Reply, request_reply_tokens, request_seed, request_temperature
 
 CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
-MAX_REPLY_TOKENS = 1024  # a whole file for a task; bounds a small model that rambles
+REPLY_SHARE = 2  # a reply may fill at most this share of the context: the prompt needs the rest
 SEED = 0  # for calls that name no seed (settings.seed None): a run repeats, while its samples differ
 
 
@@ -37,14 +37,16 @@ class LocalModel:
     def complete(self, messages: list[dict[str, str]]) -> Reply:
         with self.lock:
             try:
-                out = self.llm.create_chat_completion(messages=messages, max_tokens=MAX_REPLY_TOKENS, **self.sampling())
+                limit = min(request_reply_tokens(self.settings), CONTEXT_TOKENS // REPLY_SHARE)
+                out = self.llm.create_chat_completion(messages=messages, max_tokens=limit, **self.sampling())
             except ValueError as exc:  # e.g. the prompt does not fit the context window
                 raise UserError(f"{self.name}: {exc}") from None
-        usage = out.get("usage") or {}
+        usage, choice = out.get("usage") or {}, out["choices"][0]
         return Reply(
-            out["choices"][0]["message"].get("content") or "",
+            choice["message"].get("content") or "",
             usage.get("prompt_tokens", 0),
             usage.get("completion_tokens", 0),
+            cut_at=limit if choice.get("finish_reason") == "length" else None,
         )
 
     def sampling(self) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import ssl
 from typing import Any
 
 from bot.errors import ModelUnavailable, UserError, warn
-from bot.models.base import ModelSettings, Reply, request_seed, request_temperature
+from bot.models.base import ModelSettings, Reply, request_reply_tokens, request_seed, request_temperature
 
 
 class OpenAIModel:
@@ -43,6 +43,7 @@ class OpenAIModel:
         try:
             # Only what was asked for is sent: without it, the endpoint's own defaults hold.
             sampling: dict[str, Any] = {}
+            limit = request_reply_tokens(self.settings)  # always sent: a reply that never ends stalls the run
             temperature = request_temperature(self.settings)
             if temperature is not None:
                 sampling["temperature"] = temperature
@@ -50,21 +51,30 @@ class OpenAIModel:
                 seed = request_seed(self.settings)  # the Responses API takes no seed
                 if seed is not None:
                     sampling["seed"] = seed
-                response = self.client().chat.completions.create(model=self.name, messages=messages, **sampling)
-                usage = response.usage
+                # `max_tokens`, which llama.cpp's server, Ollama and vLLM read (OpenAI's reasoning
+                # models want `max_completion_tokens`: they are called through the Responses API).
+                response = self.client().chat.completions.create(
+                    model=self.name, messages=messages, max_tokens=limit, **sampling
+                )
+                usage, choice = response.usage, response.choices[0]
                 return Reply(
-                    response.choices[0].message.content or "",
+                    choice.message.content or "",
                     usage.prompt_tokens if usage else 0,
                     usage.completion_tokens if usage else 0,
                     cached_tokens(usage, "prompt_tokens_details"),
+                    cut_at=limit if choice.finish_reason == "length" else None,
                 )
-            response = self.client().responses.create(model=self.name, input=messages, **sampling)
-            usage = response.usage
+            response = self.client().responses.create(
+                model=self.name, input=messages, max_output_tokens=limit, **sampling
+            )
+            usage, incomplete = response.usage, response.incomplete_details
+            cut = response.status == "incomplete" and getattr(incomplete, "reason", None) == "max_output_tokens"
             return Reply(
                 response.output_text,
                 usage.input_tokens if usage else 0,
                 usage.output_tokens if usage else 0,
                 cached_tokens(usage, "input_tokens_details"),
+                cut_at=limit if cut else None,
             )
         except (openai.AuthenticationError, openai.PermissionDeniedError) as exc:
             raise UserError(

@@ -78,6 +78,8 @@ def settings_from(
     *,
     args_timeout: float | None = None,
     spec_timeout: float | None = None,
+    args_reply_tokens: int | None = None,
+    spec_reply_tokens: int | None = None,
 ) -> ModelSettings:
     """Flags win over the spec, which wins over the environment's defaults."""
     return ModelSettings(
@@ -86,4 +88,5 @@ def settings_from(
         base_url=args_base_url or environ.get("OPENAI_BASE_URL") or None,
         api_key=environ.get("OPENAI_API_KEY") or None,
         timeout=args_timeout or spec_timeout or REQUEST_TIMEOUT,
+        reply_tokens=args_reply_tokens or spec_reply_tokens,  # None: by the target's size
     )

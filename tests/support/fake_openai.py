@@ -14,7 +14,10 @@ next script item, whichever endpoint it hits.  Script items:
     str                 -> 200 reply with that text
     Reply(text, ...)    -> 200 reply with that text and chosen usage numbers
                            (cached_tokens=n: n of the input tokens came from the
-                           prompt cache, as OpenAI reports them)
+                           prompt cache, as OpenAI reports them; finish_reason=
+                           "length": the reply stopped at the request's token
+                           limit -- Chat's finish_reason, and the Responses
+                           API's status "incomplete" for max_output_tokens)
     Failure(status, msg)-> that status with an OpenAI-style error body
     Hang(seconds)       -> wait that long, then a 200 reply with text ""
     callable(json)      -> called with the parsed request body; returns any of
@@ -56,6 +59,7 @@ class Reply:
     input_tokens: int | None = None  # None -> len(prompt text) // 4
     output_tokens: int | None = None  # None -> len(text) // 4
     cached_tokens: int = 0  # of the input tokens, served from the prompt cache
+    finish_reason: str = "stop"  # "length": cut at the request's max_tokens / max_output_tokens
 
 
 @dataclass(frozen=True)
@@ -294,8 +298,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         n = next(self.owner._ids)
         if path == "/v1/responses":
             payload = _responses_payload(n, model, item.text, usage_in, usage_out, item.cached_tokens)
+            if item.finish_reason == "length":
+                payload |= {"status": "incomplete", "incomplete_details": {"reason": "max_output_tokens"}}
+                payload["output"][0]["status"] = "incomplete"
         else:
             payload = _chat_payload(n, model, item.text, usage_in, usage_out, item.cached_tokens)
+            payload["choices"][0]["finish_reason"] = item.finish_reason
         self._send_json(200, payload)
 
     def _send_error(
