@@ -58,3 +58,40 @@ def test_jest_s_and_vitest_s_failures_are_named_as_autofix_s_reporters_name_them
         "test/chunk.test.js::chunk > one per chunk",
         "test/parse.test.ts::parse > reads a date",
     }
+
+
+GO_LOG = (
+    "2026-12-01T10:00:00.0000000Z --- FAIL: TestAdd (0.00s)\n"
+    "2026-12-01T10:00:00.0000000Z     calc_test.go:7: Add(1, 2) = -1, want 3\n"
+    "2026-12-01T10:00:00.0000000Z --- FAIL: TestSub (0.01s)\n"
+    "2026-12-01T10:00:00.0000000Z     --- FAIL: TestSub/zero (0.00s)\n"
+    "2026-12-01T10:00:00.0000000Z FAIL\n"
+    "2026-12-01T10:00:00.0000000Z FAIL\texample.com/m/calc\t0.012s\n"
+    "--- FAIL: TestRoot (0.00s)\n"
+    "FAIL\texample.com/m\t0.003s\n"
+    "--- FAIL: TestPassedPackage (0.00s)\n"
+    "ok  \texample.com/m/other\t0.003s\n"
+    "--- FAIL: TestElsewhere (0.00s)\n"
+    "FAIL\texample.com/m/gone\t0.003s\n"
+    "--- FAIL: TestOutside (0.00s)\n"
+    "FAIL\tgithub.com/x/y\t0.003s\n"
+    "FAIL\texample.com/m/other [build failed]\n"
+    '{"Time":"2026-12-01T10:00:00Z","Action":"fail","Package":"example.com/m/other","Test":"TestJSON","Elapsed":0}\n'
+    '{"Action":"pass","Package":"example.com/m/other","Test":"TestPasses"}\n'
+    '{"Action":"fail","Package":"example.com/m/other","Elapsed":0.1}\n'
+)
+
+
+def test_go_test_s_failures_are_named_by_package_as_go_s_runner_names_them(tmp_path):
+    (tmp_path / "go.mod").write_text("module example.com/m\n\ngo 1.22\n")
+    (tmp_path / "root_test.go").write_text("")
+    for folder in ("calc", "other"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "x_test.go").write_text("")
+    assert failing_tests([("test", GO_LOG)], tmp_path) == {
+        "./calc::TestAdd",
+        "./calc::TestSub",
+        "./calc::TestSub/zero",
+        ".::TestRoot",
+        "./other::TestJSON",
+    }
