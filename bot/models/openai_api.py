@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import random
 import ssl
+import time
+from collections.abc import Mapping
 from typing import Any
 
 from bot.errors import ModelUnavailable, UserError, warn
@@ -32,12 +35,26 @@ class OpenAIModel:
                 api_key=self.settings.api_key or "unused",
                 base_url=self.settings.base_url,
                 timeout=self.settings.timeout,
-                max_retries=self.settings.max_retries,
+                max_retries=0,  # `complete` retries, but never a request that timed out
                 **extra,
             )
         return self._client
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
+        """One request, tried again (`max_retries` times, with backoff) when it failed before the
+        server could generate: no connection, 408, 409, 429, a 5xx. Never after a timeout: the SDK
+        would send the request again while the server still generates the first reply (a model that
+        rambles takes half an hour), and the retry waits behind it; the run stops instead."""
+        for retry in range(self.settings.max_retries + 1):
+            try:
+                return self.ask(messages)
+            except Unanswered as exc:
+                if retry == self.settings.max_retries or not exc.retryable:
+                    raise ModelUnavailable(str(exc)) from None
+                time.sleep(backoff(retry, exc.headers))
+        raise AssertionError("unreachable: the last try returns or raises")
+
+    def ask(self, messages: list[dict[str, str]]) -> Reply:
         import openai
 
         try:
@@ -89,7 +106,7 @@ class OpenAIModel:
                     f"the server at {self.settings.base_url} has no Responses API (404); using Chat Completions "
                     "(set --api chat, or the Action's `api: chat` input, to skip this)"
                 )
-                return self.complete(messages)
+                return self.ask(messages)
             raise UserError(
                 f"the model API rejected the request ({exc.status_code}): {server_message(exc)}; "
                 f"check --model and --base-url{'' if self.api == 'chat' else ', or use --api chat'}"
@@ -100,20 +117,53 @@ class OpenAIModel:
                 "check --model, --api and --base-url"
             ) from None
         except openai.APIStatusError as exc:
-            raise ModelUnavailable(
-                f"the model API failed after retries ({exc.status_code}): {server_message(exc)}"
+            raise Unanswered(
+                f"the model API failed after retries ({exc.status_code}): {server_message(exc)}",
+                retryable(exc.response),
+                exc.response.headers,
             ) from None
         except openai.APITimeoutError:
             # A slow server, not a broken one, most often: a model on a CPU takes minutes over a long prompt.
-            tries = self.settings.max_retries + 1
             raise ModelUnavailable(
-                f"the model did not answer within {self.settings.timeout:g} s"
-                f"{f' ({tries} tries)' if tries > 1 else ''}; raise request_timeout for a slow endpoint"
+                f"the model did not answer within {self.settings.timeout:g} s (not tried again: it may still be "
+                "generating); raise request_timeout for a slow endpoint"
             ) from None
         except openai.APIConnectionError:
-            raise ModelUnavailable(
-                f"cannot reach the model API at {self.settings.base_url or 'api.openai.com'}"
-            ) from None
+            raise Unanswered(f"cannot reach the model API at {self.settings.base_url or 'api.openai.com'}") from None
+
+
+class Unanswered(ModelUnavailable):
+    """A request the server failed before it generated anything: `retryable` when another try may
+    get an answer (no connection; 408, 409, 429 or a 5xx, unless the server said not to retry)."""
+
+    def __init__(self, message: str, retryable: bool = True, headers: Mapping[str, str] | None = None):
+        super().__init__(message)
+        self.retryable, self.headers = retryable, headers or {}
+
+
+FIRST_WAIT, LONGEST_WAIT = 0.5, 8.0  # seconds between tries, doubling: the SDK's own backoff
+LONGEST_ASKED = 60.0  # a server's retry-after beyond this is not waited for (the backoff is)
+
+
+def retryable(response: Any) -> bool:
+    """What the SDK retries (its `_should_retry`): the server's `x-should-retry`, else 408, 409, 429, 5xx."""
+    said = response.headers.get("x-should-retry")
+    if said in ("true", "false"):
+        return said == "true"
+    return response.status_code in (408, 409, 429) or response.status_code >= 500
+
+
+def backoff(retry: int, headers: Mapping[str, str]) -> float:
+    """Seconds to wait before try `retry + 2`: the server's retry-after-ms or retry-after (in
+    seconds) when it says one within reason, else the SDK's doubling wait, less up to a quarter."""
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            asked = float(headers.get(name, "")) * scale
+        except ValueError:
+            continue
+        if 0 < asked <= LONGEST_ASKED:
+            return asked
+    return min(FIRST_WAIT * 2**retry, LONGEST_WAIT) * (1 - 0.25 * random.random())
 
 
 def cached_tokens(usage: Any, details: str) -> int:
