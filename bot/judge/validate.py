@@ -20,6 +20,7 @@ from bot.judge import checks, guard, guards, hooks, integrity
 from bot.judge.canaries import FORGED, planted_check
 from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
+from bot.judge.go import std_cache
 from bot.judge.go.run import module_cache
 from bot.judge.integrity import Case
 from bot.judge.runners import Runner, Unread, runner_for
@@ -468,11 +469,12 @@ def open_test_sandbox(
 
 def go_paths(original: Path | None = None) -> list[Path]:
     """The machine's Go module cache, which `go test` reads modules from (bot/judge/go/run.py),
-    read-only; never one inside the `original` work folder."""
-    found = module_cache()
-    if not found or (original is not None and within(os.path.realpath(found), os.path.realpath(original))):
-        return []
-    return [Path(found)]
+    and the standard packages' warm build caches (bot/judge/go/std_cache.py, made here when
+    missing), read-only; never one inside the `original` work folder."""
+    lasting = std_cache.root()
+    found = [module_cache(), str(lasting) if std_cache.prepared(lasting) else ""]
+    home = None if original is None else os.path.realpath(original)
+    return [Path(path) for path in found if path and (home is None or not within(os.path.realpath(path), home))]
 
 
 def python_paths(original: Path | None = None) -> list[Path]:

@@ -9,11 +9,12 @@ during a test panics and fails it.
 The environment: GOFLAGS empty (go's default is -mod=readonly, or vendor), GOPROXY=off (modules
 come from the machine's module cache, read-only, filled during setup by `go mod download`),
 GOTOOLCHAIN=local (a go.mod's toolchain line downloads nothing), GOENV=off, GOTELEMETRY=off, HOME
-private. GOCACHE: once per autofix process and toolchain, a run compiles the standard packages
+private. GOCACHE: once per toolchain and set of packages, a run compiles the standard packages
 the repository imports into a folder autofix then keeps read-only (`warm`: code autofix wrote,
-importing them, in a sandboxed run of its own); every later run starts from a copy of it in its
-private temporary folder (go refuses a cache it can't write), builds the repository's own
-packages there, and nothing of it outlives the run. Without a warm cache each run's starts empty.
+importing them, in a sandboxed run of its own), on disk across autofix's processes
+(std_cache.py); every later run starts from a copy of it in its private temporary folder (go
+refuses a cache it can't write), builds the repository's own packages there, and nothing of it
+outlives the run. Without a warm cache each run's starts empty.
 
 What the stream says is believed only together with the twins planted among the package's own
 tests (canaries.py): the test binary runs as the run's uid beside go, and code under test can
@@ -28,6 +29,7 @@ must report; a package whose tests didn't build declares the `func TestX(t *test
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -40,10 +42,10 @@ from pathlib import Path
 from bot import safefs
 from bot.errors import UserError
 from bot.judge import hooks, verdict
-from bot.judge.go import canaries, report
+from bot.judge.go import canaries, report, std_cache
 from bot.judge.go.command import GoTest
 from bot.judge.integrity import Case
-from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ
+from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, within
 
 # The launcher: go's stdout becomes the memfd argv[1] names (closed as itself); GOCACHE is a
 # folder in the run's private temporary folder, a copy of the warm cache when there is one (go
@@ -321,20 +323,72 @@ def standard_imports(work: Path, goroot: str) -> frozenset[str]:
 
 def warm(sandbox: Sandbox, go: GoTest, work: Path, limits: Limits) -> str | None:
     """The read-only build cache holding the standard packages the work folder imports (and BASE),
-    compiled once per autofix process and toolchain (see the module's docstring): a package a
-    later candidate imports besides is compiled in its run. None when it couldn't be made."""
+    found on disk or compiled once (std_cache.py: kept across processes where no run can write
+    it, else in this process's hooks.home()): a package a later candidate imports besides is
+    compiled in its run. None when it couldn't be made."""
     key = os.path.realpath(go.go)
     with WARMING:
         if key in WARMED:
             return WARMED[key]
-        wanted = standard_imports(work, os.path.dirname(os.path.dirname(key))) | BASE
-        WARMED[key] = made = make_cache(sandbox, go, wanted, limits)
+        goroot = os.path.dirname(os.path.dirname(key))
+        wanted = standard_imports(work, goroot) | BASE
+        facts = toolchain(sandbox, go, limits)
+        made = None
+        if facts is not None:
+            facts.update(GOBIN=key)
+            name = std_cache.key(facts, wanted)
+            found = std_cache.entry(
+                cache_root(sandbox),
+                name,
+                lambda folder: make_cache(sandbox, go, wanted, limits, folder),
+                {"facts": facts, "packages": sorted(wanted)},
+            )
+            made = str(found / "cache") if found else None
+        WARMED[key] = made
         return made
 
 
-def make_cache(sandbox: Sandbox, go: GoTest, wanted: frozenset[str], limits: Limits) -> str | None:
-    folder = tempfile.mkdtemp(prefix="go-", dir=hooks.home())
-    os.chmod(folder, 0o755)
+FACTS = ("GOVERSION", "GOOS", "GOARCH", "CGO_ENABLED", "GOROOT", "GOAMD64", "GOARM64", "GOEXPERIMENT", "CC")
+
+
+def toolchain(sandbox: Sandbox, go: GoTest, limits: Limits) -> dict[str, str] | None:
+    """What go says of itself with the runs' environment (`go env -json`, in the sandbox: the go
+    found on the tests' PATH is no code autofix runs itself), or None."""
+    folder = tempfile.mkdtemp(prefix="go-env-", dir=hooks.home())
+    try:
+        os.chmod(folder, 0o755)
+        env = environment(go, None)
+        env["GOCACHE"] = "off"
+        outcome = sandbox.run([go.go, "env", "-json", *FACTS], Path(folder), env, limits)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    text = outcome.output
+    try:
+        found = json.loads(text[text.find("{") : text.rfind("}") + 1]) if outcome.returncode == 0 else None
+    except ValueError:
+        return None
+    if not isinstance(found, dict) or not found.get("GOVERSION"):
+        return None
+    return {str(name): str(value) for name, value in found.items()}
+
+
+def cache_root(sandbox: Sandbox) -> Path:
+    """Where the warm caches lie: std_cache.root() when the runs see it and can't write it (bwrap's
+    bind and Landlock's ruleset keep it read-only, the process tier another uid), else a folder
+    of this process's hooks.home(), gone when it ends."""
+    lasting = std_cache.root()
+    guarded = sandbox.tier in ("bwrap", "landlock") or (sandbox.tier == "process" and os.geteuid() == 0)
+    shown = any(within(os.path.realpath(lasting), os.path.realpath(path)) for path in sandbox.readable)
+    if guarded and shown and std_cache.prepared(lasting):
+        return lasting
+    here = hooks.home() / "go-std"
+    here.mkdir(mode=0o755, exist_ok=True)
+    return here
+
+
+def make_cache(sandbox: Sandbox, go: GoTest, wanted: frozenset[str], limits: Limits, folder: str | Path) -> bool:
+    """The standard packages `wanted` compiled into `folder`/cache by a sandboxed `go test` of a
+    test file autofix writes, importing them; True when it worked."""
     imports = "\n".join(f'\t_ "{path}"' for path in sorted(wanted - {"testing"}))
     (Path(folder) / "go.mod").write_text("module autofix.invalid/warm\n\ngo 1.21\n", encoding="utf-8")
     (Path(folder) / "warm_test.go").write_text(
@@ -346,12 +400,4 @@ def make_cache(sandbox: Sandbox, go: GoTest, wanted: frozenset[str], limits: Lim
     env["GOCACHE"] = cache
     env["GOMODCACHE"] = os.path.join(folder, "mod")  # nothing to download: the standard library only
     outcome = sandbox.run([go.go, "test", "-count=1", f"-p={parallel()}", "."], Path(folder), env, limits)
-    if outcome.returncode != 0 or not os.path.isdir(cache):
-        shutil.rmtree(folder, ignore_errors=True)
-        return None
-    for where, dirs, files in os.walk(folder):  # handed back; now nobody's but autofix's to write
-        for name in (*dirs, *files):
-            path = os.path.join(where, name)
-            if not os.path.islink(path):
-                os.chmod(path, os.lstat(path).st_mode & 0o755)
-    return cache
+    return outcome.returncode == 0 and os.path.isdir(cache)
