@@ -252,6 +252,7 @@ def test_an_edit_that_adds_a_call_of_the_models_own_test_is_kept_without_it_and_
     own = "import functools\n\n\ndef test_it():\n    assert helper(1) == 2\n"
     reply = f"pkg/win.py\n<<<<<<< SEARCH\nimport functools\n=======\n{own}\n\ntest_it()\n>>>>>>> REPLACE\n"
     candidate = answer.apply(reply)
-    assert candidate.files["pkg/win.py"] == CODE.replace("import functools\n", own)
-    assert notes == ["left out of `pkg/win.py`: line 8 of the reply's code, which ran its own tests on import"]
+    # Its test function goes too (#45): the file keeps only the import the edit wrote.
+    assert candidate.files["pkg/win.py"] == CODE
+    assert notes == ["left out of `pkg/win.py`: lines 4-5, 8 of the reply's code, which defined or ran its own tests"]
     assert "### lines of your code left out" in answer.next("- test_win::test_sums: failed")[1]["content"]

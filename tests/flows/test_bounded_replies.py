@@ -100,3 +100,12 @@ def test_cut_replies_in_a_row_are_told_once(task, capsys):
     assert second == third != first
     assert second[-1]["content"].count("Your reply was cut") == 1
     assert not (task.parent / "unique.py").exists()
+
+
+def test_a_reply_s_own_parametrized_test_is_not_in_the_written_file(task, capsys):
+    fix = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+    own = "\n\n@pytest.mark.parametrize('items', [[1, 1]])\ndef test_unique(items):\n"
+    own += "    assert unique_items(items) == [1]\n"
+    with ScriptedOpenAI([f"```python\n{fix}{own}```"]) as fake:  # pytest never imported: NameError on import
+        assert run(task, fake) == 0
+    assert (task.parent / "unique.py").read_text() == fix

@@ -5,7 +5,7 @@ were left out and where."""
 from test_verdict import validator
 
 from bot.core.whole_file import WholeFile
-from bot.judge.selftests import dropped, find
+from bot.judge.selftests import dropped, find, left_out
 from bot.spec import Spec
 
 GCD = "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n"
@@ -31,11 +31,14 @@ def test_what_runs_tests_on_import_is_found_and_what_doesnt_is_not():
     )
     found = find(code, original=GCD + "print(gcd(2, 2))\n")
     assert [(t.line, t.end_line, t.why) for t in found] == [
+        (6, 7, "defines its own test function test_gcd"),  # #45: its own test functions go too
         (10, 10, "calls its own test function test_gcd"),
         (11, 13, "prints"),
         (14, 14, "runs unittest.main()"),
     ]
-    assert dropped(code, found) == code.replace("test_gcd()\nprint(\n    gcd(1, 1),\n)\nunittest.main()\n", "")
+    assert dropped(code, found) == code.replace("test_gcd()\nprint(\n    gcd(1, 1),\n)\nunittest.main()\n", "").replace(
+        "def test_gcd():\n    assert gcd(2, 4) == 2\n", ""
+    )
 
 
 def test_a_self_test_sharing_a_line_becomes_pass_and_the_blank_lines_left_at_the_end_go():
@@ -79,3 +82,46 @@ def test_the_feedback_says_which_lines_were_left_out_and_where(tmp_path):
         "of `gcd.py`: the tests judged it without them, and it is kept without them. Leave your own "
         "tests and prints out of the module."
     )
+
+
+# #45: a reply's own test functions, and their decorators: a `@pytest.mark.parametrize` whose
+# pytest the reply never imported fails the import, and the file would keep a dead test.
+PARAMETRIZED = (
+    "\n\n@pytest.mark.parametrize('a, b, want', [(0, 5, 5), (12, 8, 4)])\n"
+    "@pytest.mark.slow\n"
+    "def test_gcd(a, b, want):\n    assert gcd(a, b) == want\n\n\n"
+    "async def test_more():\n    assert gcd(1, 1) == 1\n"
+)
+
+
+def test_a_reply_s_test_functions_and_their_decorators_are_left_out_and_it_passes(tmp_path):
+    whole, notes = answer()
+    whole.first()
+    candidate = whole.apply(f"```python\n{GCD}{PARAMETRIZED}```")
+    assert candidate.code == candidate.files["gcd.py"] == GCD
+    assert notes == ["left out of `gcd.py`: lines 7-10, 13-14 of the reply's code, which defined or ran its own tests"]
+    assert validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(candidate.code).passed
+    # Kept, the decorator's pytest, never imported, fails the module on import.
+    assert not validator(tmp_path, "bwrap", {"code": CHECKS}, target="gcd.py").check(GCD + PARAMETRIZED).passed
+    assert whole.next("(failed)")[-1]["content"].endswith(
+        "### lines of your code left out (your own tests)\n"
+        "line 7: @pytest.mark.parametrize('a, b, want', [(0, 5, 5), (12, 8, 4)])  "
+        "(defines its own test function test_gcd)\n"
+        "line 13: async def test_more():  (defines its own test function test_more)\n"
+        "These lines defined or ran your own tests, or printed when the module was imported, so they were "
+        "left out of `gcd.py`: the tests judged it without them, and it is kept without them. Leave your "
+        "own tests and prints out of the module."
+    )
+
+
+def test_test_functions_the_module_has_or_uses_and_those_of_a_test_module_stay():
+    own = "def test_helper():\n    return 1\n"
+    code = GCD + own + "def testing_mode():\n    return 2\n" + "def test_x():\n    pass\n\n\nX = test_x\n"
+    # test_helper is the target's own; testing_mode is no test name; test_x is used by the code.
+    assert find(code, original=own) == []
+    code = GCD + "def test_gcd():\n    assert gcd(2, 4) == 2\n"
+    assert [t.line for t in find(code)] == [5]
+    assert find(code, test_functions=False) == []
+    assert left_out(code, None, "tests/test_gcd.py") == (code, "", "")
+    assert left_out(code, None, "gcd_test.py") == (code, "", "")
+    assert left_out(code, None, "pkg/gcd.py")[0] == GCD
