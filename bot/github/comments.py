@@ -4,6 +4,8 @@
 - on a pull request, with no text: the red-CI repair of that pull request;
 - on a pull request, with text: that change to the pull request, the comment's text the task
   and its head the code, proven like a free-form issue, proposed into its branch;
+- on autofix's own pull request, with text: a follow-up commit on its branch, proven like a
+  review's (review/followups.py), never a pull request into the pull request;
 - on a fork's pull request: one comment pointing at the forks example, and nothing of the fork
   runs: this job's token can write (red_ci/repair.py, `refuse_fork`).
 
@@ -17,6 +19,7 @@ import re
 
 from bot.github import freeform, issues, progress, render
 from bot.github.red_ci.repair import refuse_fork, repair
+from bot.github.review import followups
 from bot.github.step import Skip, Step
 
 COMMAND = re.compile(r"\A[ \t]*/autofix(?![\w-])[ \t]*(?P<text>.*)\Z", re.S)
@@ -44,6 +47,8 @@ def on_comment(step: Step, event: dict) -> int:
     pull = step.forge.pull(number)
     if pull.head_repo.lower() != step.config.repository.lower():
         return refuse_fork(step, pull, "`/autofix`" if not text else "the change asked for")
+    if text and followups.own_pull(step, pull.head_ref, pull.head_repo, issue.get("body")):
+        return followups.on_request(step, number, int(comment["id"]), login, text)
     if not text:
         return repair(step, number, None)
     return freeform.change_pull(step, number, login, text)

@@ -88,6 +88,8 @@ class RepoConfig(Strict):
     edit: list[str] = []
     # A review thread autofix addressed and proved is resolved; false leaves resolving to the reviewer.
     resolve_threads: bool = True
+    # Red CI rounds on autofix's own pull request, at most: then it stops and says so (two bots can't loop).
+    max_rounds: int = Field(3, ge=1, le=20)
     label: str | None = None
     specs: str | None = None
     # A free-form issue whose bug no test reproduced may still get a fix, judged by the suite

@@ -7,6 +7,8 @@
   repair (red_ci/repair.py).
 - `pull_request_review` / `submitted` on autofix's own pull request, by a writer: the review's
   open threads answered by one proven commit on its branch (review/flow.py).
+- `pull_request_review_comment` / `created`, a reply in a thread of autofix's own pull request;
+  `workflow_run` or `check_run` failed on its branch: the same round (review/followups.py).
 - anything else: a one-line "not handled" and exit 0.
 
 `main` reads the configuration once and builds the collaborators a caller didn't pass in.
@@ -31,8 +33,9 @@ from bot.github.config import Config, load_repo_config
 from bot.github.forge import Forge
 from bot.github.git import Git
 from bot.github.issues import on_issue
-from bot.github.red_ci.repair import on_workflow_run, repair
+from bot.github.red_ci.repair import repair
 from bot.github.review.flow import on_review
+from bot.github.review.followups import on_check_run, on_review_comment, on_workflow_run
 from bot.github.specs import on_specs
 from bot.github.step import OpenModel, Skip, Step, TaskOutcome, system_error
 from bot.github.workflow import Workflow, write_outputs
@@ -164,6 +167,8 @@ HANDLERS: dict[str, Callable[[Step, dict], int]] = {
     "workflow_dispatch": on_dispatch,
     "workflow_run": on_workflow_run,
     "pull_request_review": on_review,
+    "pull_request_review_comment": on_review_comment,
+    "check_run": on_check_run,
 }
 
 

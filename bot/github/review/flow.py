@@ -17,7 +17,9 @@ couldn't address says why and stays open. One comment on the pull request sums u
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from bot.core.edits import FORMAT_HELP
 from bot.core.freeform import REPRODUCE_TRIES, files
@@ -31,7 +33,7 @@ from bot.core.workspace import Workspace
 from bot.errors import UserError
 from bot.github import issues, lead, render
 from bot.github.forge import MAY_TRIGGER, PullInfo
-from bot.github.git import Git
+from bot.github.git import Git, GitError
 from bot.github.review import suggestions, threads
 from bot.github.review.threads import Thread
 from bot.github.signed import SignedBranch
@@ -49,6 +51,8 @@ MENTION = re.compile(r"(?<![\w-])[@/]?autofix(?![\w-])", re.I)
 STATUS = re.compile(
     r"^[ \t>*_-]*thread[ \t]+(?P<n>\d+)[ \t]*:[ \t]*(?P<what>not done|done)\b[ \t:—-]*(?P<why>.*)$", re.I | re.M
 )
+PATH = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.[A-Za-z]\w*)(?=[:\s'\"`,)]|$)")  # a file named in text
+MOST_FILES = 10
 SYSTEM = (
     "[autofix:review] You answer a code review of a pull request, thread by thread, with edits to the code. "
     "Tests can't be edited: edits to them are refused. Keep each change to what its thread asks, and don't break "
@@ -96,6 +100,36 @@ def on_review(step: Step, event: dict) -> int:
 
 
 def answer(step: Step, number: int, review_id: int, login: str) -> int:
+    def found(forge) -> threads.Batch:
+        return threads.batch(forge, number, review_id)
+
+    return answer_round(step, number, Occasion("review", review_id, login, f"review {review_id}"), found)
+
+
+@dataclass(frozen=True)
+class Occasion:
+    """What started a round: a review, a reply in a thread, `/autofix <text>`, a red CI run."""
+
+    kind: str  # "review", "thread", "request", "ci": the marker's and the reproduction test's name
+    id: int  # the review's, the comment's or the run's
+    login: str  # who asked ("" for a CI run)
+    what: str  # how the answer names it: "review 12", "`/autofix` (comment 34)", "run 56"
+    reproduce: bool = True  # a thread asking for new behaviour gets a reproduction test first
+    intro: str = ""  # the model's first line; default: a review's
+    note: Callable[[Report], str] | None = None  # a line for the summary, from the round's report
+    expected: Callable[[Path], set[str]] | None = None  # tests the evidence names as failing (gate.Baseline)
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}-{self.id}"
+
+    @property
+    def test_path(self) -> str:
+        return f"tests/autofix/test_{self.kind}_{self.id}.py"
+
+
+def answer_round(step: Step, number: int, occasion: Occasion, found: Callable[..., threads.Batch]) -> int:
+    """One round on autofix's pull request #number: `found(forge)`'s threads answered by one commit."""
     config, forge = step.config, step.forge
     command = config.repo.tests.command
     if not command:
@@ -105,11 +139,11 @@ def answer(step: Step, number: int, review_id: int, login: str) -> int:
     pull = forge.pull(number)
     if pull.state != "open":
         raise Skip(f"ignored: pull request #{number} is {pull.state}")
-    found = threads.batch(forge, number, review_id)
-    for why in found.left_out:
+    batch = found(forge)
+    for why in batch.left_out:
         step.flow.print(f"autofix: left out: {why}")
-    if not found.threads:
-        raise Skip(f"ignored: review {review_id} has no open thread")
+    if not batch.threads:
+        raise Skip(f"ignored: {occasion.what} has no open thread")
     remote = step.git.remote_branch(pull.head_ref)
     if remote is None or remote[0] != pull.head_sha:
         raise Skip(f"ignored: {pull.head_ref} moved on from {pull.head_sha[:12]}; the next review decides")
@@ -118,13 +152,13 @@ def answer(step: Step, number: int, review_id: int, login: str) -> int:
     step.outcomes.append(outcome)
     step.setup()
     sandbox = step.sandbox()
-    with step.checkout(head, f"autofix-review-{number}-") as tree:
+    with step.checkout(head, f"autofix-{occasion.kind}-{number}-") as tree:
         protected = DEFAULT_PROTECT + tuple(config.repo.tests.protect) + (config.config_path,)
         protected += protected_by_command(command, tree.workdir)
         work = Workspace(tree.workdir, protected, tuple(config.repo.edit))
         suite = gate.Suite(sandbox, command, protected, config.repo.timeout or SUITE_TIMEOUT,
                            tuple(config.repo.tests.exempt), config.jobs)  # fmt: skip
-        return Round(step, pull, review_id, login, found.threads, outcome, tree, work, suite).run()
+        return Round(step, pull, occasion, batch.threads, outcome, tree, work, suite).run()
 
 
 @dataclass
@@ -135,23 +169,25 @@ class Answered:
 
 
 class Round:
-    def __init__(self, step: Step, pull: PullInfo, review_id: int, login: str, batch: list[Thread],
+    def __init__(self, step: Step, pull: PullInfo, occasion: Occasion, batch: list[Thread],
                  outcome: TaskOutcome, tree: Git, work: Workspace, suite: gate.Suite):  # fmt: skip
-        self.step, self.pull, self.review_id, self.login, self.batch = step, pull, review_id, login, batch
+        self.step, self.pull, self.occasion, self.batch = step, pull, occasion, batch
+        self.login = occasion.login
         self.outcome, self.tree, self.work, self.suite = outcome, tree, work, suite
-        self.mark = render.marker("review", review_id)
+        self.mark = render.marker(occasion.kind, occasion.id)
 
     def run(self) -> int:
         step, config, flow = self.step, self.step.config, self.step.flow
         step.preload_model(config.repo)
         with flow.group("baseline: the suite at the branch's head"):
-            baseline = gate.Baseline.measure(self.suite, self.work.root)
+            expected = self.occasion.expected(self.work.root) if self.occasion.expected else set()
+            baseline = gate.Baseline.measure(self.suite, self.work.root, None, expected)
             flow.untrusted(baseline.first.output)
         flow.print(f"autofix: baseline: {count(baseline.total, 'test')}, {len(baseline.target)} failing")
         answers: dict[int, Answered] = {}
         asked = []
         for t in self.batch:
-            code = suggestions.suggested(t)
+            code = suggestions.suggested(t) if t.path else None  # a thread on no file has no lines to replace
             if code is None:
                 asked.append(t)
                 continue
@@ -170,16 +206,23 @@ class Round:
         model = step.model(config.repo)
         attempts = config.max_attempts or config.repo.max_attempts or DEFAULT_ATTEMPTS
         report = self.outcome.report = Report(model=model.name, sandbox=self.suite.sandbox.describe(),
-                                              target=f"review {self.review_id} of #{self.pull.number}",
+                                              target=f"{self.occasion.what} of #{self.pull.number}",
                                               max_attempts=attempts)  # fmt: skip
         report.price = price_of(model.name, config.repo.price)
-        report.spec, report.task = config.config_path, f"review {self.review_id} of pull request #{self.pull.number}"
+        report.spec, report.task = config.config_path, f"{self.occasion.what} of pull request #{self.pull.number}"
         text = self.asked_text(asked)
         reproduction: Reproduction | None = None
-        judged = replace(baseline, target=[], pre_existing=baseline.target)
-        test_path = f"tests/autofix/test_review_{self.review_id}.py"
-        if asked:
-            shown = f"{text}\n\n{files(self.work, [t.path for t in asked])}"
+        # What fails at the head already is the target when the evidence named it (a red CI run);
+        # otherwise pre-existing: the round isn't asked to fix it, only not to break what passes.
+        judged = (
+            baseline
+            if self.occasion.expected and baseline.target
+            else replace(baseline, target=[], pre_existing=baseline.target)
+        )
+        test_path = self.occasion.test_path
+        paths = self.paths(asked)
+        if asked and self.occasion.reproduce:
+            shown = f"{text}\n\n{files(self.work, paths)}"
             found = reproduce(model, self.suite, self.work.root, test_path, shown,
                               REPRODUCE_TRIES, report, text)  # fmt: skip
             if isinstance(found, Reproduction):
@@ -191,7 +234,7 @@ class Round:
                 flow.print(
                     f"autofix: reproduce: none of {count(len(found), 'test file')} failed; the suite alone judges"
                 )
-        tests, wanted = (reproduction.failing, reproduction.wanted) if reproduction else ([], [])
+        tests, wanted = (reproduction.failing, reproduction.wanted) if reproduction else (judged.target, [])
         judge = ProofJudge(GateJudge(self.suite, judged, self.work), tests, wanted, report, (test_path,))
         reply = ""
         try:
@@ -199,12 +242,13 @@ class Round:
                 proof = (f"\n\nThis test, {test_path} (it can't be edited), fails now and must pass:"
                          f"\n\n{fence(reproduction.code)}"
                          if reproduction else "")  # fmt: skip
-                intro = f"A review of pull request #{self.pull.number} asks for changes.\n\n{text}{proof}"
+                first = self.occasion.intro or f"A review of pull request #{self.pull.number} asks for changes."
+                intro = f"{first}\n\n{text}{proof}"
                 answer = EditTree(
                     SYSTEM,
                     intro,
                     self.work,
-                    lambda: files(self.work, [*dict.fromkeys(t.path for t in asked), *self.work.changed], test_path),
+                    lambda: files(self.work, [*paths, *self.work.changed], test_path),
                 )
                 run(answer, judge, model, Budget(attempts, config.max_tokens), report, on_attempt=self.show)
                 reply = answer.reply
@@ -215,9 +259,9 @@ class Round:
             report.files_changed = self.work.changed
             step.finish(
                 report,
-                f"review-{self.review_id}",
+                self.occasion.name,
                 self.outcome,
-                f"### autofix: review {self.review_id} of #{self.pull.number}",
+                f"### autofix: {self.occasion.what} of #{self.pull.number}",
             )
         if not report.passed or not self.work.changed:
             return self.failed(answers, asked, judge, report)
@@ -232,12 +276,37 @@ class Round:
         self.summary(answers, sha, evidence, report)
         return 0
 
+    @property
+    def by(self) -> str:
+        return f" by @{self.login}" if self.login else ""
+
     def asked_text(self, asked: list[Thread]) -> str:
         parts = []
         for t in asked:
             said = "\n\n".join(f"@{c.author}:\n{c.text.strip()}" for c in t.comments)
-            parts.append(f"Thread {t.number}, on {t.where}:\n\n{fence(t.diff_hunk, 'diff')}\n\n{said}")
+            hunk = f"{fence(t.diff_hunk, 'diff')}\n\n" if t.diff_hunk else ""
+            parts.append(f"Thread {t.number}, on {t.where}:\n\n{hunk}{said}")
         return "\n\n".join(parts)
+
+    def paths(self, asked: list[Thread]) -> list[str]:
+        """The files shown with the threads: those they are anchored to; for a thread on no file,
+        the files its text names and those the pull request changed."""
+        paths = [t.path for t in asked if t.path]
+        if any(not t.path for t in asked):
+            said = " ".join(c.text for t in asked if not t.path for c in t.comments)
+            named = [m for m in dict.fromkeys(PATH.findall(said)) if self.work.read(m) is not None]
+            paths += named[:MOST_FILES] + self.changed_by_pull()
+        return [*dict.fromkeys(paths)]
+
+    def changed_by_pull(self) -> list[str]:
+        """The files the pull request changes against its base, when the clone has the base."""
+        try:
+            listed = self.step.git.run(
+                "diff", "--name-only", "--no-renames", f"origin/{self.pull.base_ref}...{self.pull.head_sha}"
+            )
+        except GitError:
+            return []
+        return [p for p in listed.splitlines() if p and self.work.read(p) is not None][:MOST_FILES]
 
     def said(self, t: Thread, reply: str) -> Answered:
         """What the passing reply says of the thread: done, not done and why, or nothing (not done)."""
@@ -246,7 +315,7 @@ class Round:
         if m is None:
             return Answered(t, False, "the model's answer didn't say it addressed this thread")
         if m["what"].lower() == "done":
-            changed = [p for p in self.work.changed if p != f"tests/autofix/test_review_{self.review_id}.py"]
+            changed = [p for p in self.work.changed if p != self.occasion.test_path]
             return Answered(t, True, f"changed {', '.join(f'`{p}`' for p in changed)}")
         why = m["why"].strip()  # the model's words: shown as code, never as Markdown
         return Answered(
@@ -262,7 +331,7 @@ class Round:
         """One commit on the branch's head, pushed only while origin still has that head."""
         step, pull = self.step, self.pull
         message = (
-            f"Answer review {self.review_id} of #{pull.number}\n\n"
+            f"Answer {self.occasion.what} of #{pull.number}\n\n"
             "Changed by autofix; the whole suite passed in its sandbox.\n"
         )
         commit, _ = self.tree.commit(self.work.changed, message)
@@ -280,6 +349,9 @@ class Round:
             f"{len(last.ids('passed')) if last else 0} passed, "
             f"{count(len(verdict.newly_broken) if verdict else 0, 'new failure')}"
         )
+        if reproduction is None and judged.target:
+            tests = ", ".join(render.code_span(t) for t in judged.target)
+            return f"{suite}; {tests} failed at the branch's head, pass after"
         if reproduction is None:
             return f"{suite}; no reproduction test"
         tests = ", ".join(render.code_span(t) for t in reproduction.failing)
@@ -291,6 +363,9 @@ class Round:
             body = f"✅ Addressed in {sha}: {a.what}.\n\n**Evidence:** {evidence}."
         else:
             body = f"❌ Not addressed{f' in {sha}' if sha else ''}: {a.what}. This thread stays open."
+        if not a.thread.node_id:  # no review thread: the summary comment is its answer
+            step.flow.print(f"autofix: {a.thread.where}: {'addressed' if a.done else 'not addressed'}")
+            return
         threads.reply(step.forge, self.pull.number, a.thread, self.mark, step.for_github(body))
         if a.done and step.config.repo.resolve_threads:
             threads.resolve(step.forge, a.thread)
@@ -310,8 +385,13 @@ class Round:
         if sha:
             self.outcome.verdict = lead.verdict(
                 True,
-                f"autofix answered review {self.review_id} by @{self.login} with {sha[:12]}: "
-                f"{len(done)} of {count(len(answers), 'thread')} addressed, {lead.on_attempt(report)}.",
+                f"autofix answered {self.occasion.what}{self.by} with {sha[:12]}: "
+                + (
+                    f"{done[0].what}"
+                    if len(answers) == 1 and done and not done[0].thread.path
+                    else f"{len(done)} of {count(len(answers), 'thread')} addressed"
+                )
+                + f", {lead.on_attempt(report)}.",
             )
         rows = ["| thread | on | answer |", "| ---: | --- | --- |"]
         for a in sorted(answers.values(), key=lambda a: a.thread.number):
@@ -327,6 +407,7 @@ class Round:
                     self.outcome.verdict,
                     "\n".join(rows),
                     f"**Evidence:** {evidence}." if evidence else "",
+                    self.occasion.note(report) if self.occasion.note else "",
                     lead.links(("The Actions run", self.step.config.run_url)),
                     render.log(report),
                 ],
@@ -346,7 +427,8 @@ class Round:
             answers[t.number] = Answered(t, False, why if a is None or a.done else a.what)
         self.outcome.verdict = lead.verdict(
             False,
-            f"autofix could not answer review {self.review_id} of #{self.pull.number}: {why}; nothing was pushed.",
+            f"autofix could not answer {self.occasion.what} of #{self.pull.number}{self.by}: {why}; "
+            "nothing was pushed.",
         )
         for a in answers.values():
             self.tell(a, None, "")

@@ -6,6 +6,7 @@ Every call goes through `Forge.call` (bounded retries, one-line errors)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bot.github.forge import Forge, capped
@@ -58,6 +59,8 @@ class Thread:
 
     @property
     def where(self) -> str:
+        if not self.path:
+            return "the pull request"
         span = self.lines
         if span is None:
             return self.path
@@ -74,12 +77,29 @@ def batch(forge: Forge, number: int, review_id: int) -> Batch:
     """The review's threads that are neither resolved nor outdated, in the order GitHub lists them."""
     ids = forge.call(f"list the comments of review {review_id}", lambda: review_comment_ids(forge, number, review_id))
     nodes = forge.call(f"read the review threads of #{number}", lambda: thread_nodes(forge, number))
-    kept: list[Thread] = []
+    return kept(n for n in nodes if first_id(n) in ids)
+
+
+def holding(forge: Forge, number: int, comment_id: int) -> Batch:
+    """The one thread holding comment `comment_id` (a reply in it), unless resolved or outdated."""
+    nodes = forge.call(f"read the review threads of #{number}", lambda: thread_nodes(forge, number))
+    return kept(
+        n for n in nodes if comment_id in {c.get("databaseId") for c in (n.get("comments") or {}).get("nodes") or []}
+    )
+
+
+def first_id(node: dict) -> int | None:
+    comments = (node.get("comments") or {}).get("nodes") or []
+    return comments[0].get("databaseId") if comments else None
+
+
+def kept(nodes: Iterable[dict]) -> Batch:
+    found: list[Thread] = []
     left_out: list[str] = []
     for node in nodes:
         comments = (node.get("comments") or {}).get("nodes") or []
-        if not comments or comments[0].get("databaseId") not in ids:
-            continue  # another review's thread
+        if not comments:
+            continue
         path = str(node.get("path") or "")
         if node.get("isResolved"):
             left_out.append(f"{path}: resolved already")
@@ -93,9 +113,9 @@ def batch(forge: Forge, number: int, review_id: int) -> Batch:
             hidden = shown if hidden is None else hidden + shown
             said.append(Said(int(c["databaseId"]), str((c.get("author") or {}).get("login") or "ghost"), shown.text))
         assert hidden is not None
-        kept.append(
+        found.append(
             Thread(
-                len(kept) + 1,
+                len(found) + 1,
                 str(node["id"]),
                 int(comments[0]["databaseId"]),
                 path,
@@ -106,7 +126,13 @@ def batch(forge: Forge, number: int, review_id: int) -> Batch:
                 hidden,
             )  # fmt: skip
         )
-    return Batch(kept, left_out)
+    return Batch(found, left_out)
+
+
+def unanchored(id: int, author: str, text: str, hidden: Visible) -> Thread:
+    """A request on no file and no line (`/autofix <text>`, a red CI run) as the round's one thread:
+    no review thread to reply on or resolve."""
+    return Thread(1, "", id, "", None, None, "", [Said(id, author, text)], hidden)
 
 
 def review_comment_ids(forge: Forge, number: int, review_id: int) -> set[int]:
