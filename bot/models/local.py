@@ -13,7 +13,9 @@ from bot.errors import UserError
 from bot.models.base import ModelSettings, Reply, request_reply_tokens, request_seed, request_temperature
 
 CONTEXT_TOKENS = 8192  # prompt plus reply; repair prompts carry code and feedback
-REPLY_SHARE = 2  # a reply may fill at most this share of the context: the prompt needs the rest
+# A reply may fill at most an eighth of the context (1,024 tokens): in-process on the CPU a model
+# writes tens of tokens a second, and a longer reply of a small model is a runaway more often than code.
+REPLY_SHARE = 8
 SEED = 0  # for calls that name no seed (settings.seed None): a run repeats, while its samples differ
 
 
