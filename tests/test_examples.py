@@ -51,7 +51,10 @@ def test_the_forks_example_trusts_owners_members_and_collaborators_only():
 
 def test_the_action_page_names_every_kind_of_event_the_examples_run_on():
     kinds = sorted({kind for path in WORKFLOWS.glob("*.yml") for kind in workflow(path.name)["on"]})
-    assert kinds == ["issue_comment", "issues", "pull_request_review", "schedule", "workflow_dispatch", "workflow_run"]
+    assert kinds == [
+        "issue_comment", "issues", "pull_request_review", "pull_request_review_comment", "schedule",
+        "workflow_dispatch", "workflow_run",
+    ]  # fmt: skip
     said = re.search(
         r"autofix's examples run on (\w+) kinds of event only: ([^.]+)\.", section("Notes for your repository")
     )
