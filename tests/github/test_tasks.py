@@ -133,8 +133,9 @@ def test_an_outsiders_block_targets_a_source_file_only(tmp_path):
     with pytest.raises(UserError) as caught:
         spec(repo, body, tests_from_block=False)
     assert str(caught.value) == (
-        "issue #7, yaml block:2: target: bin/release is not a source file (.py, .json, .yaml, .yml, .sql, .js, .mjs, "
-        ".cjs, .jsx, .ts, .mts, .cts, .tsx, .go); an issue whose author may not write to the repository targets code only"
+        "issue #7, yaml block:2: target: bin/release is not a source file (.py, .json, .yaml, .yml, .sql, .js, "
+        ".mjs, .cjs, .jsx, .ts, .mts, .cts, .tsx, .go); an issue whose author may not write to the repository targets "
+        "code only"
     )
     assert spec(repo, body.replace("bin/release", "bin/release.py"), tests_from_block=False).target == "bin/release.py"
 
