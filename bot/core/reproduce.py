@@ -1,5 +1,6 @@
 """Reproduce first: the model writes one test file from the issue, in the repository's own
-framework (pytest's; in a JavaScript repository its runner's: Jest, Vitest or node:test), and
+framework (pytest's; in a JavaScript repository its runner's: Jest, Vitest or node:test; in a Go
+module a `_test.go` file in the package the issue's code lives in, run alone by `go test -run`), and
 autofix accepts it only when the runner runs it and it fails on the current code for a reason of
 the code's: at an assertion, or at an exception raised inside the repository's code. Not the
 test's own (an import of a module that isn't there, a name it never defined, a fixture that
@@ -8,15 +9,18 @@ import add_fixed`, unless the issue names it (as a whole identifier in its text:
 issue asks for). Such a name is `wanted`: the fix must then make the test pass by running it
 (bot/core/proof.py). A JavaScript test that calls a name the code lacks (`pass is not a function`)
 is judged the same way, but its name is not `wanted`: it fails by calling it, and the fix's
-mutants tell whether it runs what the fix wrote. The accepted test then judges the fix: failing
-before, passing after.
+mutants tell whether it runs what the fix wrote. A Go test fails for a reason of the code's when it
+reports a failure (t.Errorf, t.Fatalf) or panics inside the repository's code; a file that doesn't
+build (a name the package lacks, an unused import) is the test's own mistake, in the compiler's
+words. The accepted test then judges the fix: failing before, passing after.
 
 The file is written fd-relative, no link followed (bot/safefs.py): a pull request's tree may hold
 a symbolic link at its path, and autofix writes as root.
 
 The model never decides where the file goes, what it is called, or whether it reproduced the
 bug: autofix places it, runs it in the sandbox and reads the verdict from its own pytest plugin
-(a JavaScript runner's: from autofix's reporter, bot/judge/js/).
+(a JavaScript runner's: from autofix's reporter, bot/judge/js/; go's: from its -json events,
+bot/judge/go/).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from bot.core.report import Report
 from bot.errors import UserError
 from bot.judge import gate, guard, guards
 from bot.judge.integrity import Case
+from bot.lang import go as go_view
 from bot.models.base import Model
 from bot.text import clip_tail
 
@@ -53,6 +58,17 @@ JS_SYSTEM = (
     "pass once it is fixed: at an assertion, or at an exception the code raises. Use the names the code has. "
     "Keep it short: one to three tests, no files of your own, no network."
 )
+GO_SYSTEM = (
+    "[autofix:reproduce] You write a test that reproduces a bug reported in an issue, before anyone fixes it. "
+    "Answer with one ```go block holding one complete Go test file, which autofix saves as {path} and runs with "
+    '`go test`: `package {package}`, as the package\'s other tests, importing "testing" and what else it uses; '
+    "each test a `func TestXxx(t *testing.T)` that reports a failure with t.Errorf or t.Fatalf. "
+    "Assert the behaviour the issue expects, so the test FAILS on the current code because of the bug and will "
+    "pass once it is fixed. Use the names the code has: a file that doesn't compile is refused. "
+    "Keep it short: one to three tests, no files of your own, no network."
+)
+# A Go test function, as go test finds one: `func TestXxx(t *testing.T)`.
+GO_TEST_FUNC = re.compile(r"^func\s+(Test(?:[A-Z0-9_]\w*)?)\s*\(\s*\w+\s+\*testing\.T\s*\)", re.M)
 HOW = {
     "vitest": ", with `test` and `expect` imported from vitest",
     "node": ", with `test` from node:test and `assert` from node:assert",
@@ -108,7 +124,11 @@ class Reproduction:
 
 def module_id(path: str) -> str:
     """How autofix's pytest plugin names a test module: `tests/autofix/test_x.py` is `tests.autofix.test_x`;
-    a JavaScript runner's tests are named after their file's path (`test/x.test.js::title`)."""
+    a JavaScript runner's tests are named after their file's path (`test/x.test.js::title`), Go's after
+    their package's folder (`./calc::TestX`, `.::TestX` at the module's root)."""
+    if go(path):
+        folder = str(PurePosixPath(path).parent)
+        return "." if folder == "." else f"./{folder}"
     return path.removesuffix(".py").replace("/", ".") if python(path) else path
 
 
@@ -117,17 +137,40 @@ def python(path: str) -> bool:
     return path.endswith(".py")
 
 
+def go(path: str) -> bool:
+    """Whether the test at `path` is a Go test file, which go test runs."""
+    return path.endswith("_test.go")
+
+
+def go_tests(code: str) -> list[str]:
+    """The test functions a Go test file declares."""
+    return GO_TEST_FUNC.findall(code)
+
+
+def ours(test: str, path: str, code: str) -> bool:
+    """Whether the test id is of the test file at `path` holding `code` (or its load error): a
+    Go file's tests share their package's folder with the package's other tests."""
+    module, _, name = test.partition("::")
+    if module != module_id(path):
+        return False
+    return not go(path) or not name or name.split("/", 1)[0] in go_tests(code)
+
+
 def fence_of(path: str) -> str:
     """The fence a test file's code is shown in."""
     if python(path):
         return "python"
+    if path.endswith(".go"):
+        return "go"
     return "typescript" if PurePosixPath(path).suffix in (".ts", ".mts", ".cts", ".tsx") else "javascript"
 
 
-def system(path: str, runner: str) -> str:
-    """The instructions: a pytest file, or one of the JavaScript runner's."""
+def system(path: str, runner: str, package: str = "") -> str:
+    """The instructions: a pytest file, one of the JavaScript runner's, or a Go test file in `package`."""
     if python(path):
         return SYSTEM
+    if go(path):
+        return GO_SYSTEM.format(path=path, package=package or "<the package's name>")
     named = RUNNERS.get(runner, runner)
     return JS_SYSTEM.format(fence=fence_of(path), runner=named, path=path, how=HOW.get(runner, ""))
 
@@ -142,14 +185,16 @@ def reproduce(
     report: Report,
     issue: str = "",
     runner: str = "pytest",
+    package: str = "",
 ) -> Reproduction | list[Tried]:
     """Up to `tries` test files, each told why the one before was refused; the accepted one stays
     written at `path` in `root`. Every refused try comes back when none was accepted. `issue`: the
     text whose identifiers a missing name must be among. `runner`: the suite's (pytest, jest,
-    vitest, node), whose test file a path not ending in .py holds. A link or file on the way to
-    `path` is a UserError: nothing is written."""
+    vitest, node, go), whose test file a path not ending in .py holds; `package`: a Go test file's
+    package clause, as the package's other tests have it. A link or file on the way to `path` is a
+    UserError: nothing is written."""
     tried: list[Tried] = []
-    messages = [{"role": "system", "content": system(path, runner)}, {"role": "user", "content": task}]
+    messages = [{"role": "system", "content": system(path, runner, package)}, {"role": "user", "content": task}]
     fence = fence_of(path)
     for _ in range(tries):
         started = time.monotonic()
@@ -164,9 +209,11 @@ def reproduce(
             found = [] if screen is None else screen(code, None, path)
             if found:
                 verdict = guard.feedback(found)
+            elif go(path) and not go_tests(code):
+                verdict = "your file declares no test go test runs: name each one `func TestXxx(t *testing.T)`"
             else:
                 write(root, path, code)
-                verdict = judge(collected(suite, root, path), path, code, tried, issue)
+                verdict = judge(collected(suite, root, path, code), path, code, tried, issue)
         report.stage("reproduce").add(reply, time.monotonic() - started)
         if isinstance(verdict, Reproduction):
             return verdict
@@ -189,11 +236,14 @@ def write(root: Path, path: str, code: str) -> None:
         ) from None
 
 
-def collected(suite: gate.Suite, root: Path, path: str) -> gate.SuiteRun:
+def collected(suite: gate.Suite, root: Path, path: str, code: str = "") -> gate.SuiteRun:
     """The test file's run. A command that names its own test paths (`pytest tests/unit`) never
     collects it: then it is named to pytest too, for this run and every later one of the suite. A
-    JavaScript runner is given the file in place of the command's own paths: it runs it or nothing."""
+    JavaScript runner is given the file in place of the command's own paths: it runs it or nothing.
+    go runs the tests `code` declares alone, in their package (`-run '^(TestX)$' ./calc`)."""
     module = module_id(path)
+    if go(path):
+        return suite.run(root, only={f"{module}::{name}" for name in go_tests(code)})
     if not python(path):
         return suite.run(root, only={f"{module}::"})
     if suite.also or not suite.names_elsewhere(root, path):  # else no run is needed to know it collects nothing
@@ -212,14 +262,17 @@ def judge(run: gate.SuiteRun, path: str, code: str, tried: list[Tried], issue: s
     module = module_id(path)
     if run.killed:
         return f"the test run was stopped: {run.killed}"
-    mine = {test: case for test, case in run.results.items() if test.split("::")[0] == module}
+    mine = {test: case for test, case in run.results.items() if ours(test, path, code)}
     # (a JavaScript file that failed to load is `file::`, its tests `file::title`)
     tests = {test: case for test, case in mine.items() if "::" in test and not test.endswith("::")}
     if not tests:
         broken = mine.get(module) or mine.get(f"{module}::")
         if broken is not None:  # it couldn't be imported: its collection error is named after it
-            why = "import" if python(path) else "load"
-            return f"your test file failed to {why}: {clip_tail(broken.details or broken.message, FEEDBACK_CHARS)}"
+            why = "import" if python(path) else "build" if go(path) else "load"
+            told = broken.details or broken.message
+            if go(path):  # the compiler's words: an external test package's (`calc_test`) come under its own path
+                told = "\n".join(case.details for test, case in run.results.items() if test.endswith("::")).strip()
+            return f"your test file failed to {why}: {clip_tail(told, FEEDBACK_CHARS)}"
         output = clip_tail(run.output, FEEDBACK_CHARS)
         if not python(path):
             return f"the test runner ran no test from your file; output:\n{output}"
@@ -231,11 +284,14 @@ def judge(run: gate.SuiteRun, path: str, code: str, tried: list[Tried], issue: s
     wanted = []
     for test in failing:
         case = tests[test]
-        why = own_mistake(case, path, run.root) if python(path) else own_js_mistake(case, path, run.root)
+        mistaken = own_mistake if python(path) else own_go_mistake if go(path) else own_js_mistake
+        why = mistaken(case, path, run.root)
         if why:
             return f"{test} fails because of the test itself, not the bug ({why}); fix the test:\n" + clip_tail(
                 case.details, FEEDBACK_CHARS
             )
+        if go(path):
+            continue
         if not python(path):
             absent = js_missing_name(case)
             if absent is not None and absent not in identifiers:
@@ -298,6 +354,20 @@ def own_js_mistake(case: Case, path: str, root: str) -> str:
     if JS_ASSERTIONS.match(case.message) or js_missing_name(case):
         return ""
     frames = [found["path"] for line in case.details.splitlines() for found in [JS_FRAME.match(line)] if found]
+    if any(in_repository(frame, path, root) for frame in frames):
+        return ""
+    return f"{case.message}, raised by the test's own lines, not inside the repository's code"
+
+
+def own_go_mistake(case: Case, path: str, root: str) -> str:
+    """own_mistake's Go twin: the package's tests didn't build or the binary ended inside the test
+    (an error, or a test that never finished), or it panicked from no frame of the repository's
+    code. A failure the test reported itself (t.Errorf, t.Fatalf) is an assertion's."""
+    if case.outcome == "error" or case.message.startswith("did not finish"):
+        return f"{case.outcome}: {case.message}"
+    if not case.message.startswith("panic: "):
+        return ""
+    frames = [found["path"] for found in go_view.LOCATION.finditer(case.details)]
     if any(in_repository(frame, path, root) for frame in frames):
         return ""
     return f"{case.message}, raised by the test's own lines, not inside the repository's code"

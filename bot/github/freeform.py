@@ -4,7 +4,8 @@ with a test that fails, and fixes it until that test passes and nothing else bre
   baseline   the repository's suite as it is, twice (what fails is pre-existing, not counted)
   localize   the repository map ranked toward what the issue names; the model picks files
   reproduce  the model writes a test file in the suite's framework (pytest's; a JavaScript
-             runner's beside the repository's tests); accepted only when it fails on the current code
+             runner's beside the repository's tests; a `_test.go` file in the package the code
+             localized lives in); accepted only when it fails on the current code
   repair     edit blocks over the repository, judged by the gate: the reproduction passes, no
              test that passed before fails, errors, is skipped or goes missing (bot/judge/gate.py)
   publish    one pull request holding the test and the fix, with the proof line
@@ -31,6 +32,7 @@ from bot.github.publish import Proposal, publish
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.tasks import DEFAULT_ATTEMPTS, Issue
 from bot.judge import gate
+from bot.judge.go import command as go_command
 from bot.judge.js.command import Started, runner_of
 from bot.models.prices import price_of
 from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
@@ -41,6 +43,8 @@ SUITE_TIMEOUT = 600.0
 # A JavaScript test file, as Jest's, Vitest's and node:test's default patterns find one.
 JS_TEST = re.compile(r"(?:^|/)(?:__tests__/[^/]+|test/[^/]+|[^/]+\.(?:test|spec))\.[cm]?[jt]sx?$")
 JS_SUFFIX = re.compile(r"(?:\.(?:test|spec))?(?P<ext>\.[cm]?[jt]sx?)$")
+# A Go test file go test runs: not in vendor/ or testdata/, nor a folder go ignores (`_x`, `.x`).
+GO_TEST = re.compile(r"^(?!(?:.*/)?(?:vendor|testdata|[_.][^/]*)/)(?:.*/)?[^/_.][^/]*_test\.go$")
 
 
 @dataclass(frozen=True)
@@ -200,15 +204,15 @@ class FreeForm:
             raise
         if done.judge is None:
             assert isinstance(done.found, list)  # no repair without a reproduction
-            return self.unproven(done.found, report, fence_of(task.test_path))
+            return self.unproven(done.found, report, fence_of(done.test_path))
         proof = self.proof(done)
         step.finish(report, request.name, self.outcome, f"### autofix: {where}", f"{proof}\n\n{render.log(report)}")
         if report.passed:
-            named = (*request.files, *done.located.chosen, task.test_path)  # the reproduction test is its own
+            named = (*request.files, *done.located.chosen, done.test_path)  # the reproduction test is its own
             self.propose(report, done, proof, named)
             return 0
         judged = (
-            f"no attempt made {render.code_span(task.test_path)} pass with every test that passed before still passing"
+            f"no attempt made {render.code_span(done.test_path)} pass with every test that passed before still passing"
             if done.reproduction
             else "no attempt passed the repository's suite (no test the model wrote reproduced the bug)"
         )
@@ -375,7 +379,14 @@ def reproduction_test(command: str, tree: Git, request: Request) -> tuple[str, s
     repository's to show for its ways (or ""): a pytest file under tests/autofix/; for a suite a
     JavaScript runner runs, a file of that runner's beside the repository's first test file, with
     its extension (one named *.test.* or *.spec.* first; test/ when it has none, where every runner's
-    default patterns find it)."""
+    default patterns find it); for `go test`, a `_test.go` file in the folder of the first Go test
+    file (the root when there is none), which the pipeline moves into the package localization
+    picks (bot/core/freeform.placed)."""
+    if isinstance(go_command.runner_of(command, tree.workdir), go_command.GoTest):
+        tracked = sorted(path for path in tree.run("ls-files", "-z", strip=False).split("\0") if GO_TEST.search(path))
+        folder = posixpath.dirname(tracked[0]) if tracked else ""
+        name = f"autofix_{request.kind}_{request.number}_test.go"
+        return posixpath.join(folder, name), "go", tracked[0] if tracked else ""
     started = runner_of(command, tree.workdir)
     if not isinstance(started, Started):
         return f"tests/autofix/test_{request.kind}_{request.number}.py", "pytest", ""
