@@ -76,9 +76,9 @@ RUNNER = "it would be imported instead of {}, which the test runner imports"
 FORGE = "import builtins\n"
 METADATA = "distribution metadata or environment configuration, which Python and pytest read by looking"
 OUTSIDE_PACKAGES = (
-    "only a Python module inside one of the repository's packages (a folder with __init__.py), or a "
-    "JavaScript or TypeScript module in a folder below the root, is, unless `edit` in .github/autofix.yml "
-    "names the file"
+    "only a Python module inside one of the repository's packages (a folder with __init__.py), a "
+    "JavaScript or TypeScript module in a folder below the root, or a Go file (not a test) in a folder "
+    "of Go files is, unless `edit` in .github/autofix.yml names the file"
 )  # what it holds never runs: the reply is refused before anything is written
 
 
