@@ -15,7 +15,6 @@ sides of a comparison of two names or literals swapped (`a < b` as `b > a`)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from functools import cached_property
 
@@ -23,7 +22,7 @@ from ast_grep_py import SgNode
 
 from bot.lang import mutation
 from bot.lang.base import Mutant
-from bot.lang.mutation import CHOOSE, Mutation, Rewrite, drawn, made, shown
+from bot.lang.mutation import CHOOSE, INTEGER, Mutation, Rewrite, drawn, made, shown, summed
 from bot.lang.tree import line, span
 
 FLIPPED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
@@ -31,7 +30,6 @@ BOOLEAN = {"&&": "||", "||": "&&"}
 ARITHMETIC = {"+": "-", "-": "+", "+=": "-=", "-=": "+="}
 NEGATED = {"==": "!=", "!=": "=="}
 MIRRORED = {"==": "==", "!=": "!=", "<": ">", ">": "<", "<=": ">=", ">=": "<="}
-INTEGER = re.compile(r"(?:0|[1-9][0-9]*)")
 # Builtins whose arguments don't trade places: a type and a size, a slice and its items, symmetric ones.
 NOT_SWAPPED = {"append", "make", "new", "copy", "delete", "min", "max", "complex", "print", "println", "panic",
                "len", "cap", "clear", "close"}  # fmt: skip
@@ -240,15 +238,8 @@ class Nulls(mutation.Nulls):
 
     def sums(self) -> list[Rewrite]:
         """An integer written as a sum: `5` → `(2 + 3)`."""
-        found = []
-        for node in self.expressions({"int_literal"}):
-            if not INTEGER.fullmatch(node.text()) or int(node.text()) >= 2**31:
-                continue
-            value = int(node.text())
-            part = CHOOSE.randint(0, value)
-            text = f"({part} + {value - part})"
-            found.append(Rewrite(line(node), f"'{value}' → '{text}'", ((*span(node), text),), "sum"))
-        return found
+        made = (summed(node) for node in self.expressions({"int_literal"}))
+        return [rewrite for rewrite in made if rewrite is not None]
 
     def negations(self) -> list[Rewrite]:
         """`a == b` → `!(a != b)`, and `!=` alike."""

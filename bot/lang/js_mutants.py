@@ -13,21 +13,19 @@ would take it in (`b` + `(x)` is a call)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from ast_grep_py import SgNode
 
 from bot.lang import mutation
 from bot.lang.base import Mutant
-from bot.lang.mutation import CHOOSE, Mutation, Rewrite, drawn, made, shown
+from bot.lang.mutation import CHOOSE, INTEGER, Mutation, Rewrite, drawn, made, shown, summed
 from bot.lang.tree import line, span, walk
 
 FLIPPED = {"===": "!==", "!==": "===", "==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 BOOLEAN = {"&&": "||", "||": "&&"}
 NEGATED = {"===": "!==", "!==": "===", "==": "!=", "!=": "=="}
 SYMMETRIC = {"Math.max", "Math.min"}  # their first two arguments swap without a change
-INTEGER = re.compile(r"(?:0|[1-9][0-9]*)")
 NO_OPS = (";", "void 0;", "{}")  # statements that do nothing
 SUFFIXES = ("value", "item", "part", "cur", "new", "one", "tmp", "acc")
 
@@ -191,15 +189,8 @@ class Nulls(mutation.Nulls):
 
     def sums(self) -> list[Rewrite]:
         """An integer written as a sum: `5` → `(2 + 3)`."""
-        found = []
-        for node in self.expressions({"number"}):
-            if not INTEGER.fullmatch(node.text()) or int(node.text()) >= 2**31 or is_name(node):
-                continue
-            value = int(node.text())
-            part = CHOOSE.randint(0, value)
-            text = f"({part} + {value - part})"
-            found.append(Rewrite(line(node), f"'{value}' → '{text}'", ((*span(node), text),), "sum"))
-        return found
+        made = (summed(node) for node in self.expressions({"number"}) if not is_name(node))
+        return [rewrite for rewrite in made if rewrite is not None]
 
     def negations(self) -> list[Rewrite]:
         """`a === b` → `!(a !== b)`, and the other equalities alike."""

@@ -5,6 +5,7 @@ over those lines, and null mutants drawn at random among the places a language o
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,6 +19,7 @@ from bot.text import clip_line
 
 SHOWN_CHARS = 60  # of each side of a mutant's one-line change
 LINE_CHARS = 120  # of the mutated line shown to the model
+INTEGER = re.compile(r"(?:0|[1-9][0-9]*)")  # a decimal integer, as written
 CHOOSE = random.SystemRandom()  # where the null mutants go: nothing the candidate can predict
 
 Edit = tuple[int, int, str]  # start and end index in the text, and what replaces them
@@ -176,6 +178,17 @@ class Nulls:
 
     def statements(self) -> list[Rewrite]:
         return [rewrite for places in self.bodies for rewrite in places]
+
+
+def summed(node: SgNode) -> Rewrite | None:
+    """An integer literal written as a sum of two drawn parts (`5` → `(2 + 3)`); None for another
+    spelling (hex, a separator) or one too large for every integer type to hold the parts."""
+    if not INTEGER.fullmatch(node.text()) or int(node.text()) >= 2**31:
+        return None
+    value = int(node.text())
+    part = CHOOSE.randint(0, value)
+    text = f"({part} + {value - part})"
+    return Rewrite(line(node), f"'{value}' → '{text}'", ((*span(node), text),), "sum")
 
 
 def overlaps(one: Rewrite, other: Rewrite) -> bool:
