@@ -144,8 +144,9 @@ def test_twins_of_table_driven_tests_build_and_come_back_as_their_originals(work
     planting = canaries.plant(str(work), BASELINE, prefer=FAILING, every=True)
     assert len(planting) == 1
     twins = planting[0].twins
-    assert {t.original for t in twins if t.broken} == {"./cart::TestTotal", "./cart::TestCheapest"}
-    assert {t.original for t in twins if not t.broken} == {
+    tried = {t.original for t in twins if not t.broken}
+    assert {t.original for t in twins if t.broken} == tried  # a passing test's broken twin is tried too
+    assert tried == {
         "./cart::TestTotal",
         "./cart::TestNames",
         "./cart::TestCheapest",
@@ -200,8 +201,10 @@ def test_the_planted_file_looks_like_the_packages_own(work):
     for twin in planted.twins:
         parts = re.findall(r"[A-Z][a-z]+", twin.test_id.split("::")[1].removeprefix("Test"))
         assert len(parts) == 2 and {p.lower() for p in parts} <= words, twin
-    # Only a test that failed has a broken twin (only its was tried on the repository's code).
-    assert [t.original for t in planted.twins if t.broken] == ["./cart::TestTotal"]
+    # The failing test's broken twin first, then a passing one's (each was tried at the calibration).
+    broken = [t.original for t in planted.twins if t.broken]
+    assert broken[0] == "./cart::TestTotal" and len(broken) == canaries.BROKEN
+    assert broken[1] in ("./cart::TestNames", "./cart::TestEmptyTotal")
 
 
 def test_the_planted_file_imports_only_what_its_twins_use(work):
@@ -266,3 +269,106 @@ def test_what_the_model_reads_names_no_twin(work):
         canaries.scrub(output, planting)
         == "# example.com/shop/cart\ncart/cart_test.go:20:3: undefined: Total\n--- FAIL: TestTotal (0.00s)\n"
     )
+
+
+# As github.com/dustin/go-humanize's tests: every row checked in a helper the test calls, so the
+# failing test has no check of its own a broken twin could change.
+HELPED = """package cart
+
+import "testing"
+
+type rows []struct{ name, got, want string }
+
+func (r rows) check(t *testing.T) {
+	for _, row := range r {
+		if row.got != row.want {
+			t.Errorf("%s: got %q, want %q", row.name, row.got, row.want)
+		}
+	}
+}
+
+func TestLabels(t *testing.T) {
+	rows{{"first", Label(1), "1st"}, {"twelfth", Label(12), "12th"}}.check(t)
+}
+
+func TestTotalOne(t *testing.T) {
+	if got := Total([]Item{{"tea", 250}}); got != 250 {
+		t.Errorf("Total = %d", got)
+	}
+}
+
+func TestLabelZero(t *testing.T) {
+	want := "0th"
+	if got := Label(0); got != want {
+		t.Fatalf("Label(0) = %q", got)
+	}
+}
+"""
+LABEL = """package cart
+
+import "strconv"
+
+type Item struct {
+	Name  string
+	Cents int
+}
+
+func Total(items []Item) int {
+	sum := 0
+	for _, item := range items {
+		sum += item.Cents
+	}
+	return sum
+}
+
+func Label(n int) string {
+	if n%10 == 1 || n%10 == 2 {
+		return strconv.Itoa(n) + "st"
+	}
+	return strconv.Itoa(n) + "th"
+}
+"""
+HELPED_LAST = {"./cart::TestLabels": "failed", "./cart::TestTotalOne": "passed", "./cart::TestLabelZero": "passed"}
+
+
+@pytest.fixture
+def helped(tmp_path) -> Path:
+    (tmp_path / "cart").mkdir()
+    (tmp_path / "go.mod").write_text(f"module {MODULE}\n\ngo 1.22\n")
+    (tmp_path / "cart" / "cart.go").write_text(LABEL)
+    (tmp_path / "cart" / "cart_test.go").write_text(HELPED)
+    return tmp_path
+
+
+def test_a_failing_test_checked_in_a_helper_gets_broken_twins_of_passing_tests(helped):
+    calibration = canaries.plant(str(helped), HELPED_LAST, prefer={"./cart::TestLabels"}, every=True)
+    assert {t.original for t in calibration[0].twins if t.broken} == {"./cart::TestTotalOne", "./cart::TestLabelZero"}
+    assert canaries.trusted(go_test(helped, calibration), calibration, HELPED_LAST) == set(HELPED_LAST)
+    planting = canaries.plant(str(helped), HELPED_LAST, prefer={"./cart::TestLabels"})
+    broken = [t for t in planting[0].twins if t.broken]
+    assert {t.original for t in broken} == {"./cart::TestTotalOne", "./cart::TestLabelZero"}
+    # A report of every test passed (the whole-stream forger's) is told by them.
+    cases = [Case(test, "passed") for test in HELPED_LAST] + [Case(t.test_id, "passed") for t in planting[0].twins]
+    assert canaries.sift(cases, planting)[1][0].startswith("a canary that fails by construction was reported passed")
+    fixed = LABEL.replace("n%10 == 1 || n%10 == 2", "n%10 == 1 && n%100 != 11")
+    (helped / "cart" / "cart.go").write_text(fixed)
+    outcomes = {case.test_id: case.outcome for case in go_test(helped, planting)}
+    assert [outcomes[t.test_id] for t in broken] == ["failed", "failed"]
+
+
+@pytest.mark.parametrize("go_line", ["", "\ngo 1.16\n", "\ngo 1.17\n"], ids=["no-go-line", "go1.16", "go1.17"])
+def test_twins_build_in_a_module_whose_go_has_no_generics(work, go_line):
+    (work / "go.mod").write_text(f"module {MODULE}\n{go_line}")
+    planting = canaries.plant(str(work), BASELINE, prefer=FAILING, every=True)
+    text, helper = planting[0].text, planting[0].helpers[0]
+    assert "[V any]" not in text and "reflect.ValueOf" not in text  # no generic value changer
+    # The check's condition made to hold where the expected value isn't a literal.
+    assert f"if got := Total(tt.items); (got != tt.want) || {helper}(tt.want, " in text
+    cases = go_test(work, planting)
+    assert not [case for case in cases if case.outcome == "error"], cases
+    assert canaries.trusted(cases, planting, BASELINE) == {t.original for t in planting[0].twins}
+    fixed = CODE.replace("items[1:]", "items").replace("return items[0]", "return items[len(items)-1]")
+    (work / "cart" / "cart.go").write_text(fixed)
+    outcomes = {case.test_id: case.outcome for case in go_test(work, planting)}
+    for twin in planting[0].twins:
+        assert outcomes[twin.test_id] == ("failed" if twin.broken else "passed"), twin

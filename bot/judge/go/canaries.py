@@ -40,6 +40,7 @@ import re
 import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from ast_grep_py import SgNode, SgRoot
 
@@ -109,8 +110,8 @@ def plant(
     """Planted files of twins: one in the package of each test in `prefer` (those failing last),
     at most PACKAGES of them, else in one package the draw picks. `last`: each test id's outcome
     in the last run, only those tests twinned (top-level tests, passed or failed); `avoid`: never
-    twinned (flaky). `every`: an echo of every test of those packages and a broken twin of each
-    preferred one, to learn which come back as they must (`trusted`)."""
+    twinned (flaky). `every`: an echo and a broken twin of every test of those packages (the
+    preferred first), to learn which come back as they must (`trusted`)."""
     avoid = {top(test) for test in avoid}
     usable = {
         test: outcome
@@ -147,25 +148,33 @@ def plant_in(
     clause = known[first].package
     choices = [test for test in choices if known[test].package == clause]
     if every:
-        broken, echoes = [t for t in choices if t in prefer][:CALIBRATED], choices[:CALIBRATED]
+        # Every test's broken twin is tried, a passing one's too: a failing test whose check sits
+        # in a helper (`tests.validate(t)`) has none, and its package still needs one.
+        tried = sorted(choices, key=lambda test: test not in prefer)[:CALIBRATED]
+        broken, echoes = tried, tried
     else:
-        # Only a test that failed at the calibration had its broken twin tried there.
-        failed = [test for test in choices if usable[test] == "failed"]
-        broken = sorted(failed, key=lambda test: (test not in prefer, pick.random()))[:BROKEN]
+        # A failing test's broken twin first (it fails on the check the bug fails), then a
+        # passing one's: every test here came back right at the calibration, its broken twin too.
+        broken = sorted(choices, key=lambda test: (usable[test] != "failed", test not in prefer, pick.random()))
         echoes = pick.sample(choices, min(ECHOES, len(choices)))
     taken = identifiers(root)
     helper = fresh_name(words, taken, lower=True)
     taken.add(helper)
+    generic = generics(work, folder)
     texts: list[str] = []
     twins: list[Twin] = []
     helped = False
+    made = 0
     for test, is_broken in [*((t, True) for t in broken), *((t, False) for t in echoes)]:
+        if is_broken and not every and made >= BROKEN:
+            continue
         found = known[test]
         name = fresh_name(words, taken)
         taken.add(name)
-        text = twin_text(found, name, is_broken, drawn(test), helper)
+        text = twin_text(found, name, is_broken, drawn(test), helper, generic)
         if text is None:
             continue
+        made += is_broken
         helped = helped or (is_broken and f"{helper}(" in text)
         texts.append(text)
         twins.append(Twin(f"{folder}::{name}", test, is_broken))
@@ -176,9 +185,9 @@ def plant_in(
     if target is None:
         return None
     imports = used_imports([known[t.original] for t in twins], "\n".join(texts))
-    if helped and not any(spec == '"reflect"' or spec.endswith(' "reflect"') for spec in imports):
+    if helped and generic and not any(spec == '"reflect"' or spec.endswith(' "reflect"') for spec in imports):
         imports.append('"reflect"' if "reflect" not in {local_name(spec) for spec in imports} else 'reflect "reflect"')
-    body = "\n\n".join(texts + ([changer(helper)] if helped else []))
+    body = "\n\n".join(texts + ([changer(helper) if generic else always(helper)] if helped else []))
     head = f"package {clause}\n\nimport (\n" + "".join(f"\t{spec}\n" for spec in imports) + ")\n\n"
     relative = os.path.normpath(os.path.join(folder, target))
     return Planted(relative, head + body + "\n", tuple(twins), (helper,) if helped else (), like)
@@ -257,7 +266,7 @@ def used_imports(originals: Sequence[Declared], text: str) -> list[str]:
     return specs
 
 
-def twin_text(found: Declared, name: str, broken: bool, draw: Draw, helper: str) -> str | None:
+def twin_text(found: Declared, name: str, broken: bool, draw: Draw, helper: str, generic: bool = True) -> str | None:
     """The test function again under `name`; a broken twin's last check made to expect another
     value (`last_check`), None when it has none autofix can change."""
     node = found.node
@@ -267,7 +276,7 @@ def twin_text(found: Declared, name: str, broken: bool, draw: Draw, helper: str)
     assert name_node is not None
     spans = [(name_node.range().start.index - start, name_node.range().end.index - start, name)]
     if broken:
-        change = last_check(node, draw, helper)
+        change = last_check(node, draw, helper, generic)
         if change is None:
             return None
         part, new = change
@@ -277,11 +286,14 @@ def twin_text(found: Declared, name: str, broken: bool, draw: Draw, helper: str)
     return text
 
 
-def last_check(function: SgNode, draw: Draw, helper: str) -> tuple[SgNode, str] | None:
+def last_check(function: SgNode, draw: Draw, helper: str, generic: bool = True) -> tuple[SgNode, str] | None:
     """The test's last check (an `if` whose block reports a failure: `t.Errorf`, `t.Fatal`, ...,
     anywhere in the function, a subtest's too) comparing a value with what it expects, and what
     replaces the expected value: `if got != want` -> `want` changed, `if !reflect.DeepEqual(got,
-    want)` (any `…Equal(…)`) -> its last argument changed."""
+    want)` (any `…Equal(…)`) -> its last argument changed. Where the module's Go has no generics
+    (go.mod's `go` line before 1.18, or none: go1.16) an expected value that isn't a literal can't
+    be changed in place, typed; then the check's condition is made to hold (`cond || helper(want,
+    …)`), a failure on the same check all the same."""
     body = function.field("body")
     if body is None:
         return None
@@ -293,6 +305,9 @@ def last_check(function: SgNode, draw: Draw, helper: str) -> tuple[SgNode, str] 
         if compared is None:
             continue
         like, expected = compared
+        if not generic and expected.kind() not in LITERALS:
+            number, word = draw.number(), draw.word()
+            return condition, f'({condition.text()}) || {helper}({expected.text()}, {number}, "{word}")'
         return expected, changed_value(expected, like, draw, helper)
     return None
 
@@ -428,6 +443,32 @@ func {inner}(r reflect.Value, by int, word string) bool {{
 	}}
 	return true
 }}"""
+
+
+def always(name: str) -> str:
+    """The planted file's function a broken twin's check calls where there are no generics: true
+    for every value (`by` is drawn from 2 to 9)."""
+    return f"""func {name}(_ interface{{}}, by int, word string) bool {{
+	return by > 0 || word != ""
+}}"""
+
+
+GO_LINE = re.compile(rb"^go\s+(\d+)\.(\d+)", re.M)
+
+
+def generics(work: str, folder: str) -> bool:
+    """Whether the package in `folder` may use generics: the nearest go.mod at or above it (within
+    `work`) says `go 1.18` or later; go reads a go.mod without a `go` line as go 1.16."""
+    here = os.path.normpath(os.path.join(work, folder))
+    top = os.path.normpath(work)
+    while True:
+        data = safefs.read_regular(Path(here) / "go.mod", SOURCE_CAP)
+        if data is not None:
+            found = GO_LINE.search(data)
+            return found is not None and (int(found.group(1)), int(found.group(2))) >= (1, 18)
+        if here == top or not here.startswith(top + os.sep):
+            return True  # no go.mod: go's own language version
+        here = os.path.dirname(here)
 
 
 @dataclass(frozen=True)
