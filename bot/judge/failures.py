@@ -3,7 +3,12 @@ paste into pytest), its message and the frames of its traceback that lie in the 
 pytest's own introspection of both sides of a failing assert; the test function's lines up to the
 failure, from its file when the traceback style left them out (`--tb=short`, `native`); the same
 error at the same line counted once ("and 4 more tests like this"); the failures that touch the
-target first. With many failures, the tail of the output would keep only pytest's summary."""
+target first. With many failures, the tail of the output would keep only pytest's summary.
+
+pytest cuts the values a failing assertion compared ("[0, 1, 2, ...]", "Use -v to get more
+diff"), and the model can't pass -v: the values autofix's plugin took from that assertion in the
+judged run are shown whole instead, cut only around their first difference when long, and a
+parametrized test's parameters are named; pytest's lines asking for -v go."""
 
 from __future__ import annotations
 
@@ -12,9 +17,11 @@ import re
 from pathlib import Path
 
 from bot import safefs, syntax
+from bot.judge.assertions import cut_pair
 from bot.judge.integrity import SOURCE_CAP, Case
 from bot.judge.js.test_source import FRAME as JS_FRAME
 from bot.judge.js.test_source import test_source as js_source
+from bot.text import clip_line
 
 SEPARATOR = re.compile(r"^(?:_ ){2,}_\s*$", re.M)  # between the entries of pytest's long traceback
 LOCATION = re.compile(r"^(?P<path>[^\s:][^:\n]*):(?P<line>\d+): ", re.M)  # "tests/test_x.py:12: in f"
@@ -22,6 +29,10 @@ NATIVE = re.compile(r'^\s*File "(?P<path>[^"\n]+)", line (?P<line>\d+)', re.M)  
 SCRIPT_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx")
 LIKE_THIS_SHOWN = 3  # names of the other tests that fail the same way
 SOURCE_LINES = 30  # of a test function shown up to its failure
+VALUE_CHARS = 1_000  # of one compared value shown: whole up to this, else cut around the first difference
+PARAM_CHARS = 300  # of one parameter's value (the plugin cuts it so too)
+# pytest's advice to run it more verbosely, which the model can't take: the values are shown instead.
+ASK_VERBOSE = re.compile(r"^E\s+(?:Use -v to get (?:more|the full) diff|.*use '?-vv?'? to show.*)\n", re.M | re.I)
 # pytest's long style shows the test's source with ">" at the failing line, and strips the text,
 # which takes the first line's indentation with it.
 LONG_STYLE = re.compile(r"^>   ", re.M)
@@ -82,6 +93,15 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
     for group in ordered:
         (first, frames), others = group[0], [case for case, _ in group[1:]]
         text = f"### {node_id(first.test_id, frames)}\n{first.outcome}: {first.message}"
+        if first.params:
+            text += "\nparameters: " + ", ".join(
+                f"{name}={clip_line(value, PARAM_CHARS)}" for name, value in first.params
+            )
+        if first.compared is not None and not all(
+            value in f"{first.message}\n{frames}" for value in first.compared[1:]
+        ):
+            text += f"\n{values(*first.compared)}"  # pytest cut one of them: both, whole
+            frames = ASK_VERBOSE.sub("", frames)
         source = (js_source if script_id(first.test_id) else test_source)(
             node_id(first.test_id, frames), frames, sources
         )
@@ -97,6 +117,12 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
             )
         parts.append(text)
     return "\n\n".join(parts)
+
+
+def values(op: str, left: str, right: str) -> str:
+    """The failing assertion's operands whole, or around their first difference when long."""
+    left, right = cut_pair(left, right, VALUE_CHARS)
+    return f"the assertion compared (left {op} right), in full:\n  left:  {left}\n  right: {right}"
 
 
 def indented(frames: str) -> str:

@@ -131,6 +131,9 @@ class Case:
     outcome: str  # passed | failed | error | skipped
     message: str = ""  # the first line of what went wrong
     details: str = ""  # the traceback, or the output
+    # The failing assertion's operands as pytest's plugin saw them: (op, left, right), reprs
+    compared: tuple[str, str, str] | None = None
+    params: tuple[tuple[str, str], ...] = ()  # a parametrized test's parameters: (name, repr)
 
 
 @dataclass

@@ -193,8 +193,8 @@ def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canar
         if "cases" not in record:  # pytest started, and ended before its session did
             return TestRun(outcome, None, paths=paths, plugin=plugin)
         cases = [
-            Case(str(name), str(result), str(message), str(details))
-            for name, result, message, details in record["cases"]
+            Case(str(name), str(result), str(message), str(details), *shown(extra))
+            for name, result, message, details, *extra in record["cases"]
         ]
         twins = {str(name): str(original) for name, original in record.get("twins", {}).items()}
         cases, forged = canaries.sift(cases, drawn, twins)
@@ -212,6 +212,19 @@ def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canar
         )
     except (KeyError, TypeError, ValueError, AttributeError):
         return TestRun(outcome, None, plugin=plugin)
+
+
+def shown(extra: list) -> tuple[tuple[str, str, str] | None, tuple[tuple[str, str], ...]]:
+    """What the plugin saw of a failing test besides its traceback: the operands of the assertion
+    that failed it (op, left, right, as reprs) and its parameters (name, repr); text the
+    candidate's code made, so only ever shown."""
+    found = extra[0] if extra and isinstance(extra[0], dict) else {}
+    compared = found.get("compared")
+    values = None
+    if isinstance(compared, list) and len(compared) == 3:
+        values = (str(compared[0]), str(compared[1]), str(compared[2]))
+    params = tuple((str(name), str(value)) for name, value in found.get("params", ()))
+    return values, params
 
 
 def found_plugins(record: dict) -> Plugins | None:

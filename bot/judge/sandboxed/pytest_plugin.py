@@ -35,9 +35,16 @@ import os
 import sys
 
 import pytest
+from _pytest._io.saferepr import saferepr_unlimited as _whole_repr
 from _pytest.assertion.rewrite import rewrite_asserts as _rewrite
 
 DETAIL_CHARS = 4000  # bot.text.DETAIL_CHARS: this file runs in the sandbox without autofix on its path
+# Of each value a failing `==`-like assertion compared, kept around where the two first differ:
+# pytest's own message cuts them at 240 characters and says "Use -v to get more diff", which the
+# model can't do. bot/judge/failures.py cuts them again to the feedback's budget.
+VALUE_CHARS = 4000
+PARAM_CHARS = 300  # of each parameter of a failing parametrized test
+PARAMS = 10  # parameters named, at most
 # The modules whose functions and classes run tests, make reports and call hooks.
 MACHINERY = (
     "_pytest.python",
@@ -112,6 +119,7 @@ def record(write, canaries, only, original, target, bound):
     named, prefer, avoid, length, attribute, integer, listed, renamed, identity = bound[10:]
     cases, planted, twins, items, registrations = {}, set(), {}, [], []
     ids, running, renames = {}, None, []  # each item's node id as collected, by identity
+    compared, ran = None, None  # the last failing comparison of the running test; the test just run
     session, answer, written, maxfail, chosen = None, None, False, 0, False
     while True:
         kind, args = yield answer
@@ -122,7 +130,15 @@ def record(write, canaries, only, original, target, bound):
             if args.nodeid in planted:
                 answer = ("", "", "")  # the terminal neither shows nor counts a canary
         elif kind == "protocol":
-            running = ids.get(identity(args)) if args is not None else None
+            if args is None:  # the test ended: whether it failed, so its parameters are sent
+                ran, running = running, None
+                answer = ran is not None and cases.get(note_id(ran), ("",))[0] in ("failed", "error")
+            else:
+                running, compared = ids.get(identity(args)), None
+        elif kind == "compared" and running is not None:
+            compared = args
+        elif kind == "params" and ran is not None and note_id(ran) in cases:
+            cases[note_id(ran)][3]["params"] = args
         elif kind in ("logreport", "collectreport"):
             report = args
             if kind == "logreport" and running is not None and report.nodeid != running:
@@ -136,12 +152,16 @@ def record(write, canaries, only, original, target, bound):
             else:
                 outcome = "failed" if report.failed else "skipped" if report.skipped else "passed"
             if outcome is not None:
-                case = cases.setdefault(note_id(report.nodeid), ["passed", "", ""])
+                case = cases.setdefault(note_id(report.nodeid), ["passed", "", "", {}])
                 if not (case[0] in ("failed", "error") and outcome in ("passed", "skipped")):
                     case[0] = outcome  # a teardown that passed doesn't undo a failed call
                     if outcome != "passed":
                         case[1] = message(report)[:1000]
                         case[2] = (report.longreprtext or "")[-DETAIL_CHARS:]
+                    # The values of the assertion that failed the test: a comparison an earlier
+                    # assertion caught (pytest.raises, try) is no part of it.
+                    if outcome == "failed" and compared is not None and case[1].startswith(("assert", "Assert")):
+                        case[3]["compared"] = compared
         elif kind == "registered":
             registrations = (registrations + [line for line in args if line not in registrations])[:20]
         elif kind == "start" and session is None:
@@ -252,13 +272,20 @@ def recorder(name, vault, hide_session, hide_test, renamed):
         hide()
 
     @hookimpl(wrapper=True)
-    def pytest_runtest_protocol(item, nextitem, hide=hide_test, vault=vault):
+    def pytest_runtest_protocol(item, nextitem, hide=hide_test, vault=vault, shown=shown_params):
         hide()  # inside pytest's own wrapper, which sets what this hides for each test
         vault(("protocol", item))  # its reports carry its node id as collected, or say otherwise
         try:
             return (yield)
         finally:
-            vault(("protocol", None))
+            if vault(("protocol", None)):  # it failed: its parameters, for the feedback
+                vault(("params", shown(item)))
+
+    @hookimpl(trylast=True)
+    def pytest_assertrepr_compare(config, op, left, right, vault=vault, shown=shown_values):
+        # Called with the operands of the assertion failing now; the reprs are made here, outside
+        # the recorder's frame, since a repr runs the candidate's code. pytest explains it still.
+        vault(("compared", shown(op, left, right)))
 
     @hookimpl
     def pytest_plugin_registered(plugin, manager, vault=vault, registered=registered, renamed=renamed):
@@ -280,12 +307,40 @@ def recorder(name, vault, hide_session, hide_test, renamed):
         pytest_collection_finish,
         pytest_sessionstart,
         pytest_runtest_protocol,
+        pytest_assertrepr_compare,
         pytest_runtestloop,
         pytest_sessionfinish,
         pytest_plugin_registered,
     ):
         setattr(module, function.__name__, function)
     return module
+
+
+def shown_values(op, left, right, _repr=_whole_repr, _str=str, _prefix=os.path.commonprefix):
+    """[op, left, right] as reprs, each within VALUE_CHARS around where the two first differ."""
+    texts = [_repr(left), _repr(right)]
+    if max(len(text) for text in texts) > VALUE_CHARS:
+        start = max(0, len(_prefix(texts)) - VALUE_CHARS // 4)
+        texts = [
+            ("..." if start else "")
+            + text[start : start + VALUE_CHARS]
+            + ("..." if len(text) > start + VALUE_CHARS else "")
+            for text in texts
+        ]
+    return [_str(op)] + texts
+
+
+def shown_params(item, _repr=_whole_repr, _str=str):
+    """A parametrized test's parameters, [name, repr] each: its id alone (`case3`) says nothing."""
+    spec = getattr(item, "callspec", None)
+    params = getattr(spec, "params", None)
+    if not isinstance(params, dict):
+        return []
+    shown = []
+    for name, value in list(params.items())[:PARAMS]:
+        text = _repr(value)
+        shown.append([_str(name), text if len(text) <= PARAM_CHARS else text[: PARAM_CHARS - 3] + "..."])
+    return shown
 
 
 def plantable(module_id):
