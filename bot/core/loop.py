@@ -97,6 +97,7 @@ def run(
                 code=candidate.code,
                 diff=candidate.diff,
                 inprocess_checks=verdict.inprocess,
+                tests_passed=verdict.tests,
                 kind=str(kind),
                 started_at=started_at,
                 model_seconds=round(answered - attempt_started, 3),
@@ -166,7 +167,7 @@ def confirmed(judge: Judge, candidate: Candidate) -> Verdict:
         return verdict
     again = judge.check(candidate)
     if again.passed:
-        return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess)
+        return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess, tests=again.tests)
     again.feedback = REPEATED_FAILED + again.feedback
     return again
 

@@ -49,6 +49,7 @@ class Attempt:
     prompt: list[dict[str, str]] = field(default_factory=list)  # the messages sent (secrets masked on write)
     reply: str = ""  # the model's raw reply
     cached_tokens: int = 0  # of tokens["input"], served from the provider's prompt cache (priced lower)
+    tests_passed: int | None = None  # the test command's tests that passed, as its run reported; None: uncounted
 
     def headline(self, max_attempts: int, paint: Paint = PLAIN) -> str:
         """The attempt's one log line, the same in the CLI and the Action (there never coloured)."""

@@ -101,7 +101,7 @@ def solve(step: Step, issue: dict, login: str, permission: str, instructions: st
         decided = lead.decided_by(tests)
         if report.passed:
             wrote = f"autofix wrote {render.code_span(spec.target)} for #{number}"
-            line = f"{wrote}: {decided} passed {lead.on_attempt(report)}."
+            line = f"{wrote}: {lead.decided_by(tests, render.passed_tests(report))} passed {lead.on_attempt(report)}."
             outcome.verdict = lead.verdict(True, line)
             closes = " · ".join(
                 part for part in (f"Fixes #{number}", lead.links(("The Actions run", config.run_url))) if part

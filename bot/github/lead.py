@@ -49,12 +49,15 @@ def still_failing(report: Report) -> list[str]:
     return []
 
 
-def decided_by(tests: Tests) -> str:
-    """The tests that decided, in a sentence: "`pytest -q` and the 4 inline checks"."""
+def decided_by(tests: Tests, counted: int | None = None) -> str:
+    """The tests that decided, in a sentence: "the 180 tests of `pytest -q` and the 4 inline
+    checks", the command's tests `counted` as the judged run reported them; without a count (a
+    command judged by its exit code), the command alone."""
     named = []
     command = " ".join((tests.command or "").split())
     if command:
-        named.append(render.code_span(command[:120] + ("…" if len(command) > 120 else "")))
+        shown = render.code_span(command[:120] + ("…" if len(command) > 120 else ""))
+        named.append(f"the {count(counted, 'test')} of {shown}" if counted is not None else shown)
     if tests.code:
         asserted = render.checks(tests.code)
         named.append(f"the {count(asserted, 'inline check')}" if asserted else "the inline checks")

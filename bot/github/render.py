@@ -198,17 +198,26 @@ def strength(report: Report, shown: int = 20) -> str:
     return "\n".join(lines)
 
 
-def judged_by(tests: Tests) -> str:
-    """The tests that judged the code, exactly: a reviewer sees what "passed" means."""
+def judged_by(tests: Tests, counted: int | None = None) -> str:
+    """The tests that judged the code, exactly: a reviewer sees what "passed" means. `counted`:
+    how many of the command's tests passed in the run that judged it (`passed_tests`)."""
     asserted = checks(tests.code)
     named = [
         f"the {count(asserted, 'inline check')} of `tests.code`" if asserted else "the inline checks (`tests.code`)"
     ]
     named = named if tests.code else []
     command = (tests.command or "").strip()
+    of = f"the {count(counted, 'test')} of " if counted is not None else ""
     if "\n" in command:
-        return f"**Judged by:** {' and '.join([*named, 'this command'])}:\n\n{fence(command, 'sh')}"
-    return f"**Judged by:** {' and '.join([code_span(command), *named] if command else named)}."
+        return f"**Judged by:** {' and '.join([f'{of}this command', *named])}:\n\n{fence(command, 'sh')}"
+    return f"**Judged by:** {' and '.join([of + code_span(command), *named] if command else named)}."
+
+
+def passed_tests(report: Report | None) -> int | None:
+    """How many of the command's tests passed in the run that passed the code, as that run
+    reported them; None when the code didn't pass, or the run counted none (an exit code)."""
+    last = report.attempts[-1] if report is not None and report.attempts else None
+    return last.tests_passed if last is not None and last.passed else None
 
 
 def checks(code: str | None) -> int:
@@ -229,7 +238,7 @@ RETRY = (
 
 def pull_body(report: Report, mark: str, opening: list[str], tests: Tests) -> str:
     """`opening`: the verdict line, the change, the links (bot/github/lead.py); then the log."""
-    return "\n\n".join(part for part in [mark, *opening, log(report), judged_by(tests)] if part)
+    return "\n\n".join(part for part in [mark, *opening, log(report), judged_by(tests, passed_tests(report))] if part)
 
 
 def failure_comment(report: Report | None, mark: str, opening: list[str], tests: Tests | None) -> str:

@@ -36,12 +36,15 @@ def regenerate(step: Step, relpath: str, outcome: TaskOutcome) -> int:
     name = tasks.spec_name(relpath)
     sandbox = step.sandbox()
     current = spec.target_path.read_text(encoding="utf-8") if spec.target_path.is_file() else None
-    if current is not None and step.validator(spec).check(current).passed:
+    checked = step.validator(spec).check(current) if current is not None else None
+    if checked is not None and checked.passed:
         report = Report("", sandbox.describe(), spec.target, spec.max_attempts, passed=True, code=current)
         report.stop_reason = "the current code already passes its tests"
         step.flow.print(f"autofix: {relpath}: {spec.target} already passes its tests; nothing to do")
         outcome.verdict = lead.verdict(
-            True, f"{render.code_span(spec.target)} already passes {lead.decided_by(spec.tests)}: nothing to do."
+            True,
+            f"{render.code_span(spec.target)} already passes {lead.decided_by(spec.tests, checked.tests)}: "
+            "nothing to do.",
         )
         step.finish(report, f"spec-{name}", outcome, f"### autofix: {render.code_span(spec.target)}")
         return 0
@@ -56,7 +59,9 @@ def regenerate(step: Step, relpath: str, outcome: TaskOutcome) -> int:
         step.flow.print(f"autofix: {relpath}: every attempt failed ({report.stop_reason}); no branch pushed")
         return 1
     outcome.verdict = lead.verdict(
-        True, f"autofix regenerated {what}: {lead.decided_by(spec.tests)} passed {lead.on_attempt(report)}."
+        True,
+        f"autofix regenerated {what}: {lead.decided_by(spec.tests, render.passed_tests(report))} passed "
+        f"{lead.on_attempt(report)}.",
     )
     opening = [
         outcome.verdict,

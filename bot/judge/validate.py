@@ -72,6 +72,7 @@ class Verdict:
     forged: bool = False  # a canary came back wrong: the run's report was tampered with
     killed: bool = False  # a run was stopped (its time, memory or output ran out): no test said no
     confirmed: bool = False  # a pass a second run in another clean copy, at the same time, passed too
+    tests: int | None = None  # the command's tests that passed in this run, as its report counts them; None: uncounted
 
 
 @dataclass
@@ -88,6 +89,7 @@ class Findings:
     root: str = ""  # the scratch folder their tracebacks name
     forged: bool = False
     killed: bool = False
+    tests: int | None = None  # the command's tests that passed, from the run's report (pytest, unittest, JS, Go)
 
     def add_forged(self, runner: str, why: list[str]) -> None:
         self.forged = True
@@ -200,6 +202,7 @@ class Validator:
             inprocess=found.inprocess,
             forged=found.forged,
             killed=found.killed,
+            tests=found.tests,
         )
 
     def run_checks(self, work: Path, found: Findings, code: str) -> None:
@@ -256,6 +259,7 @@ class Validator:
             found.add(command, outcome.killed, outcome.output)
             return
         failed = outcome.returncode != 0
+        found.tests = passed_in(run)
         if isinstance(baseline, UnittestCounts):
             if run.unittest is None:
                 found.add(
@@ -427,6 +431,17 @@ class Validator:
             self.twinned, note = runner.calibrate(self.sandbox, scratch.work, self.limits, cases, writable)
         if note:
             self.notes.append(note)
+
+
+def passed_in(run: TestRun) -> int | None:
+    """How many of the command's tests passed, as the run's own report counts them (canaries and
+    twins already sifted out); None for a command judged by its exit code, or one that never reported."""
+    if run.cases is not None:
+        return sum(case.outcome == "passed" for case in run.cases)
+    counts = run.unittest
+    if counts is None:
+        return None
+    return counts.run - counts.failures - counts.errors - counts.skipped - counts.unexpected_successes
 
 
 def target_check(spec: Spec, sandbox: Sandbox, limits: Limits) -> TargetCheck | None:

@@ -102,8 +102,8 @@ def test_a_labeled_issue_naming_a_go_target_opens_a_pull_request(world, github, 
     assert world.file_at("autofix/issue-1", "grade/grade.go") == FIXED
     [pull] = github.pulls(REPO)
     assert pull.body.startswith(
-        "<!-- autofix:issue-1 -->\n\n✅ autofix wrote `grade/grade.go` for #1: `go test ./grade` passed on attempt 1 "
-        "of 2.\n\n**The change:** `grade/grade.go`.\n\nFixes #1\n\n"
+        "<!-- autofix:issue-1 -->\n\n✅ autofix wrote `grade/grade.go` for #1: the 1 test of `go test ./grade` passed "
+        "on attempt 1 of 2.\n\n**The change:** `grade/grade.go`.\n\nFixes #1\n\n"
     )
 
 

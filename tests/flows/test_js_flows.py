@@ -90,11 +90,13 @@ def test_a_labeled_issue_naming_a_javascript_target_opens_a_pull_request(world, 
     assert (pull.number, pull.head_ref, pull.base_ref, pull.draft) == (2, "autofix/issue-1", "master", False)
     assert pull.title == "Fix grade gives 90 a B"
     assert pull.body.startswith(
-        "<!-- autofix:issue-1 -->\n\n✅ autofix wrote `src/grade.js` for #1: `npm test` passed on attempt 1 of 2."
-        "\n\n**The change:** `src/grade.js`.\n\nFixes #1\n\n| # | outcome | failing tests | seconds | tokens |\n"
+        "<!-- autofix:issue-1 -->\n\n✅ autofix wrote `src/grade.js` for #1: the 3 tests of `npm test` passed "
+        "on attempt 1 of 2.\n\n**The change:** `src/grade.js`.\n\nFixes #1\n\n"
+        "| # | outcome | failing tests | seconds | tokens |\n"
         "| ---: | --- | --- | ---: | ---: |\n| 1 | ✅ pass | — | "
     )
-    assert "\n\n**Judged by:** `npm test`.\n\n### For the reviewer\n\nNothing of these kinds: " in pull.body
+    judged = "\n\n**Judged by:** the 3 tests of `npm test`.\n\n### For the reviewer\n\nNothing of these kinds: "
+    assert judged in pull.body
     assert github.comments(REPO) == []
 
 
@@ -200,14 +202,15 @@ def test_nightly_regenerates_the_javascript_spec_whose_suite_fails(tmp_path, mon
     )
     assert pull.body.startswith(
         "<!-- autofix:spec-b_broken -->\n\n✅ autofix regenerated `src/grade.js` from `.autofix/b_broken.yml`: "
-        "`npx vitest run test/grade.test.js` passed on attempt 1 of 1.\n\n**The change:** `src/grade.js`.\n\n| # |"
+        "the 3 tests of `npx vitest run test/grade.test.js` passed on attempt 1 of 1.\n\n**The change:** "
+        "`src/grade.js`.\n\n"
     )
     assert "Fixes #" not in pull.body and github.comments(REPO) == []
     assert world.git("status", "--porcelain") == ""  # the workspace is left as checked out
     summary = world.summary.read_text()
     assert (
-        "### autofix: `src/round.js`\n\n✅ `src/round.js` already passes `npx vitest run test/round.test.js`: "
-        "nothing to do.\n\n"
+        "### autofix: `src/round.js`\n\n✅ `src/round.js` already passes the 1 test of "
+        "`npx vitest run test/round.test.js`: nothing to do.\n\n"
     ) in summary
 
 

@@ -84,3 +84,6 @@ def test_the_tests_that_decided_are_counted():
     assert lead.decided_by(spec.Tests(code="assert f()\nassert g()\n")) == "the 2 inline checks"
     assert lead.decided_by(spec.Tests(code="assert f()", command="pytest -q")) == "`pytest -q` and the 1 inline check"
     assert lead.decided_by(spec.Tests(command="make\n  test")) == "`make test`"
+    counted = spec.Tests(code="assert f()", command="python -m pytest -q")
+    assert lead.decided_by(counted, 180) == "the 180 tests of `python -m pytest -q` and the 1 inline check"
+    assert lead.decided_by(spec.Tests(command="go test ./grade"), 1) == "the 1 test of `go test ./grade`"

@@ -98,6 +98,28 @@ def test_the_tests_that_judged_are_named_exactly(tests, line):
     assert render.judged_by(tests) == line
 
 
+def test_the_tests_that_judged_are_counted_when_their_run_counted_them():
+    assert render.judged_by(spec.Tests(command="pytest -q"), 180) == "**Judged by:** the 180 tests of `pytest -q`."
+    both = spec.Tests(code="assert f() == 1", command="make deps\nmake test\n")
+    assert render.judged_by(both, 1) == (
+        "**Judged by:** the 1 test of this command and the 1 inline check of `tests.code`:\n\n"
+        "```sh\nmake deps\nmake test\n```"
+    )
+
+
+def test_a_pull_request_counts_the_tests_of_the_run_that_passed():
+    done = report(["order"])
+    done.attempts.append(Attempt(2, True, [], "", 0.5, {"input": 20, "output": 10}, "", "", tests_passed=180))
+    tests = spec.Tests(command="pytest -q")
+    assert render.passed_tests(done) == 180
+    assert render.pull_body(done, "<!-- m -->", ["✅ Passed."], tests).endswith(
+        "\n\n**Judged by:** the 180 tests of `pytest -q`."
+    )
+    failed = report(["order"])
+    failed.attempts[0].tests_passed = 7  # the passing tests of a run that failed decided nothing
+    assert render.passed_tests(failed) is None
+
+
 def test_the_pull_request_and_the_comment_end_with_the_tests_that_judged():
     done = report(["order"])
     tests = spec.Tests(command="pytest -q")

@@ -1,9 +1,9 @@
 """The other rounds on autofix's own pull request (review/followups.py), from the recorded payloads
 and the fake GitHub: `/autofix <text>` on it is one follow-up commit on its branch and one answer,
 never a pull request into the pull request (on anyone else's pull request it stays as it was); a
-failed lint job on its branch is one follow-up commit, and after `max_rounds` a comment saying it
-stopped; a reply in a review thread that mentions autofix is that thread's round. An outsider's
-comment starts nothing."""
+failed lint job on its branch (a workflow run, or a check run) is one follow-up commit, and after
+`max_rounds` a comment saying it stopped; a reply in a review thread that mentions autofix is that
+thread's round. An outsider's comment, or a check run of another branch, starts nothing."""
 
 import re
 import sys
@@ -72,7 +72,8 @@ def test_autofix_with_text_on_its_own_pull_request_pushes_one_proven_commit_and_
     [answer] = autofix_comments(github, pull, {asked.id})
     assert answer.body.startswith(
         f"<!-- autofix:request-{asked.id} -->\n\n✅ autofix answered `/autofix` (comment {asked.id}) by @Codertocat "
-        f"with {head[:12]}: changed `digits.py`, on attempt 1 of 2."
+        f"with {head[:12]}: changed `digits.py`; the 5 tests of `{sys.executable} -m pytest -q tests` passed on "
+        "attempt 1 of 2."
     )
     assert (
         f"**Evidence:** the whole suite (`{sys.executable} -m pytest -q tests`) in autofix's sandbox: 5 passed, "
@@ -142,8 +143,8 @@ def test_a_failed_lint_job_on_its_branch_gets_one_commit_then_stops_after_max_ro
     assert world.file_at(BRANCH, "calc.py").startswith("def add(a, b):\n")
     [summary] = github.comments(REPO, pull.number)
     assert summary.body.startswith(
-        f"<!-- autofix:ci-{run.id} -->\n\n✅ autofix answered run {run.id} with {head[:12]}: changed `calc.py`, "
-        "on attempt 1 of 2."
+        f"<!-- autofix:ci-{run.id} -->\n\n✅ autofix answered run {run.id} with {head[:12]}: changed `calc.py`; "
+        f"the 3 tests of `{sys.executable} -m pytest -q tests` passed on attempt 1 of 2."
     )
     said = r"\*\*Round 1 of 1\*\* of red CI on this pull request \(`max_rounds`\); spent so far: ([\d,]+) tokens"
     spent = re.search(said, summary.body)
@@ -162,6 +163,54 @@ def test_a_failed_lint_job_on_its_branch_gets_one_commit_then_stops_after_max_ro
         f"([run {again.id}]({github.web_url}/{REPO}/actions/runs/{again.id})) after 1 round of red CI fixes on "
         "this pull request, and `max_rounds` in `.github/autofix.yml` is 1"
     )
+
+
+def check_failed(world, github, pull, head, branch=BRANCH):
+    """The recorded failed `check_run` payload, made a lint check of autofix's branch at `head`."""
+    event = payload("check_run.completed.failure")
+    check = event["check_run"]
+    text = "".join(line.split(" ", 1)[1] + "\n" for line in LINT_LOG.splitlines()[:3])  # a check's output: no stamps
+    check.update(head_sha=head, html_url=f"{github.web_url}/{REPO}/runs/{check['id']}", name="ruff")
+    check["output"].update(title="ruff", summary="1 error", text=text)
+    check["check_suite"].update(head_branch=branch, head_sha=head)
+    listed = check["pull_requests"][0]
+    listed.update(number=pull.number, url=f"{github.api_url}/repos/{REPO}/pulls/{pull.number}")
+    listed["head"].update(ref=branch, sha=head)
+    listed["base"]["repo"]["url"] = f"{github.api_url}/repos/{REPO}"
+    event["repository"].update(full_name=REPO)
+    world.event("check_run", event)
+    return check
+
+
+def test_a_failed_check_run_on_its_branch_gets_one_follow_up_commit(world, github, capsys):
+    calc = "import os\n\n\n" + world.file_at("master", "calc.py")
+    world.commit_to_origin({"calc.py": calc})
+    pull = autofix_pull(world, github)
+    check = check_failed(world, github, pull, pull.head_sha)
+    code, out, openai = act(capsys, world, {"review": [Reply(UNUSED)]})
+    assert code == 0, "\n".join(out)
+    assert openai.stages() == ["review"]
+    asked = openai.prompts()[0]
+    assert f"CI run {check['id']} failed at the branch's head" in asked and "Check 'ruff':\nruff\n\n1 error" in asked
+    assert "calc.py:1:8: F401 [*] `os` imported but unused" in asked
+    head = world.show(BRANCH)
+    assert world.show(f"{BRANCH}^") == pull.head_sha and [p.number for p in github.pulls(REPO)] == [pull.number]
+    assert world.file_at(BRANCH, "calc.py").startswith("def add(a, b):\n")
+    [summary] = github.comments(REPO, pull.number)
+    assert summary.body.startswith(
+        f"<!-- autofix:ci-{check['id']} -->\n\n✅ autofix answered run {check['id']} with {head[:12]}: changed "
+        f"`calc.py`; the 3 tests of `{sys.executable} -m pytest -q tests` passed on attempt 1 of 2."
+    )
+    assert "**Round 1 of 3** of red CI on this pull request (`max_rounds`)" in summary.body
+
+
+def test_a_failed_check_run_on_another_branch_starts_nothing(world, github, capsys):
+    pull = autofix_pull(world, github)
+    check_failed(world, github, pull, pull.head_sha, branch="changes")  # the recorded payload's own branch
+    code, out, openai = act(capsys, world, [])
+    assert code == 0
+    assert "autofix: ignored: check run 128620228 is of changes, not autofix's own" in out
+    assert openai.prompts() == [] and world.show(BRANCH) == pull.head_sha and github.writes() == []
 
 
 def thread_reply_event(github, pull, reply):

@@ -6,6 +6,7 @@ nothing."""
 
 import sys
 
+import gfm
 import pytest
 from action_world import REPO, World, act, payload
 from fake_openai import Reply
@@ -124,7 +125,8 @@ def test_a_review_of_three_threads_gets_one_commit_two_resolved_threads_and_one_
     [summary] = github.comments(REPO, pull.number)
     assert summary.body.startswith(
         f"<!-- autofix:review-{review.id} -->\n\n✅ autofix answered review {review.id} by @Codertocat with "
-        f"{head[:12]}: 2 of 3 threads addressed, on attempt 1 of 2."
+        f"{head[:12]}: 2 of 3 threads addressed; the 4 tests of `{sys.executable} -m pytest -q tests` passed on "
+        "attempt 1 of 2."
     )
     assert (
         "| 3 | `calc.py:5` | ❌ the model says: `this repository is Python and its suite can't judge Rust code` |"
@@ -143,6 +145,11 @@ def test_resolve_threads_false_leaves_resolving_to_the_reviewer(world, github, c
     [thread] = github.review_threads(REPO, pull.number)
     assert not thread.resolved and "✅ Addressed in" in github.review_comments_by_id[thread.comments[-1]].body
     assert world.file_at(BRANCH, "calc.py").startswith("def add(a: int, b: int) -> int:\n")
+    [summary] = github.comments(REPO, pull.number)
+    assert gfm.read(summary.body).first() == (
+        f"✅ autofix answered review {review.id} by @Codertocat with {world.show(BRANCH)[:12]}: 1 of 1 thread "
+        f"addressed; the 3 tests of {sys.executable} -m pytest -q tests passed with no model call."
+    )
 
 
 def untouched(world, github, pull, out, openai, why):

@@ -41,7 +41,7 @@ from bot.github.step import Skip, Step, TaskOutcome
 from bot.github.tasks import DEFAULT_ATTEMPTS
 from bot.judge import gate
 from bot.models.prices import price_of
-from bot.spec import DEFAULT_PROTECT, protected_by_command
+from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
 from bot.text import count, fence
 from bot.visible import visible
 
@@ -273,7 +273,7 @@ class Round:
         evidence = self.evidence(judge, reproduction, judged)
         for a in sorted(answers.values(), key=lambda a: a.thread.number):
             self.tell(a, sha, evidence)
-        self.summary(answers, sha, evidence, report)
+        self.summary(answers, sha, evidence, report, len(judge.run.ids("passed")) if judge.run else None)
         return 0
 
     @property
@@ -380,9 +380,13 @@ class Round:
             )
         )
 
-    def summary(self, answers: dict[int, Answered], sha: str | None, evidence: str, report: Report) -> None:
+    def summary(
+        self, answers: dict[int, Answered], sha: str | None, evidence: str, report: Report, passed: int | None = None
+    ) -> None:
+        """`passed`: how many tests the gate's last run of the whole suite passed, the verdict's figure."""
         done = [a for a in answers.values() if a.done]
         if sha:
+            decided = lead.decided_by(Tests(command=self.suite.command), passed)
             self.outcome.verdict = lead.verdict(
                 True,
                 f"autofix answered {self.occasion.what}{self.by} with {sha[:12]}: "
@@ -391,7 +395,8 @@ class Round:
                     if len(answers) == 1 and done and not done[0].thread.path
                     else f"{len(done)} of {count(len(answers), 'thread')} addressed"
                 )
-                + f", {lead.on_attempt(report)}.",
+                # suggestions alone are judged as written, with no model call: no attempt to name
+                + f"; {decided} passed {lead.on_attempt(report) if report.attempts else 'with no model call'}.",
             )
         rows = ["| thread | on | answer |", "| ---: | --- | --- |"]
         for a in sorted(answers.values(), key=lambda a: a.thread.number):
