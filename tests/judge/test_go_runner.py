@@ -164,6 +164,24 @@ def test_a_test_only_the_listing_knows_must_run(tmp_path, sandbox, path_with_go)
     assert not verdict.passed and "./calc::TestSub" in verdict.feedback
 
 
+def test_a_baseline_that_reported_every_declared_test_is_not_listed_again(tmp_path, sandbox, path_with_go, monkeypatch):
+    """The listing is a go run of its own; a baseline whose run reported every test its files
+    declare gets none (the panicking baseline above still does)."""
+    from bot.judge.go import run
+
+    runs: list[list[str]] = []
+    real = run.started
+    monkeypatch.setattr(run, "started", lambda *args: runs.append(list(args[4])) or real(*args))
+    validator, verdict = judged(tmp_path, sandbox, FIXED)
+    assert verdict.passed
+    assert validator.baseline().ids == {"./calc::TestAdd", "./calc::TestSub", "./calc::TestSub/zero"}
+    assert not [words for words in runs if "-list=." in words], runs
+    runs.clear()
+    (tmp_path / "panics").mkdir()
+    judged(tmp_path / "panics", sandbox, FIXED, baseline_code=PANICS)
+    assert [words for words in runs if "-list=." in words]
+
+
 def test_go_tests_and_module_files_are_protected_and_a_go_file_may_join_a_package():
     from bot import loadable
     from bot.spec import DEFAULT_PROTECT, is_protected

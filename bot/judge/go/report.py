@@ -175,3 +175,12 @@ def listed(stream: Iterable[dict], module: str) -> dict[str, set[str]]:
         if line.startswith(("Test", "Fuzz")) and line.isidentifier():
             found.add(line)
     return {folder: tests for folder, tests in names.items() if folder not in failed}
+
+
+def tested(stream: Iterable[dict], module: str) -> set[str]:
+    """The folders of the packages the stream names (a package with no test files too)."""
+    return {
+        folder_of(event["Package"], module)
+        for event in stream
+        if isinstance(event.get("Package"), str) and event["Package"]
+    }

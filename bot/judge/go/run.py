@@ -24,7 +24,9 @@ What the stream can't show is a test it never mentions: at the baseline autofix 
 package's tests (`go test -list .`, in the sandbox, on the repository's own code) and a listed
 test the baseline's run didn't report is a failing test of the baseline, which every later run
 must report; a package whose tests didn't build declares the `func TestX(t *testing.T)` of its
-`_test.go` files (`declared`).
+`_test.go` files (`declared`). The listing is left out when the run already reported every test
+function the packages' test files declare and every package ended (`reported_all`): then it
+could add nothing.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ MODULE = re.compile(rb"^\s*module\s+\"?([^\s\"/][^\s\"]*)\"?", re.M)
 IMPORT = re.compile(r'^\s*(?:[\w.]+\s+)?"([^"\n]+)"', re.M)
 IMPORTS = re.compile(r"^import\s*(?:\(\s*(.*?)\)|((?:[\w.]+\s+)?\"[^\"\n]+\"))", re.M | re.S)
 TEST_FUNC = re.compile(r"^func\s+((?:Test|Fuzz)[A-Z0-9_]\w*|Test)\s*\(\s*\w+\s+\*testing\.[TF]\s*\)", re.M)
+# Any function named like a test or fuzz target, whatever its parameters (a generic one too).
+LOOSE_TEST_FUNC = re.compile(r"^func\s+((?:Test|Fuzz)\w*)\s*[\[(]", re.M)
 SOURCE_CAP = 1 << 20  # bytes of a .go file read for its imports or tests
 FILES_CAP = 5000  # .go files read for the standard packages to warm
 
@@ -179,7 +183,7 @@ def run_go(
                 f"{verdict.quote(outcome.output)}"
             )
         return verdict.TestRun(outcome, None)
-    if baseline and not outcome.killed and not go.filtered:
+    if baseline and not outcome.killed and not go.filtered and not reported_all(work, stream or b"", module, found):
         found += unreported(sandbox, go, work, limits, module, cache, writable, found)
     forged: list[str] = []
     if twins and sift:
@@ -272,7 +276,24 @@ def unreported(
     return missing
 
 
-def declared(workdir: str, folder: str) -> set[str]:
+def reported_all(work: Path, stream: bytes, module: str, found: list[Case]) -> bool:
+    """Whether the baseline's run reported every test go could list, so that `go test -list` (a
+    run of its own) can't add one: no package failed outside its tests or didn't end (a `pkg::`
+    error), and every `func Test…`/`func Fuzz…` of each tested package's `_test.go` files (read
+    loosely: a superset of what go lists, whatever the signature or build constraints) came back
+    as a top-level test. go builds a package's test main from those functions alone, so a test go
+    would list and the run left out has one of them."""
+    if any(case.test_id.endswith("::") for case in found):
+        return False
+    reported = {canaries.top(case.test_id) for case in found}
+    for folder in report.tested(report.events(stream), module):
+        for name in declared(str(work), folder, LOOSE_TEST_FUNC):
+            if f"{folder}::{name}" not in reported:
+                return False
+    return True
+
+
+def declared(workdir: str, folder: str, pattern: re.Pattern[str] | None = None) -> set[str]:
     """The tests (`func TestX(t *testing.T)`, fuzz targets) the `_test.go` files of the package
     in `folder` declare, read from their source: what a run must report of a package whose tests
     didn't build on the repository's own code."""
@@ -285,7 +306,7 @@ def declared(workdir: str, folder: str) -> set[str]:
     for entry in entries:
         if entry.endswith("_test.go") and not entry.startswith((".", "_")):
             data = safefs.read_regular(Path(root) / entry, SOURCE_CAP)
-            names |= set(TEST_FUNC.findall((data or b"").decode("utf-8", "replace")))
+            names |= set((pattern or TEST_FUNC).findall((data or b"").decode("utf-8", "replace")))
     return names
 
 
