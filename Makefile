@@ -109,16 +109,23 @@ bench-existing: $(DEV) system-deps
 
 # A whole `autofix action` step on toolz's suite (sdist from PyPI): red CI and a free-form issue, each
 # passing on attempt 1, against one plain suite run; then bench-existing's `autofix run`; then
-# bench-red-ci-js.
+# bench-red-ci-js and bench-red-ci-go.
 bench-red-ci: $(DEV) system-deps
 	$(PY) benchmarks/red_ci.py
 	$(PY) benchmarks/red_ci_js.py
+	$(PY) benchmarks/red_ci_go.py
 
 # The JavaScript twin: a red-CI step on no-case 3.0.4's Jest suite (its tarball and devDependencies
 # from the npm registry, kept under out/bench-red-ci-js), passing on attempt 1, against one plain run.
 .PHONY: bench-red-ci-js
 bench-red-ci-js: $(DEV) system-deps
 	$(PY) benchmarks/red_ci_js.py
+
+# The Go twin: a red-CI step on go-humanize v1.1.0's suite (from the Go module proxy, kept under
+# out/bench-red-ci-go), passing on attempt 1, against one plain `go test -count=1 ./...`, build cache warm.
+.PHONY: bench-red-ci-go
+bench-red-ci-go: $(DEV) system-deps
+	$(PY) benchmarks/red_ci_go.py
 
 # What autofix's pytest plugin (audit hook, code census, recorder, canaries) adds to one plain pytest run.
 bench-plugin: $(DEV)
