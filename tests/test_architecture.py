@@ -44,6 +44,7 @@ INSIDE |= {"traceback", "types", "unittest", "yaml", "pytest", "site", "sitecust
 INSIDE |= {"linecache"}  # the checks runner's tracebacks, as traceback reads source lines
 INSIDE |= {"_thread", "_pytest", "ast"}  # the audit hook's per-thread guard; the canaries' twins
 INSIDE |= {"gc", "_signal"}  # the audit hook's census of code at load; the recorder deferring signal handlers
+INSIDE |= {"faulthandler"}  # a hung test's stack, dumped just before its run is stopped
 
 
 def imported_by(path: Path) -> set[str]:

@@ -22,6 +22,7 @@ from bot.judge.documents import DocumentCheck
 from bot.judge.failures import node_id, per_test, summary_line
 from bot.judge.go import std_cache
 from bot.judge.go.run import module_cache
+from bot.judge.hung import hung, trimmed
 from bot.judge.integrity import Case
 from bot.judge.runners import Runner, Unread, runner_for
 from bot.judge.scratch import Copies
@@ -255,8 +256,7 @@ class Validator:
             self.last_failing = {case.test_id for case in run.cases if case.outcome in ("failed", "error")}
         outcome = run.outcome
         if outcome.killed:
-            found.killed = True
-            found.add(command, outcome.killed, outcome.output)
+            stopped(run, command, work, found)
             return
         failed = outcome.returncode != 0
         found.tests = passed_in(run)
@@ -312,6 +312,9 @@ class Validator:
             found.add_forged(self.runner_name(), quick.forged)
             for change in quick.tampered:
                 found.add("(pytest)", f"{change} during the run; the tests' machinery may not change")
+            return True
+        if quick.running is not None and (quick.outcome.killed or "").startswith("timed out"):
+            stopped(quick, command, work, found)  # the whole suite, which holds this test, would time out too
             return True
         if quick.outcome.killed or quick.cases is None:
             return False
@@ -442,6 +445,20 @@ def passed_in(run: TestRun) -> int | None:
     if counts is None:
         return None
     return counts.run - counts.failures - counts.errors - counts.skipped - counts.unexpected_successes
+
+
+def stopped(run: TestRun, command: str, work: Path, found: Findings) -> None:
+    """A run stopped by its limits: the test that was running, and where it hung, when pytest's
+    plugin said which (bot/judge/hung.py); else the command."""
+    killed = run.outcome.killed
+    assert killed is not None
+    found.killed = True
+    if run.running is None:
+        found.add(command, killed, run.outcome.output)
+        return
+    test, seconds = run.running
+    told, output = hung(test, seconds, killed, run.outcome.output, str(work)), trimmed(run.outcome.output, str(work))
+    found.add(test, told, output, node_id(test))
 
 
 def target_check(spec: Spec, sandbox: Sandbox, limits: Limits) -> TargetCheck | None:

@@ -19,6 +19,7 @@ import re
 import secrets
 import shlex
 import stat
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -72,6 +73,8 @@ class TestRun:
     plugin: str = ""  # the module name the plugin had in this run
     by_node_ids: bool = False  # `only` went on pytest's command line: it collected those files alone
     plugins: Plugins | None = None  # what pytest loaded on its own, in a run that let it (discover)
+    # A run stopped before its session ended: the test that was running, and for how long (seconds)
+    running: tuple[str, float] | None = None
 
 
 @dataclass
@@ -145,6 +148,7 @@ def run_tests(
             sorted(prefer),
             None if plugins is None else plugins.sites,
             sorted(avoid),
+            time.time() + limits.wall_seconds - dump_margin(limits.wall_seconds),
         ) as hook,
     ):
         # What the run may write, pytest never collects: a conftest or test module planted there
@@ -168,18 +172,31 @@ def run_tests(
             argv = ["/bin/sh", "-c", command]
             env["PYTEST_ADDOPTS"] = launch.joined([*options, *extra])
         outcome = sandbox.run(argv, work, env, limits, pass_fds=fds, writable=writable)
+        ended = time.time()
         record = read_record(fd, nonce)
     outcome.output = canaries.scrub(outcome.output, drawn)
-    run = verdict_of(outcome, record, drawn, hook.plugin)
+    run = verdict_of(outcome, record, drawn, hook.plugin, ended)
     run.by_node_ids = selected is not None
     return run
 
 
-def verdict_of(outcome: Outcome, record: dict | None, drawn: list[canaries.Canary], plugin: str) -> TestRun:
-    """What the hook's record says of the run, or a run with no verdict."""
+def dump_margin(wall_seconds: float) -> float:
+    """How long before a run is stopped a test still running dumps where it is: a second, or a
+    tenth of a shorter run's time (the dump takes milliseconds; a busy machine may delay it)."""
+    return min(1.0, wall_seconds / 10)
+
+
+def verdict_of(
+    outcome: Outcome, record: dict | None, drawn: list[canaries.Canary], plugin: str, ended: float = 0.0
+) -> TestRun:
+    """What the hook's record says of the run, or a run with no verdict. `ended`: when the run
+    ended (seconds since the epoch), for how long a test still running then had run."""
     if record is None:
         return TestRun(outcome, None, plugin=plugin)
     try:
+        if "running" in record and "cases" not in record:  # stopped while this test ran
+            running = (str(record["running"]), max(0.0, ended - float(record["since"])))
+            return TestRun(outcome, None, plugin=plugin, running=running)
         paths = [str(p) for p in record.get("paths", [])]
         if "unittest" in record:
             counts = {key: int(value) for key, value in record["unittest"].items()}
