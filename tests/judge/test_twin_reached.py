@@ -37,3 +37,20 @@ def test_a_twin_never_changes_an_assertion_its_run_may_not_reach(tmp_path):
         run = run_tests(sandbox, command, tmp_path, Limits(wall_seconds=30), "calc.py", plugins=Plugins())
         assert run.forged == [] and run.tampered == []
         assert [(case.test_id, case.outcome) for case in run.cases or []] == [("tests.test_calc::test_gcd", "passed")]
+
+
+def test_a_twin_of_an_assertion_against_an_empty_list_compiles(tmp_path):
+    """`== []` becomes `== [0]`: the element made for it has the assertion's place in the file,
+    which compiling the twin needs (toolz asserts `== []`; without it pytest stopped at collection,
+    INTERNALERROR, and the run reported no test)."""
+    (tmp_path / "evens.py").write_text("def evens(items):\n    return [x for x in items if x % 2 == 0]\n")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_evens.py").write_text(
+        "from evens import evens\n\n\ndef test_none():\n    assert evens([1, 3]) == []\n"
+    )
+    sandbox = open_sandbox("bwrap", readable=python_paths())
+    command = f"{sys.executable} -m pytest -q tests"
+    limits = Limits(wall_seconds=30)  # outcomes only: no assertion rewriting, which would fill the place in
+    run = run_tests(sandbox, command, tmp_path, limits, "evens.py", plugins=Plugins(), outcomes_only=True)
+    assert "INTERNALERROR" not in run.outcome.output and run.forged == []
+    assert [(case.test_id, case.outcome) for case in run.cases or []] == [("tests.test_evens::test_none", "passed")]

@@ -503,7 +503,8 @@ def other_literal(node):
     if isinstance(node, (_ast.List, _ast.Tuple)):
         if not all(isinstance(element, _ast.Constant) for element in node.elts):
             return None
-        extra = node.elts[-1] if node.elts else _ast.Constant(value=0)
+        # A new element takes the literal's place in the file: compiling the twin needs one.
+        extra = node.elts[-1] if node.elts else _ast.copy_location(_ast.Constant(value=0), node)
         return type(node)(elts=[*node.elts, extra], ctx=_ast.Load())
     return None
 
