@@ -31,8 +31,10 @@ pytest supports (no annotations, no newer syntax).
 
 import _signal
 import ast as _ast
+import faulthandler
 import os
 import sys
+import time
 
 import pytest
 from _pytest._io.saferepr import saferepr_unlimited as _whole_repr
@@ -116,7 +118,7 @@ def record(write, canaries, only, original, target, bound):
     to code under repair (audit.py), and everything it calls was bound at load, before any code of
     the work folder ran (`bound`), so rebinding a module's global or a built-in reaches none of it."""
     (note_id, message, planter, tampered, discovered, elsewhere, paths, loaded, refusals, observed) = bound[:10]
-    named, prefer, avoid, length, attribute, integer, listed, renamed, identity = bound[10:]
+    named, prefer, avoid, length, attribute, integer, listed, renamed, identity, clock = bound[10:]
     cases, planted, twins, items, registrations = {}, set(), {}, [], []
     ids, running, renames = {}, None, []  # each item's node id as collected, by identity
     compared, ran = None, None  # the last failing comparison of the running test; the test just run
@@ -135,6 +137,10 @@ def record(write, canaries, only, original, target, bound):
                 answer = ran is not None and cases.get(note_id(ran), ("",))[0] in ("failed", "error")
             else:
                 running, compared = ids.get(identity(args)), None
+                if running is not None and running not in planted:
+                    # Which test runs, signed, for a run whose time runs out before its session
+                    # ends (bot/judge/hung.py); never a canary, whose name code under test must not read.
+                    write({"running": note_id(running), "since": clock()})
         elif kind == "compared" and running is not None:
             compared = args
         elif kind == "params" and ran is not None and note_id(ran) in cases:
@@ -238,7 +244,25 @@ def deferring(vault, _get=_signal.getsignal, _set=_signal.signal, _raise=_signal
     return send
 
 
-def recorder(name, vault, hide_session, hide_test, renamed):
+def watcher(dump_at, _later=faulthandler.dump_traceback_later, _cancel=faulthandler.cancel_dump_traceback_later):
+    """What arms, for a test starting (True), a dump of every thread's stack (where a test that
+    hangs is) at `dump_at` (seconds since the epoch: just before autofix stops the run) to a copy
+    of the run's stderr taken now (a test's own stderr is pytest's capture, lost with the run),
+    and cancels it once the test ends. bot/judge/hung.py reads it."""
+    if not isinstance(dump_at, (int, float)):
+        return lambda start: None
+    err, now = os.dup(2), time.time
+
+    def watch(start):
+        if start:
+            _later(max(0.01, dump_at - now()), file=err)
+        else:
+            _cancel()
+
+    return watch
+
+
+def recorder(name, vault, hide_session, hide_test, renamed, watch):
     """The plugin pytest calls: a module object (no class whose methods code under test could
     patch before it is registered) whose hook functions send their arguments to `vault`. What
     they use is in their defaults, whose replacement is audited (audit.py), not in closure cells,
@@ -272,12 +296,14 @@ def recorder(name, vault, hide_session, hide_test, renamed):
         hide()
 
     @hookimpl(wrapper=True)
-    def pytest_runtest_protocol(item, nextitem, hide=hide_test, vault=vault, shown=shown_params):
+    def pytest_runtest_protocol(item, nextitem, hide=hide_test, vault=vault, shown=shown_params, watch=watch):
         hide()  # inside pytest's own wrapper, which sets what this hides for each test
         vault(("protocol", item))  # its reports carry its node id as collected, or say otherwise
+        watch(True)
         try:
             return (yield)
         finally:
+            watch(False)
             if vault(("protocol", None)):  # it failed: its parameters, for the feedback
                 vault(("params", shown(item)))
 
@@ -694,12 +720,13 @@ def sealed():
     write({"paths": import_paths()})
     bound = (test_id, message_of, plant, tampering, autoloaded, loaded_elsewhere, import_paths, loaded_as)
     bound += (refusals, observed, RUN["plugins"], set(RUN["prefer"]), set(RUN["avoid"]), len, getattr, int, list)
-    bound += (renamed, id)
+    bound += (renamed, id, time.time)
     vault = record(write, canaries, read_only(), original, RUN["target"], bound)
     next(vault)
     vault = deferring(vault)
     name = __name__
-    plugin = recorder(name + "-recorder", vault, hide_configured, hide_test_helpers, renamed)
+    watch = watcher(RUN.get("dump_at"))
+    plugin = recorder(name + "-recorder", vault, hide_configured, hide_test_helpers, renamed, watch)
     keeper = handing(config, plugin, vault)
     next(keeper)
     return alone(configure, (keeper, name, sys.modules, getattr))
