@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
 OUTPUT_LINES = 5  # of a failed command's own output, on the console
 MIN_REPLY_TOKENS = 16  # OpenAI's least `max_output_tokens`; the spec's `reply_tokens` says the same
+MAX_CANDIDATES = 8  # the spec's `candidates` says the same
 
 
 def parser() -> argparse.ArgumentParser:
@@ -40,6 +41,18 @@ def parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="the most tokens one reply may have (default: the spec's reply_tokens, else scaled to the target)",
+    )
+    run.add_argument(
+        "--temperature",
+        type=float,
+        metavar="T",
+        help="sampling temperature of every model call, 0 to 2 (default: the spec's, else the endpoint's own)",
+    )
+    run.add_argument(
+        "--candidates",
+        type=int,
+        metavar="N",
+        help="replies asked at once per round, judged side by side; each is a call (default: the spec's, else 1)",
     )
     run.add_argument(
         "--max-attempts", type=int, metavar="N", help="at most N model calls (default: the spec's, else 3)"
@@ -116,6 +129,12 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         spec.max_attempts = args.max_attempts
     if args.strength is not None:
         spec.strength = args.strength
+    if args.temperature is not None and not 0 <= args.temperature <= 2:
+        raise UserError("--temperature: must be between 0 and 2")
+    if args.candidates is not None:
+        if not 1 <= args.candidates <= MAX_CANDIDATES:
+            raise UserError(f"--candidates: must be a whole number from 1 to {MAX_CANDIDATES}")
+        spec.candidates = args.candidates
     if args.request_timeout is not None and not args.request_timeout > 0:
         raise UserError("--request-timeout: must be a number of seconds above 0")
     if args.reply_tokens is not None and args.reply_tokens < MIN_REPLY_TOKENS:
@@ -124,6 +143,7 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         args.model, args.base_url, args.api, spec.model, spec.api,
         args_timeout=args.request_timeout, spec_timeout=spec.request_timeout,
         args_reply_tokens=args.reply_tokens, spec_reply_tokens=spec.reply_tokens,
+        args_temperature=args.temperature, spec_temperature=spec.temperature,
     )  # fmt: skip
     model = open_model(settings, redact)
     sandbox = open_test_sandbox(
@@ -157,7 +177,8 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         for line in strength_lines(report.strength):
             print(redact(line))
     if report.passed:
-        print(f"{paint.passed('passed')} on attempt {len(report.attempts)}: wrote {spec.target_path} ({totals})")
+        on = report.stop_reason.removeprefix("passed ")  # "on attempt 2": the one kept, of a round's candidates
+        print(f"{paint.passed('passed')} {on}: wrote {spec.target_path} ({totals})")
         return 0
     if "attempt" not in report.stop_reason:  # a budget spent: how many attempts it took, said once
         totals = f"{count(len(report.attempts), 'attempt')}, {totals}"

@@ -193,6 +193,9 @@ class Spec(Strict):
     request_timeout: float | None = Field(default=None, gt=0)  # seconds per model request; None: 120
     # the most tokens one reply may have; None: by the target's size (bot/models/base.py's scaled_reply_tokens)
     reply_tokens: int | None = Field(default=None, ge=16)
+    temperature: float | None = Field(default=None, ge=0, le=2)  # sent with every call; None: the endpoint's
+    # replies asked at once per round, with seeds of their own; each is a call of max_attempts
+    candidates: int = Field(default=1, ge=1, le=8)
     # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
     # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
     # A document or a query (json, yaml, sql) is always written whole.

@@ -17,13 +17,13 @@ import are left out of the candidate, as in whole-file answers (bot/judge/selfte
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 
 from bot.core.edits import FORMAT_HELP, MARKER, EditError, after_reply, parse, refused, substitute
 from bot.core.extract import NoCode
 from bot.core.languages import Language
-from bot.core.prompts import task_text, with_failures
+from bot.core.prompts import anew, task_text, with_failures
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.report import code_diff
 from bot.core.splice import NotSpliced
@@ -50,8 +50,10 @@ class EditFile:
         failures: Callable[[], str] = lambda: "",
         on_note: Callable[[str], None] = lambda note: None,
         shown: Callable[[], str] = lambda: "",
+        restated: Sequence[str] = (),
     ):
         self.spec, self.original, self.current = spec, original, original
+        self.restated = restated  # how earlier answers failed, for a fresh sample's first prompt
         self.language = language
         self.failures = failures  # the current code's failing tests, known once the preflight ran
         self.shown = shown  # how they fail, as the first prompt tells it
@@ -67,7 +69,9 @@ class EditFile:
 
     def first(self) -> Messages:
         text = f"{task_text(self.spec, edit=True)}\n\n{self.view(self.failures())}"
-        return with_failures([self.system(), {"role": "user", "content": text}], self.shown())
+        return anew(
+            with_failures([self.system(), {"role": "user", "content": text}], self.shown()), self.restated, True
+        )
 
     def apply(self, reply: str) -> Candidate:
         self.reply, self.judged, self.placed, self.left_out = reply, False, "", ""

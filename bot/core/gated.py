@@ -9,8 +9,8 @@ from collections.abc import Callable
 from functools import partial
 
 from bot.core.edits import EditError, after_reply, refused
-from bot.core.loop import REPEATED_FAILED
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
+from bot.core.rounds import REPEATED_FAILED
 from bot.core.workspace import Workspace
 from bot.judge import gate, guard, guards
 from bot.judge.validate import Verdict

@@ -17,22 +17,23 @@ caller, who still holds `report` with every attempt made so far and a stop reaso
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
-from datetime import UTC, datetime
+from collections.abc import Callable, Sequence
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
 from bot.core.languages import language_of
-from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Unusable
-from bot.core.repeats import Judged, Streak, repeated
+from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Messages
+from bot.core.repeats import Judged, Streak, same_failure
 from bot.core.report import Attempt, Report
+from bot.core.rounds import NUMBER, Draw, apply, ask, judge_round, representative
 from bot.core.strength import StrengthJudge
 from bot.core.whole_file import WholeFile
 from bot.errors import ModelUnavailable, UserError
 from bot.judge.canaries import FORGED
 from bot.judge.validate import Validator, Verdict, current_text
-from bot.models.base import Model, reply_tokens, scaled_reply_tokens, warmer
+from bot.models.base import Model, reply_tokens, scaled_reply_tokens
 from bot.models.prices import price_of
 from bot.spec import Spec
+from bot.text import count
 
 
 def run(
@@ -46,12 +47,16 @@ def run(
     clock: Callable[[], float] = time.monotonic,
     on_stage: Callable[[str], None] = lambda stage: None,
     *,
-    restart: Callable[[], Answer] | None = None,
+    restart: Callable[[Sequence[str]], Answer] | None = None,
     judged: Judged | None = None,
+    candidates: int = 1,
+    restart_when_stuck: bool = True,
 ) -> Report:
-    """`restart` makes a fresh answer: given, a repair that fails as the last attempt judged did
-    is followed by a fresh sample from the task. `judged` holds what was judged before the loop
-    (the current code)."""
+    """`restart` makes a fresh answer from the task, its first prompt restating the failures
+    given: given, a reply repeating code judged before is answered by a fresh sample, and (with
+    `restart_when_stuck`) a repair that fails as the attempt before it did by a fresh start.
+    `judged` holds what was judged before the loop (the current code). `candidates`: replies asked
+    at once per round (bot/core/rounds.py); `budget.max_attempts` counts every call."""
     seen = judged if judged is not None else Judged()
     try:
         for note in judge.preflight():
@@ -59,77 +64,75 @@ def run(
             on_note(note)
         started = clock()
         messages = asked = answer.first()  # asked: the prompt as the answer made it, before a cut reply's note
-        repeats = 0  # replies in a row that repeated a judged candidate: the next call is that much hotter
-        streak, repairing = Streak(), False  # whether this call's prompt is a repair prompt
-        for number in range(1, budget.max_attempts + 1):
-            on_stage(f"attempt {number} of {budget.max_attempts}")
-            attempt_started, started_at = clock(), datetime.now(UTC).isoformat(timespec="seconds")
-            with warmer(repeats):
-                reply = model.complete(messages)
-            answered = clock()
-            if reply.cut_at is not None:  # half a reply: its code is unfinished, or its edits unmatched
-                candidate, failure = Candidate(reply.text, "", {}), None
-                kind, verdict = Kind.CUT, Verdict(False, [f"({Kind.CUT})"], CUT.format(tokens=reply.cut_at))
-            else:
-                try:
-                    candidate = answer.apply(reply.text)
-                except Unusable as why:
-                    candidate, failure = Candidate(reply.text, "", {}), None
-                    kind, verdict = why.kind, Verdict(False, [f"({why.kind})"], why.feedback)
-                else:
-                    earlier = seen.find(candidate)
-                    if earlier is not None:  # a model call, but no test run: the verdict is known
-                        kind, verdict, failure = Kind.REPEATED, repeated(*earlier), earlier[1]
-                    else:
-                        verdict = failure = confirmed(judge, candidate)
-                        kind = Kind.PASSED if verdict.passed else Kind.FORGED if verdict.forged else Kind.FAILED
-                        seen.add(candidate, f"attempt {number}", verdict)
-            repeats = repeats + 1 if kind == Kind.REPEATED else 0
-            judged_at = clock()
-            attempt = Attempt(
-                number=number,
-                passed=verdict.passed,
-                failing_tests=verdict.failing,
-                feedback=verdict.feedback,
-                seconds=round(judged_at - attempt_started, 3),
-                tokens={"input": reply.input_tokens, "output": reply.output_tokens},
-                cached_tokens=reply.cached_tokens,
-                code=candidate.code,
-                diff=candidate.diff,
-                inprocess_checks=verdict.inprocess,
-                tests_passed=verdict.tests,
-                kind=str(kind),
-                started_at=started_at,
-                model_seconds=round(answered - attempt_started, 3),
-                test_seconds=round(judged_at - answered, 3),
-                prompt=messages,
-                reply=reply.text,
-            )
-            report.attempts.append(attempt)
-            on_attempt(attempt)
-            if verdict.passed:
-                report.passed, report.code = True, answer.keep(candidate)
-                report.stop_reason = f"passed on attempt {number}"
+        repeats = 0  # rounds in a row that repeated a judged candidate: the next is that much hotter
+        streak, repairing = Streak(), False  # whether this round's prompt is a repair prompt
+        failures: list[Verdict] = []  # every distinct failure of a candidate judged: a fresh sample restates them
+        number = 1  # the next call's attempt number
+        while number <= budget.max_attempts:
+            size = min(candidates, budget.max_attempts - number + 1)
+            calls = f"attempt {number}" if size == 1 else f"attempts {number}-{number + size - 1}"
+            on_stage(f"{calls} of {budget.max_attempts}")
+            draws = ask(model, messages, answer, number, size, repeats, clock)
+            for draw in draws:
+                apply(draw)
+            judge_round(draws, judge, seen, clock)
+            number += size
+            kept = None
+            for draw in draws:
+                attempt = recorded(draw, messages)
+                report.attempts.append(attempt)
+                on_attempt(attempt)
+                if (
+                    draw.kind == Kind.FAILED
+                    and draw.verdict
+                    and not any(same_failure(draw.verdict, f) for f in failures)
+                ):
+                    failures.append(draw.verdict)
+                if kept is None and draw.kind == Kind.PASSED:
+                    kept = draw
+            stop = next((d for d in draws if d.kind in (Kind.PASSED, Kind.FORGED)), None)
+            if stop is not None and stop.kind == Kind.PASSED:
+                assert stop.candidate is not None
+                report.passed, report.code = True, stop.answer.keep(stop.candidate)
+                report.stop_reason = f"passed on attempt {stop.number}"
                 return report
-            if verdict.forged:  # a candidate that forges its verdict gets no more attempts, and no proposal
-                report.stop_reason = f"stopped: {FORGED} on attempt {number}"
+            if stop is not None:  # a candidate that forges its verdict gets no more attempts, and no proposal
+                report.stop_reason = f"stopped: {FORGED} on attempt {stop.number}"
                 return report
             spent = budget.spent(report, clock() - started)
             if spent:
                 report.stop_reason = spent
                 return report
-            stuck = streak.stuck(number, failure, kind == Kind.REPEATED, repairing)
-            if kind == Kind.CUT:  # the answer never saw the reply: the same prompt again, told why
+            best = representative(draws)
+            verdict = best.verdict
+            assert verdict is not None
+            answer = best.answer
+            repeat = best.kind == Kind.REPEATED
+            repeats = repeats + 1 if repeat else 0
+            stuck = streak.stuck(best.number, None if repeat else best.failure, repairing)
+            if best.kind == Kind.CUT:  # the answer never saw the reply: the same prompt again, told why
                 messages = cut_short(asked, verdict.feedback)
                 continue
-            if restart is not None and stuck:
+            if restart is not None and repeat:
+                shown = [failure.feedback for failure in failures]
+                label = verdict.failing[0].removeprefix("(same code as ").removesuffix(")")
+                note = (
+                    f"attempt {best.number} sent back {label if label.startswith('the ') else f'the code of {label}'}"
+                    f": the next call is a fresh sample from the task, restated with "
+                    f"{count(len(shown), 'failure')} so far, {count(repeats, 'step')} hotter"
+                )
+                answer, repairing = restart(shown), False
+                messages = answer.first()
+            elif restart is not None and restart_when_stuck and stuck:
                 note = f"{stuck}: the next call starts afresh from the task"
+                answer, repairing = restart(()), False
+                messages = answer.first()
+            else:
+                note = ""
+                messages, repairing = answer.next(verdict.feedback), True
+            if note:
                 report.notes.append(note)
                 on_note(note)
-                answer = restart()
-                messages, repairing = answer.first(), False
-            else:
-                messages, repairing = answer.next(verdict.feedback), True
             asked = messages
     except (UserError, ModelUnavailable) as exc:
         report.stop_reason = f"stopped: {exc}"
@@ -140,11 +143,28 @@ def run(
     return report
 
 
-CUT = (
-    "Your reply was cut at {tokens} tokens, the most one reply may have here, before it ended, so none of it "
-    "was used. Answer again in fewer tokens: only what the format asks for (edit blocks for just the lines "
-    "that change, or the code alone), with no explanation and no tests of your own."
-)
+def recorded(draw: Draw, messages: Messages) -> Attempt:
+    verdict, candidate = draw.verdict, draw.candidate or Candidate(draw.reply.text, "", {})
+    assert verdict is not None
+    reply = draw.reply
+    return Attempt(
+        number=draw.number,
+        passed=verdict.passed,
+        failing_tests=verdict.failing,
+        feedback=verdict.feedback,
+        seconds=round(draw.judged - draw.started, 3),
+        tokens={"input": reply.input_tokens, "output": reply.output_tokens},
+        cached_tokens=reply.cached_tokens,
+        code=candidate.code,
+        diff=candidate.diff,
+        inprocess_checks=verdict.inprocess,
+        kind=str(draw.kind),
+        started_at=draw.started_at,
+        model_seconds=round(draw.answered - draw.started, 3),
+        test_seconds=round(draw.judged - draw.answered, 3),
+        prompt=messages,
+        reply=reply.text,
+    )
 
 
 def cut_short(messages: list[dict[str, str]], feedback: str) -> list[dict[str, str]]:
@@ -154,22 +174,6 @@ def cut_short(messages: list[dict[str, str]], feedback: str) -> list[dict[str, s
     if last < 0 or messages[last]["role"] != "user":
         return [*messages, {"role": "user", "content": feedback}]
     return [*messages[:last], {**messages[last], "content": f"{messages[last]['content']}\n\n{feedback}"}]
-
-
-REPEATED_FAILED = "The tests passed once, then failed when repeated in a clean copy:\n"
-
-
-def confirmed(judge: Judge, candidate: Candidate) -> Verdict:
-    """A pass counts only if a second run in a clean copy passes too: no luck, no leftover state.
-    A judge that ran both at once (`confirmed`) is not asked again."""
-    verdict = judge.check(candidate)
-    if not verdict.passed or verdict.confirmed:
-        return verdict
-    again = judge.check(candidate)
-    if again.passed:
-        return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess, tests=again.tests)
-    again.feedback = REPEATED_FAILED + again.feedback
-    return again
 
 
 class FileJudge:
@@ -219,20 +223,19 @@ def solve(
     judge = StrengthJudge(file_judge, validator, spec, report)
 
     def noted(note: str) -> None:  # how a reply was taken or asked for: said in the log and the report
-        note = f"attempt {len(report.attempts) + 1}: {note}"
+        note = f"attempt {NUMBER.get() or len(report.attempts) + 1}: {note}"
         report.notes.append(note)
         on_note(note)
 
-    def answer() -> Answer:
-        return answer_for(
-            spec, current, lambda: validator.failures_seen or file_judge.failures, noted, lambda: file_judge.failures
-        )
+    def answer(restated: Sequence[str] = ()) -> Answer:
+        failing = lambda: validator.failures_seen or file_judge.failures  # noqa: E731
+        return answer_for(spec, current, failing, noted, lambda: file_judge.failures, restated)
 
     # Every reply is bounded by the target's size, or the spec's `reply_tokens` (a flag, in the settings, wins).
     with reply_tokens(spec.reply_tokens or scaled_reply_tokens(len(current) if current else None)):
         return run(
             answer(), judge, model, budget, report, on_attempt, on_note, clock, on_stage,
-            restart=answer if restart_when_stuck else None, judged=judged,
+            restart=answer, judged=judged, candidates=spec.candidates, restart_when_stuck=restart_when_stuck,
         )  # fmt: skip
 
 
@@ -242,14 +245,15 @@ def answer_for(
     failures: Callable[[], str],
     on_note: Callable[[str], None] = lambda note: None,
     shown: Callable[[], str] = lambda: "",
+    restated: Sequence[str] = (),
 ) -> Answer:
     """`failures`: the current code's, known once the preflight ran (an edit's windows follow them).
     `on_note`: told when edit mode asks for one whole function instead of edit blocks, or puts a
     reply's definitions in place of the edit blocks it lacks, and when lines of a reply that run its
     own tests are left out. `shown`: how the current code fails, as a repair prompt says it, in
-    every first prompt."""
+    every first prompt. `restated`: how earlier answers failed, for a fresh sample's first prompt."""
     long = current is not None and len(current.splitlines()) > WHOLE_LINES
     language = language_of(spec)  # None for a document or a query: written whole
     if current is not None and language is not None and (spec.mode == "edit" or (spec.mode == "auto" and long)):
-        return EditFile(spec, language, current, failures, on_note, shown)
-    return WholeFile(spec, current, shown, on_note)
+        return EditFile(spec, language, current, failures, on_note, shown, restated)
+    return WholeFile(spec, current, shown, on_note, restated)

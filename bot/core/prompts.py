@@ -3,6 +3,8 @@ after each reply, how its code failed."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.spec import Spec
 from bot.text import fence
 
@@ -40,16 +42,20 @@ def repair(spec: Spec, feedback: str) -> dict[str, str]:
     return {"role": "user", "content": content}
 
 
-def anew(opening: list[dict[str, str]], failures: list[str]) -> list[dict[str, str]]:
-    """A repair of code written from nothing: the first prompt as it was sent (`opening`), with how
-    each earlier answer failed, and not their code. Shown its own code, a small model sends it back
-    (12 of the 14 tasks Qwen2.5-Coder-1.5B failed to repair in context); shown what failed, it
-    writes anew, informed."""
+def anew(opening: list[dict[str, str]], failures: Sequence[str], existing: bool = False) -> list[dict[str, str]]:
+    """A repair of code written from nothing, or a fresh sample after a reply that repeated code
+    judged before: the first prompt as it was sent (`opening`), with how each earlier answer
+    failed, and not their code. Shown its own code, a small model sends it back (12 of the 14
+    tasks Qwen2.5-Coder-1.5B failed to repair in context); shown what failed, it writes anew,
+    informed. `existing`: the prompt shows the code as it is, which the answer starts from."""
+    if not failures:
+        return opening
     *before, last = opening
     told = "\n\n".join(f"Answer {n}:\n{feedback}" for n, feedback in enumerate(failures, 1))
+    again = "start again from the code shown above" if existing else "write the file anew"
     content = (
-        f"{last['content']}\n\nEarlier answers failed the tests. Their code is not shown: write the file "
-        f"anew, so that these checks pass too.\n\n{told}"
+        f"{last['content']}\n\nEarlier answers failed the tests. Their code is not shown: {again}, so that "
+        f"these checks pass too.\n\n{told}"
     )
     return [*before, {**last, "content": content}]
 

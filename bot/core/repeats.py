@@ -1,8 +1,9 @@
 """What the loop remembers of the candidates it judged, so that no attempt is wasted: a reply whose
-code is one already judged in this task (whitespace aside) is not judged again, the model is told
-so; and a repair that fails the same checks the same way as the attempt it repaired shows the
-feedback isn't moving the model, so the next call starts afresh from the task (Olausson et al.'s
-hybrid of repair and resampling)."""
+code is one already judged in this task (whitespace aside) is not judged again, and the next call
+is a fresh sample from the task, restated with every distinct failure so far, a step hotter (a
+model shown its code again sends it back again); and a repair that fails the same checks the same
+way as the attempt it repaired shows the feedback isn't moving the model, so the next call starts
+afresh from the task (Olausson et al.'s hybrid of repair and resampling)."""
 
 from __future__ import annotations
 
@@ -50,27 +51,22 @@ def repeated(label: str, verdict: Verdict) -> Verdict:
 
 
 class Streak:
-    """The attempts whose replies held code, each with how its code fails: a repair that fails the
-    same checks the same way as the attempt before it is stuck, and so is code sent back again
-    after the model was told it had sent it before (the first repeat is told, not restarted)."""
+    """The attempts whose code was judged, each with how it fails: a repair that fails the same
+    checks the same way as the attempt before it is stuck."""
 
     def __init__(self) -> None:
-        self.last: tuple[int, Verdict, bool] | None = None  # its number, how its code fails, whether it repeated
+        self.last: tuple[int, Verdict] | None = None  # its number, how its code fails
 
-    def stuck(self, number: int, failure: Verdict | None, repeat: bool, repair: bool) -> str | None:
+    def stuck(self, number: int, failure: Verdict | None, repair: bool) -> str | None:
         """Why the call after attempt `number` should start afresh, or None. `failure`: how its
-        code fails (for a repeat, the verdict of the code it repeats; None: no code); `repair`: its
-        prompt was a repair prompt."""
+        code fails (None: no code judged, or a repeat, which a fresh sample answers); `repair`:
+        its prompt was a repair prompt."""
         if failure is None:
             return None
-        last, self.last = self.last, (number, failure, repeat)
+        last, self.last = self.last, (number, failure)
         if not repair or last is None or not same_failure(last[1], failure):
             return None
-        if not repeat:
-            return f"attempt {number} failed the same checks the same way as attempt {last[0]}"
-        if last[2]:
-            return f"attempt {number} sent back code judged before, after attempt {last[0]} was told it had"
-        return None
+        return f"attempt {number} failed the same checks the same way as attempt {last[0]}"
 
 
 def same_failure(a: Verdict, b: Verdict) -> bool:

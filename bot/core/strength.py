@@ -4,6 +4,8 @@ whose tests kill too few of them, and tells the model which mutants survived."""
 
 from __future__ import annotations
 
+import threading
+
 from bot.core.protocol import Candidate, Judge
 from bot.core.report import Report
 from bot.judge.strength import Strength, measure
@@ -32,8 +34,10 @@ class StrengthJudge:
 
     def __init__(self, inner: Judge, validator: Validator, spec: Spec, report: Report):
         self.inner, self.validator, self.spec, self.report = inner, validator, spec, report
-        # The loop judges a pass twice (a confirmation in a clean copy): the mutants run once.
-        self.measured: tuple[Candidate, Strength] | None = None
+        # The loop judges a pass twice (a confirmation in a clean copy): the mutants run once for
+        # each candidate, however many of a round's pass at once.
+        self.measured: dict[int, tuple[Candidate, Strength]] = {}
+        self.lock = threading.Lock()
 
     def preflight(self) -> list[str]:
         return self.inner.preflight()
@@ -69,11 +73,17 @@ class StrengthJudge:
         )
 
     def strength_of(self, candidate: Candidate) -> Strength:
-        if self.measured is None or self.measured[0] is not candidate:
+        """The candidate's strength, which the report holds from now on: the last one asked for is
+        the confirmation of the one kept."""
+        with self.lock:
+            known = self.measured.get(id(candidate))
+        if known is None or known[0] is not candidate:
             spec = self.spec
             code = candidate.files[spec.target]
             strength = measure(self.validator, code, spec.target, spec.strength_budget, spec.strength_seconds)
             strength.min_strength = spec.min_strength if spec.strength == "gate" else None
-            self.measured = candidate, strength
-            self.report.strength = strength
-        return self.measured[1]
+            known = candidate, strength
+            with self.lock:
+                self.measured[id(candidate)] = known
+        self.report.strength = known[1]
+        return known[1]

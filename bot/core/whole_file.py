@@ -16,7 +16,7 @@ The lines of a reply's code that run its own tests on import are left out of the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from bot.core import prompts
 from bot.core.extract import NoCode, extract_block, extract_code
@@ -34,6 +34,7 @@ class WholeFile:
         current: str | None,
         shown: Callable[[], str] = lambda: "",
         on_note: Callable[[str], None] = lambda note: None,
+        restated: Sequence[str] = (),
     ):
         self.spec = spec
         self.on_note = on_note  # what the log and the report say of lines left out of a reply
@@ -42,12 +43,18 @@ class WholeFile:
         self.code: str | None = None  # the last code a reply held: what the next diff is against
         self.opening: Messages = []  # the first prompt, which every repair continues or restates
         self.reply = ""  # the last reply, as the model wrote it
-        self.failures: list[str] = []  # how each earlier answer failed, for a repair of code written anew
+        # how each earlier answer failed: for a repair of code written anew, and a fresh sample's first prompt
+        self.failures: list[str] = list(restated)
         self.left_out = ""  # what the next prompt says of the last reply's lines that ran its own tests
 
     def first(self) -> Messages:
-        self.opening = prompts.with_failures(prompts.first(self.spec, self.current), self.shown())
-        return self.opening
+        """The task; for a fresh sample, with how the earlier answers failed (`restated`). A repair
+        of existing code continues what was sent, a repair of new code restates it again."""
+        opening = prompts.with_failures(prompts.first(self.spec, self.current), self.shown())
+        existing = self.current is not None
+        sent = prompts.anew(opening, self.failures, existing)
+        self.opening = sent if existing else opening
+        return sent
 
     def apply(self, reply: str) -> Candidate:
         self.reply = reply

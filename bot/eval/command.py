@@ -89,6 +89,13 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
         help="evaluate every task N times, with other seeds each time, for the mean and spread (default: 1)",
     )
     parser.add_argument(
+        "--candidates",
+        type=int,
+        default=1,
+        metavar="N",
+        help="replies asked at once per round, judged side by side; each is one of --attempts' calls (default: 1)",
+    )
+    parser.add_argument(
         "--temperature",
         type=float,
         metavar="T",
@@ -142,11 +149,14 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         ("--limit", args.limit, 1),
         ("--sample", args.sample, 1),
         ("--samples", args.samples, 1),
+        ("--candidates", args.candidates, 1),
     ):
         if value is not None and value < low:
             raise UserError(f"{flag}: must be at least {low}")
     if args.attempts > 50:
         raise UserError("--attempts: at most 50")
+    if args.candidates > 8:
+        raise UserError("--candidates: at most 8")
     if args.samples > 100:
         raise UserError("--samples: at most 100")
     if args.temperature is not None and not 0 <= args.temperature <= 2:
@@ -174,6 +184,7 @@ def evaluate(args: argparse.Namespace, redact) -> int:
             "attempts": args.attempts,
             "temperature": args.temperature,
             "seed": args.seed,
+            "candidates": args.candidates if args.candidates > 1 else None,  # None: as before the key was
             "shard": args.shard,
         }
         start_run(out, meta)
@@ -197,14 +208,18 @@ def evaluate(args: argparse.Namespace, redact) -> int:
             f"{count(wanted, 'run')}{skipped}",
             flush=True,
         )
-        run_all(pending, args.attempts, model, sandbox, out, args.jobs, strength=args.strength)
+        run_all(
+            pending, args.attempts, model, sandbox, out, args.jobs, strength=args.strength, candidates=args.candidates
+        )
     keys = {(sample, task.id, strategy) for sample in samples for task in tasks for strategy in strategies}
     results = [r for r in read_results(out) if (r.sample, r.task, r.strategy) in keys]
     report(out, meta, results, strategies)
     return 0
 
 
-def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int, *, strength: bool = False) -> None:
+def run_all(
+    pending: list, attempts: int, model, sandbox, out: Path, jobs: int, *, strength: bool = False, candidates: int = 1
+) -> None:
     """Each worker runs a task's strategies and logs each as soon as it ends, so a failure
     elsewhere loses nothing done."""
     from bot.eval.freeform import run_freeform
@@ -231,6 +246,7 @@ def run_all(pending: list, attempts: int, model, sandbox, out: Path, jobs: int, 
                     first_replies,
                     sample,
                     strength=strength,
+                    candidates=candidates,
                 )
             log.append(result)
             progress.update(result.passed)

@@ -34,7 +34,7 @@ LOG = "results.jsonl"
 FIRST_REPLIES = "first-replies.jsonl"
 # What makes two runs comparable. The shard is metadata too, but slices of one run differ in it;
 # --samples too, as a re-run with more samples extends the run.
-IDENTITY = ("taskset", "model", "attempts", "temperature", "seed")
+IDENTITY = ("taskset", "model", "attempts", "temperature", "seed", "candidates")
 STRATEGIES = ("one-shot", "repair", "resample", "repair+resample")  # the loop's, on spec tasks
 REPO_STRATEGIES = ("freeform",)  # on a repository with an injected bug (humaneval-repo): bot/eval/freeform.py
 COMPARISONS = (  # a − b, if both ran
@@ -102,7 +102,7 @@ def start_run(out: Path, meta: dict) -> None:
     if path.exists():
         old = read_meta(out)
         for key in IDENTITY + ("shard",):
-            if old.get(key) != meta[key]:  # an older run.json lacks temperature and seed: none was sent
+            if old.get(key) != meta[key]:  # an older run.json lacks temperature, seed, candidates: none was set
                 raise UserError(
                     f"--out: {out} holds another run ({key}: {old.get(key)!r}, now {meta[key]!r}); "
                     "use another --out folder"

@@ -33,7 +33,7 @@ from bot.eval.results import FirstReplies, FirstReply, Result, budget
 from bot.eval.tasks import Task
 from bot.judge.strength import measure
 from bot.judge.validate import Validator, Verdict
-from bot.models.base import Model, Reply, seed_offset
+from bot.models.base import SEED_OFFSET, Model, Reply, seed_offset
 from bot.sandbox.tiers import Sandbox
 from bot.text import clip_head
 
@@ -60,7 +60,8 @@ class FreshSamples:
 class PairedCalls:
     """The model as one strategy's run of one task sees it: the first call is the task's shared
     one (made by whichever run gets there first, later ones reuse its reply), and the n-th call
-    sends the seed offset `seeds + n − 1`."""
+    sends the seed offset `seeds + n − 1` (n as the loop numbers its calls: candidates asked at
+    once keep their seeds whatever order they are sent in)."""
 
     def __init__(
         self, model: Model, first_replies: FirstReplies, sample: int, task: str, seeds: int, clock: Callable[[], float]
@@ -68,13 +69,12 @@ class PairedCalls:
         self.model, self.first_replies, self.sample, self.task = model, first_replies, sample, task
         self.name, self.banner = model.name, model.banner
         self.seeds, self.clock = seeds, clock
-        self.calls = 0
         self.reused_seconds = 0.0  # the shared call's wait, when another run made it
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:
-        self.calls += 1
-        with seed_offset(self.seeds + self.calls - 1):
-            return self.shared(messages) if self.calls == 1 else self.model.complete(messages)
+        call = SEED_OFFSET.get()  # the loop's call number, less one
+        with seed_offset(self.seeds + call):
+            return self.shared(messages) if call == 0 else self.model.complete(messages)
 
     def shared(self, messages: list[dict[str, str]]) -> Reply:
         prompt = hashlib.sha256(json.dumps(messages, sort_keys=True).encode()).hexdigest()
@@ -113,12 +113,13 @@ def run_pair(
     clock: Callable[[], float] = time.monotonic,
     *,
     strength: bool = False,
+    candidates: int = 1,
 ) -> Result:
     """Run one strategy on one task, in one sample of the eval. The passing code lands under
     `solutions` (a later sample's under solutions/sample-N), never in the task's own folder: an
     eval leaves the repository it reads untouched. With `strength`, a pass's code is mutated
     afterwards and the task's own checks judge the mutants (bot/judge/strength.py), outside the
-    pair's times."""
+    pair's times. `candidates`: replies asked at once per round; `calls` counts each."""
     calls = budget(strategy, attempts)
     # Equal budgets mean equal calls: a spec's own token or time budget would cut some
     # strategies short and not others. Test strength is off in the loop: a gate would change what
@@ -129,6 +130,7 @@ def run_pair(
             "max_tokens": None,
             "max_seconds": None,
             "strength": "off",
+            "candidates": candidates,  # asked at once; every one a call of the budget
             "workdir": (solutions / f"sample-{sample}" if sample > 1 else solutions) / strategy / task.id,
         }
     )

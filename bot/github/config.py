@@ -56,6 +56,8 @@ class RepoConfig(Strict):
     model: str | None = None
     api: Literal["responses", "chat"] | None = None
     request_timeout: float | None = Field(None, gt=0)  # seconds per model request
+    temperature: float | None = Field(None, ge=0, le=2)  # every call's; a spec's own wins
+    candidates: int | None = Field(None, ge=1, le=8)  # replies asked at once per round; a spec's own wins
     # The repository map's budget in tokens, for a free-form issue's localize prompt; default by
     # where the model runs (bot/core/repomap.py: smaller on this machine, where prompts are slow).
     map_tokens: int | None = Field(None, ge=100)

@@ -26,8 +26,10 @@ def verdict(passed: bool, line: str) -> str:
 
 
 def on_attempt(report: Report) -> str:
-    """`on attempt 2 of 3`: the attempt that passed."""
-    return f"on attempt {len(report.attempts)} of {report.max_attempts}"
+    """`on attempt 2 of 3`: the attempt that passed (of a round's candidates, the first, which may
+    not be the last call)."""
+    kept = next((a.number for a in report.attempts if a.passed and a.kind == "passed"), len(report.attempts))
+    return f"on attempt {kept} of {report.max_attempts}"
 
 
 def failed_attempts(report: Report) -> str:

@@ -113,7 +113,7 @@ class Step:
             name=c.model or spec.model, api=c.api or spec.api or "responses", base_url=c.base_url, api_key=c.api_key,
             ca_bundle=str(trusted) if (trusted := self.trusted()) else None,
             timeout=c.request_timeout or spec.request_timeout or c.repo.request_timeout or REQUEST_TIMEOUT,
-            map_tokens=c.repo.map_tokens,
+            map_tokens=c.repo.map_tokens, temperature=spec.temperature,
         )  # fmt: skip
         hints = Hints(f"set the `model` input, or `model:` in {c.config_path} or the spec", KEY_HINT)
         model = self.open_model(settings, self.redact, hints)

@@ -135,8 +135,10 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
                 ("model", config.repo.model),
                 ("api", config.repo.api),
                 ("price", config.repo.price.model_dump() if config.repo.price else None),
+                ("temperature", config.repo.temperature),
+                ("candidates", config.repo.candidates),
             )
-            if v
+            if v is not None and v != ""
         }
     )
     if config.max_tokens:
@@ -158,7 +160,7 @@ def from_file(config: Config, relpath: str) -> Spec:
     """A spec file of the repository; its paths are relative to the repository's root."""
     spec = specs.load(config.workspace / relpath, config.workspace)
     spec.path = Path(relpath)
-    for key in ("max_attempts", "timeout", "model", "api", "price"):
+    for key in ("max_attempts", "timeout", "model", "api", "price", "temperature", "candidates"):
         default = getattr(config.repo, key)
         if key not in spec.model_fields_set and default is not None:
             setattr(spec, key, default)

@@ -105,9 +105,20 @@ def seed_offset(offset: int) -> AbstractContextManager[None]:
     return holding(SEED_OFFSET, offset)
 
 
+# Set by a caller that asks several candidates of one prompt at once (the loop's `candidates`): a
+# call sends a seed even when the settings set none (0, moved by its offset), so the candidates
+# differ where the endpoint honours seeds.
+SEEDED: ContextVar[bool] = ContextVar("seeded", default=False)
+
+
+def seeded(on: bool) -> AbstractContextManager[None]:
+    return holding(SEEDED, on)
+
+
 def request_seed(settings: ModelSettings) -> int | None:
-    """The seed this call sends: the settings', moved by the caller's offset."""
-    return None if settings.seed is None else settings.seed + SEED_OFFSET.get()
+    """The seed this call sends: the settings' (or 0 inside `seeded`), moved by the caller's offset."""
+    base = settings.seed if settings.seed is not None else 0 if SEEDED.get() else None
+    return None if base is None else base + SEED_OFFSET.get()
 
 
 # Steps of WARMER_STEP added to the settings' temperature by calls made inside `warmer`: a model

@@ -80,6 +80,8 @@ def settings_from(
     spec_timeout: float | None = None,
     args_reply_tokens: int | None = None,
     spec_reply_tokens: int | None = None,
+    args_temperature: float | None = None,
+    spec_temperature: float | None = None,
 ) -> ModelSettings:
     """Flags win over the spec, which wins over the environment's defaults."""
     return ModelSettings(
@@ -89,4 +91,5 @@ def settings_from(
         api_key=environ.get("OPENAI_API_KEY") or None,
         timeout=args_timeout or spec_timeout or REQUEST_TIMEOUT,
         reply_tokens=args_reply_tokens or spec_reply_tokens,  # None: by the target's size
+        temperature=args_temperature if args_temperature is not None else spec_temperature,  # 0 is one
     )

@@ -44,11 +44,21 @@ def test_code_judged_before_is_not_judged_again_and_the_model_is_told(tmp_path: 
         "This is the same code as attempt 1 (whitespace aside), so it was not run again: it fails the tests as it did "
         "then. Write a different fix.\n\nFailing checks:\n- t: expected 1, got 3"
     )
-    assert repeat.feedback == told and told in model.calls[2][-1]["content"]
+    assert repeat.feedback == told
+    # The next call is a fresh sample: the task restated with how attempt 1 failed, not its code.
+    assert model.calls[2][-1]["content"] == (
+        "Task: t\nWrite the file `f.py`. It must define `f`.\n\nEarlier answers failed the tests. Their code is "
+        "not shown: write the file anew, so that these checks pass too.\n\nAnswer 1:\nFailing checks:\n"
+        "- t: expected 1, got 3"
+    )
+    assert result.notes == [
+        "attempt 2 sent back the code of attempt 1: the next call is a fresh sample from the task, restated with "
+        "1 failure so far, 1 step hotter"
+    ]
     assert result.passed and result.stop_reason == "passed on attempt 3"
 
 
-def test_a_repeat_is_asked_again_hotter_and_a_second_repeat_starts_afresh(tmp_path: Path):
+def test_each_repeat_is_answered_by_a_fresh_sample_a_step_hotter(tmp_path: Path):
     """Through the real SDK: the temperature each request sends."""
     with ScriptedOpenAI([CODE, CODE, CODE, OTHER]) as fake:
         model = OpenAIModel(ModelSettings(name="m", api="chat", base_url=fake.base_url, temperature=0.5))
@@ -57,12 +67,14 @@ def test_a_repeat_is_asked_again_hotter_and_a_second_repeat_starts_afresh(tmp_pa
     bodies = [request.json for request in fake.requests]
     assert [body["temperature"] for body in bodies] == [0.5, 0.5, 0.8, 1.1]
     assert [a.kind for a in result.attempts] == ["failed", "same code", "same code", "passed"]
-    # Told once that it was the same code, the model sent it again: the fourth call is the first prompt.
-    assert bodies[3]["messages"] == bodies[0]["messages"] != bodies[2]["messages"]
-    assert result.notes == [
-        "attempt 3 sent back code judged before, after attempt 2 was told it had: the next call starts afresh "
-        "from the task"
+    # Each repeat is followed by the same fresh sample: the task restated with the one failure so far.
+    assert bodies[3]["messages"] == bodies[2]["messages"] != bodies[0]["messages"]
+    assert "Answer 1:\nFailing checks:\n- t: expected 1, got 3" in bodies[3]["messages"][-1]["content"]
+    assert [note.split(": ")[0] for note in result.notes] == [
+        "attempt 2 sent back the code of attempt 1",
+        "attempt 3 sent back the code of attempt 1",
     ]
+    assert result.notes[1].endswith("restated with 1 failure so far, 2 steps hotter")
 
 
 def test_a_temperature_raised_stops_at_the_warmest_and_none_set_sends_none(tmp_path: Path):

@@ -10,7 +10,7 @@ from conftest import RIGHT, WRONG
 from fake_openai import Reply, ScriptedOpenAI
 
 from bot.cli import main
-from bot.core.loop import CUT
+from bot.core.rounds import CUT
 
 LIMIT_FIELD = {"responses": "max_output_tokens", "chat": "max_tokens"}
 

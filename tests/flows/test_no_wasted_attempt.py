@@ -1,6 +1,6 @@
 """No wasted attempt, through `autofix run`: the real openai SDK against the scripted server, the
 real sandbox and pytest. The first prompt for existing code carries how it fails now; code judged
-before is a model call, not a test run, and the model is told; a repair stuck on the same failure
+before is a model call, not a test run, answered by a fresh sample; a repair stuck on the same failure
 is followed by a fresh start from the task and the original file; every request opens with the
 same system message; the report has each call's prompt tokens."""
 
@@ -51,9 +51,17 @@ def test_code_sent_back_as_it_was_is_not_run_again_and_the_report_says_so(task, 
         "attempt 2/3  SAME  ",
         "attempt 3/3  PASS  ",
     ]
-    third = fake.prompts()[2]
-    assert "This is the same code as attempt 1 (whitespace aside), so it was not run again" in third
-    assert "order: expected [3, 1, 2], got [1, 2, 3]" in third
+    # Not told it sent the same code (a small model sends it again): a fresh sample, with how attempt 1 failed.
+    first, third = fake.prompts()[0], fake.prompts()[2]
+    assert third.startswith(
+        f"{first}\n\nEarlier answers failed the tests. Their code is not shown: write the file anew"
+    )
+    assert "order: expected [3, 1, 2], got [1, 2, 3]" in third and "same code" not in third
+    note = (
+        "attempt 2 sent back the code of attempt 1: the next call is a fresh sample from the task, restated with "
+        "1 failure so far, 1 step hotter"
+    )
+    assert f"autofix: note: {note}" in out
 
     data = json.loads(report.read_text())
     attempts = data["attempts"]

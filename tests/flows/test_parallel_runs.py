@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bot.core.gated import GateJudge
-from bot.core.loop import confirmed
 from bot.core.proof import ProofJudge
 from bot.core.protocol import Candidate
 from bot.core.report import Report
 from bot.core.reproduce import collected
+from bot.core.rounds import confirmed
 from bot.core.workspace import Workspace
 from bot.judge import gate, side_by_side
 from bot.judge.validate import python_paths

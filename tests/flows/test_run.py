@@ -59,7 +59,7 @@ def test_all_attempts_failing_exits_1_and_leaves_the_target_alone(task, capsys):
     last = capsys.readouterr().out.splitlines()[-1]
     # The attempts are counted once: by the reason, not again in the totals.
     assert re.fullmatch(
-        re.escape(f"failed: all 3 attempts failed; {target} left untouched (") + r"\d+\.\d\d s, 1717 tokens\)", last
+        re.escape(f"failed: all 3 attempts failed; {target} left untouched (") + r"\d+\.\d\d s, 1686 tokens\)", last
     ), last
 
 
