@@ -46,6 +46,7 @@ from bot.errors import UserError
 from bot.judge import hooks, verdict
 from bot.judge.go import canaries, report, std_cache
 from bot.judge.go.command import GoTest
+from bot.judge.go.staged import STAGED
 from bot.judge.integrity import Case
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, within
 
@@ -110,8 +111,10 @@ def module_cache() -> str:
     return found if os.path.isdir(found) else ""
 
 
-def launched(go: GoTest, fd: int, words: Sequence[str]) -> list[str]:
-    return [sys.executable, "-S", "-s", "-c", LAUNCH, str(fd), go.go, *words]
+def launched(go: GoTest, fd: int, words: Sequence[str], staged: bool = False) -> list[str]:
+    """The launcher's command line; `staged`: the run that carries twins (staged.py)."""
+    code = LAUNCH.rsplit("os.execv", 1)[0] + STAGED if staged else LAUNCH
+    return [sys.executable, "-S", "-s", "-c", code, str(fd), go.go, *words]
 
 
 def parallel() -> int:
@@ -170,7 +173,7 @@ def run_go(
             if one.like and os.path.isfile(like) and not os.path.islink(like):
                 stat = os.stat(like)  # the copy's times are its neighbour's
                 os.utime(os.path.join(work, one.path), ns=(stat.st_atime_ns, stat.st_mtime_ns), follow_symlinks=False)
-        outcome, stream = started(sandbox, go, work, limits, words, cache, writable)
+        outcome, stream = started(sandbox, go, work, limits, words, cache, writable, twins, module)
     finally:
         for one in twins:
             safefs.remove_file(work, one.path)
@@ -237,13 +240,26 @@ def started(
     words: Sequence[str],
     cache: str | None,
     writable: Sequence[str] | None,
+    twins: Sequence[canaries.Planted] = (),
+    module: str = "",
 ) -> tuple[Outcome, bytes | None]:
     """go with `words` in the sandbox, its stdout on a memfd: the run's outcome, and the stream
-    (None when it is over STREAM_CAP)."""
+    (None when it is over STREAM_CAP). With `twins` planted, the run is staged (staged.py): every
+    test binary is built before any runs, and the planted files are emptied in between (the run
+    may write them, then, whatever `writable` says)."""
     env = environment(go, cache)
+    if twins:
+        env.update(
+            AUTOFIX_GO_PLANTED=json.dumps([one.path for one in twins]),
+            AUTOFIX_GO_MODULE=module,
+            AUTOFIX_GO_PARALLEL=str(parallel()),
+        )
+        if writable is not None:
+            writable = [*writable, *(os.path.join(os.path.realpath(work), one.path) for one in twins)]
     fd = os.memfd_create("autofix-go-events")
     try:
-        outcome = sandbox.run(launched(go, fd, words), work, env, limits, pass_fds=(fd,), writable=writable)
+        argv = launched(go, fd, words, staged=bool(twins))
+        outcome = sandbox.run(argv, work, env, limits, pass_fds=(fd,), writable=writable)
         data = os.pread(fd, STREAM_CAP + 1, 0)
     finally:
         os.close(fd)
@@ -421,4 +437,8 @@ def make_cache(sandbox: Sandbox, go: GoTest, wanted: frozenset[str], limits: Lim
     env["GOCACHE"] = cache
     env["GOMODCACHE"] = os.path.join(folder, "mod")  # nothing to download: the standard library only
     outcome = sandbox.run([go.go, "test", "-count=1", f"-p={parallel()}", "."], Path(folder), env, limits)
-    return outcome.returncode == 0 and os.path.isdir(cache)
+    if outcome.returncode != 0 or not os.path.isdir(cache):
+        return False
+    # go's test2json, which a staged run (staged.py) converts its binaries' output with: built once here
+    tool = sandbox.run([go.go, "tool", "-n", "test2json"], Path(folder), env, limits)
+    return tool.returncode == 0

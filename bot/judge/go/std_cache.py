@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
-RECIPE = "1"  # autofix's warm-up recipe: changed when what run.make_cache writes or runs changes
+RECIPE = "2"  # autofix's warm-up recipe: changed when what run.make_cache writes or runs changes
 MARKER = "READY"  # written last: an entry without it is damaged
 TEMP, OLD = ".warm-", ".old-"
 
