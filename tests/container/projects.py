@@ -1,11 +1,12 @@
-"""The real repositories the smoke test repairs: projects nobody here wrote, from their PyPI sdists
-and an npm package's published tarball (their own code and test suites, each with a runtime
-dependency), one bug planted in each. The versions are pinned, so the bug's lines and the suites'
-figures stay as measured."""
+"""The real repositories the smoke test repairs: projects nobody here wrote, from their PyPI sdists,
+an npm package's published tarball and a Go module's zip from the Go module proxy (their own code
+and test suites, each with a runtime dependency), one bug planted in each. The versions are
+pinned, so the bug's lines and the suites' figures stay as measured."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -111,16 +112,46 @@ NO_CASE = NpmProject(
     Bug("dist/index.js", '    var result = replace(replace(input, splitRegexp, "$1\\0$2"), stripRegexp, "\\0");\n',
         '    var result = replace(replace(input, splitRegexp, "$1$2"), stripRegexp, "\\0");\n'),
 )  # fmt: skip
-PROJECTS: tuple[Project | NpmProject, ...] = (SLUGIFY, NUM2WORDS, INFLECT, NO_CASE)
+
+
+@dataclass(frozen=True)
+class GoProject:
+    """A module from the Go module proxy whose zip holds its suite: the repository is the zip's files
+    (go.mod and go.sum among them). Its dependencies are served to the container by a module
+    proxy of the host's (the download folder of the module cache `fetch_go` filled, which is laid
+    out as a proxy is: GOPROXY), from which its `setup` (`go mod download`) fetches them."""
+
+    name: str  # the module's path
+    version: str
+    tests: str  # its test command
+    bug: Bug
+    needs: tuple[str, ...] = ()  # nothing from the local Python index
+
+    @property
+    def requirement(self) -> str:
+        return f"{self.name}@{self.version}"
+
+
+# agnivade/levenshtein: levenshtein.go (ComputeDistance, over uint16 cells where the longer string
+# fits, else int) and its suite (levenshtein_test.go: 3 tests, ~0.1 s), which imports two other
+# modules' implementations to compare with (go.sum pins them): `go mod download` must bring them.
+LEVENSHTEIN = GoProject(
+    "github.com/agnivade/levenshtein", "v1.2.2", "go test ./...",
+    # a string of 65,536 runes takes the uint16 path, whose distance wraps to 0 (1 test fails);
+    # the line the fix writes back has a constant and a comparison whose mutants the suite kills
+    Bug("levenshtein.go", "\tif len(s2) > 65535 {\n", "\tif len(s2) > 65536 {\n"),
+)  # fmt: skip
+PROJECTS: tuple[Project | NpmProject | GoProject, ...] = (SLUGIFY, NUM2WORDS, INFLECT, NO_CASE, LEVENSHTEIN)
+GO_MODULES = "go-modules"  # the host's module cache for the Go projects, in fetch's folder
 
 # npm's own flags for every command here: nothing asked of the registry that its cache holds,
 # no lifecycle scripts, no audit or funding requests.
 NPM_FLAGS = ("--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error")
 
 
-def fetch(projects: tuple[Project | NpmProject, ...], folder: Path) -> dict[str, Path]:
-    """Each project's sdist from PyPI or tarball from the npm registry, unpacked in `folder`:
-    {name: its tree}."""
+def fetch(projects: tuple[Project | NpmProject | GoProject, ...], folder: Path) -> dict[str, Path]:
+    """Each project's sdist from PyPI, tarball from the npm registry or module from the Go module
+    proxy, unpacked in `folder`: {name: its tree}."""
     trees = {}
     python = [p for p in projects if isinstance(p, Project)]
     if python:
@@ -136,7 +167,28 @@ def fetch(projects: tuple[Project | NpmProject, ...], folder: Path) -> dict[str,
     for project in projects:
         if isinstance(project, NpmProject):
             trees[project.name] = fetch_npm(project, folder)
+        if isinstance(project, GoProject):
+            trees[project.name] = fetch_go(project, folder)
     return trees
+
+
+def fetch_go(project: GoProject, folder: Path) -> Path:
+    """The module's files (`go mod download`, which checks them against the checksum database),
+    copied as `folder/<last part of its path>-<version>`; `go mod download` there once fills the
+    module cache `folder/go-modules` with every module its go.sum names: its download folder is
+    the proxy a scenario's `setup` fetches them from (go_proxy)."""
+    env = {**os.environ, "GOMODCACHE": str(folder / GO_MODULES), "GOFLAGS": "-modcacherw", "GOTOOLCHAIN": "local"}
+    done = subprocess.run(["go", "mod", "download", "-json", project.requirement], env=env, check=True,
+                          capture_output=True, text=True)  # fmt: skip
+    tree = folder / f"{project.name.rsplit('/', 1)[-1]}-{project.version}"
+    shutil.copytree(json.loads(done.stdout)["Dir"], tree)
+    subprocess.run(["go", "mod", "download"], cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL)
+    return tree
+
+
+def go_proxy(folder: Path) -> Path:
+    """The module proxy's files for the Go projects `fetch` fetched into `folder`."""
+    return folder / GO_MODULES / "cache" / "download"
 
 
 def fetch_npm(project: NpmProject, folder: Path) -> Path:

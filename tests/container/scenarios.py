@@ -6,17 +6,22 @@ model server on the host, `autofix action` in the container, then what a user wo
 - issue:     python-slugify, a labeled issue whose yaml block names the target and the tests;
 - free-form: num2words, an issue in prose: localize, reproduce, repair;
 - red CI:    inflect, a pull request that breaks one function, its failed workflow run;
-- JS red CI: no-case from the npm registry, a pull request that breaks it, its failed Jest run.
+- JS red CI: no-case from the npm registry, a pull request that breaks it, its failed Jest run;
+- Go red CI: agnivade/levenshtein from the Go module proxy, a pull request that breaks it, its
+             failed `go test` run.
 
 The three Python repositories' `setup` installs them (editable for two) from the host's local
 index; the JavaScript one's dependencies are installed by its workflow's `npm ci` before autofix
-runs, as a real workflow does, from npm's cache alone (projects.fetch_npm filled it).
+runs, as a real workflow does, from npm's cache alone (projects.fetch_npm filled it); the Go
+one's `setup` is `go mod download`, from a module proxy the host serves beside the index
+(projects.fetch_go filled it), run by the image's Go.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import re
 import stat
 import subprocess
 from collections.abc import Callable
@@ -26,10 +31,16 @@ from pathlib import Path
 from action_world import REPO, labeled, payload, read_outputs
 from fake_github import FakeGitHub
 from fake_openai import Reply, ScriptedOpenAI
-from projects import INFLECT, NO_CASE, NPM_FLAGS, NUM2WORDS, SLUGIFY, Project, files_of
+from projects import INFLECT, LEVENSHTEIN, NO_CASE, NPM_FLAGS, NUM2WORDS, SLUGIFY, Project, files_of
 from runner import Done, Engine, World, chown_tree
 
 ENV_LINE = "autofix: the tests run with .autofix/venv (Python 3.11"
+# The image's Go: the release .github/image/go-toolchain.sum pins ("1.27.3").
+IMAGE_GO = re.findall(
+    r"^golang\.org/toolchain v0\.0\.1-go(\S+)\.linux-",
+    (Path(__file__).resolve().parents[2] / ".github" / "image" / "go-toolchain.sum").read_text(),
+    re.M,
+)[0]
 
 
 @dataclass(frozen=True)
@@ -284,6 +295,71 @@ def no_case_red_ci(context: Context, tmp: Path) -> list[str]:
     })  # fmt: skip
 
 
+# -- Go red CI: agnivade/levenshtein, a pull request that moves the uint16 path's bound --------------
+
+LEVENSHTEIN_TITLE = "Take the uint16 path up to 65,536 runes"
+# go test's lines for the test the bug fails, as its job's log has them.
+LEVENSHTEIN_LOG = "".join(
+    f"2026-05-01T10:00:02.0000000Z {line}\n"
+    for line in (
+        "--- FAIL: TestDistanceAboveUint16 (0.00s)", "    levenshtein_test.go:46: 65536: got 0, want 65536",
+        "FAIL", f"FAIL\t{LEVENSHTEIN.name}\t0.011s", "FAIL", "##[error]Process completed with exit code 1.",
+    )
+)  # fmt: skip
+
+
+def levenshtein_red_ci(context: Context, tmp: Path) -> list[str]:
+    project, tree = LEVENSHTEIN, context.trees[LEVENSHTEIN.name]
+    bug = project.bug
+    # the host's module proxy: what the workflow's GOPROXY would be; `go version` says which go ran
+    setup = f"GOPROXY={go_proxy(context)} go mod download && go version"
+    config = f"setup: {json.dumps(setup)}\ntests:\n  command: {json.dumps(project.tests)}\nmax_attempts: 2\n"
+    world = World(tmp, files_of(tree) | {".github/autofix.yml": config.encode()})
+    right = (tree / bug.path).read_text()
+    head = world.commit({bug.path: bug.plant(right).encode()}, LEVENSHTEIN_TITLE, branch="feature")
+    world.checkout()
+    with FakeGitHub() as github:
+        github.add_repo(REPO, default_branch="master")
+        github.add_branch(REPO, "feature", sha=head)
+        pull = github.add_pull(REPO, head="feature", base="master", title=LEVENSHTEIN_TITLE,
+                               user="Codertocat")  # fmt: skip
+        world.push_ref(head, f"refs/pull/{pull.number}/head")
+        run = github.add_workflow_run(REPO, head_branch="feature", head_sha=head, event="pull_request",
+                                      pull_requests=[pull.number])  # fmt: skip
+        github.add_job(run, "test", log=LEVENSHTEIN_LOG)
+        event = failed_run(github, pull, run)
+        fix = Reply(edit_block(bug.path, bug.wrong, bug.right, "go"), 4000, 90)
+        done, _ = act(context, world, github, "workflow_run", event, [fix])
+        fixes = [p for p in github.pulls(REPO) if p.number != pull.number]
+        comments = [c.body for c in github.comments(REPO, pull.number)]
+    branch = f"autofix/pr-{pull.number}"
+    into = [(p.head_ref, p.base_ref) for p in fixes]
+    body = fixes[0].body or "" if fixes else ""
+    changed = world.show("diff", "--name-only", head, branch).splitlines()
+    proof = next((line for line in body.splitlines() if line.startswith("**Proof**")), "")
+    return everywhere(world, done, setup=True) + failed({
+        f"setup ran the image's go{IMAGE_GO}": f"go version go{IMAGE_GO} linux/" in done.log,
+        f"one pull request from {branch} into feature, got {into}": into == [(branch, "feature")],
+        f"{branch} is one commit on the pull request's head": world.show("log", "-1", "--format=%P", branch) == head,
+        f"the fix changes {bug.path} alone, got {changed}": changed == [bug.path],
+        f"{bug.path} on {branch} is the project's own": show_file(world, branch, bug.path) == right,
+        "the log says the baseline ran the suite's 20 tests, the one the job's log names failing in both runs":
+            "autofix: baseline: 20 tests, 1 failing in both runs" in done.log,
+        f"the pull request's proof: go's test failed before, not after; got {proof!r}":
+            "before the change, 1 failing (`.::TestDistanceAboveUint16`); after it, 0 of them still failing, "
+            "0 new failures" in proof,
+        "the pull request's test strength: go's suite killed 3 of the 4 mutants of the line written":
+            "(mutants of the code autofix wrote): tests killed 3 of 4 mutants" in body,
+        f"one comment on #{pull.number} proposing the fix": len(comments) == 1
+            and f"**Next:** review #{fixes[0].number if fixes else '?'}, which goes into this branch" in comments[0],
+    })  # fmt: skip
+
+
+def go_proxy(context: Context) -> str:
+    """The module proxy the host serves beside the index (smoke.py: projects.go_proxy's files)."""
+    return context.index.removesuffix("/simple") + "/goproxy"
+
+
 def failed_run(github: FakeGitHub, pull, run) -> dict:
     """The recorded `workflow_run` `completed` payload, made the failed run of `pull`."""
     event = copy.deepcopy(payload("workflow_run.completed.with-pull-requests"))
@@ -372,5 +448,10 @@ SCENARIOS = (
     Scenario("red-ci", f"{INFLECT.name} {INFLECT.version}, a pull request's failed run", inflect_red_ci),
     Scenario(
         "js-red-ci", f"{NO_CASE.name} {NO_CASE.version} from npm, a pull request's failed Jest run", no_case_red_ci
+    ),
+    Scenario(
+        "go-red-ci",
+        f"{LEVENSHTEIN.name} {LEVENSHTEIN.version} from the Go module proxy, a pull request's failed go test run",
+        levenshtein_red_ci,
     ),
 )

@@ -1,12 +1,14 @@
 """The container smoke test: build the Action's image and run `autofix action` in it the way
 GitHub's runner starts a container action (`--workdir /github/workspace`, the runner's mounts,
 every input as `INPUT_*`, the workspace owned by the runner's user, the engine's default seccomp
-profile), against the project's fake GitHub and scripted model server started here, for five
+profile), against the project's fake GitHub and scripted model server started here, for six
 jobs (scenarios.py): a hostile candidate the sandbox holds, then three real repositories from
 PyPI, each with its own suite and one planted bug, whose `setup` installs them from a package
 index served here (index.py): a labeled issue naming its target, a free-form issue, a pull
-request's red CI; and a real npm package's Jest suite (no-case 3.0.4), a pull request's red CI
-after the workflow's `npm ci`. Each must end in the right pull request, on the `landlock` tier, with nothing
+request's red CI; a real npm package's Jest suite (no-case 3.0.4), a pull request's red CI
+after the workflow's `npm ci`; and a real Go module's suite (gosimple/slug v1.15.0), a pull
+request's red CI, its `setup` (`go mod download`) from a module proxy served beside the index,
+run by the image's Go. Each must end in the right pull request, on the `landlock` tier, with nothing
 in the workspace left owned by root and `report-path` naming a file the next step can read.
 One line per scenario says how long it took; a failing one prints its log.
 
@@ -80,7 +82,8 @@ def main() -> int:
             needs = sorted({need for project in projects.PROJECTS for need in project.needs})
             pool.submit(index.download, needs, tmp / "pypi").result()
             context = Context(Engine(engine, image.result(), args.seccomp), "", trees.result())
-        print(f"ready in {time.monotonic() - started:.0f} s: the image, the sdists and the local index")
+        (tmp / "pypi" / "goproxy").symlink_to(projects.go_proxy(tmp / "sdists"))  # served beside the index
+        print(f"ready in {time.monotonic() - started:.0f} s: the image, the projects, the local index and module proxy")
         if args.shift_uids and context.engine.podman:
             context = Context(context.engine.shifted(), "", context.trees)
             print(f"the pools' uids {runner.POOLS}-65535 are the host's {runner.POOLS + runner.SHIFT} and up")
