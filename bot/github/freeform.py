@@ -190,7 +190,7 @@ class FreeForm:
         if request.hidden:
             report.notes.append(f"removed before prompting: {request.hidden}")
         report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
-        path, runner, example = reproduction_test(self.suite.command, self.tree, request)
+        path, runner, example = reproduction_test(self.suite, self.tree, request)
         task = pipeline.Task(
             request.text, request.files, path, attempts, config.max_tokens, config.allow_unproven, runner, example
         )
@@ -374,14 +374,15 @@ def stages(report: Report) -> str:
     return "\n".join(rows) if len(rows) > 4 else ""
 
 
-def reproduction_test(command: str, tree: Git, request: Request) -> tuple[str, str, str]:
+def reproduction_test(suite: gate.Suite, tree: Git, request: Request) -> tuple[str, str, str]:
     """Where the reproduction test goes, the runner whose file it is, and a test file of the
-    repository's to show for its ways (or ""): a pytest file under tests/autofix/; for a suite a
-    JavaScript runner runs, a file of that runner's beside the repository's first test file, with
-    its extension (one named *.test.* or *.spec.* first; test/ when it has none, where every runner's
-    default patterns find it); for `go test`, a `_test.go` file in the folder of the first Go test
-    file (the root when there is none), which the pipeline moves into the package localization
-    picks (bot/core/freeform.placed)."""
+    repository's to show for its ways (or ""): a pytest file where the command collects it
+    (gate.Suite.new_test_file); for a suite a JavaScript runner runs, a file of that runner's
+    beside the repository's first test file, with its extension (one named *.test.* or *.spec.*
+    first; test/ when it has none, where every runner's default patterns find it); for `go test`,
+    a `_test.go` file in the folder of the first Go test file (the root when there is none), which
+    the pipeline moves into the package localization picks (bot/core/freeform.placed)."""
+    command = suite.command
     if isinstance(go_command.runner_of(command, tree.workdir), go_command.GoTest):
         tracked = sorted(path for path in tree.run("ls-files", "-z", strip=False).split("\0") if GO_TEST.search(path))
         folder = posixpath.dirname(tracked[0]) if tracked else ""
@@ -389,7 +390,7 @@ def reproduction_test(command: str, tree: Git, request: Request) -> tuple[str, s
         return posixpath.join(folder, name), "go", tracked[0] if tracked else ""
     started = runner_of(command, tree.workdir)
     if not isinstance(started, Started):
-        return f"tests/autofix/test_{request.kind}_{request.number}.py", "pytest", ""
+        return suite.new_test_file(tree.workdir, f"{request.kind}_{request.number}"), "pytest", ""
     tracked = tree.run("ls-files", "-z", strip=False).split("\0")
     named = sorted((".test." not in path and ".spec." not in path, path) for path in tracked if JS_TEST.search(path))
     example = named[0][1] if named else ""

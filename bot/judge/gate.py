@@ -140,6 +140,18 @@ class Suite:
         started = launch.direct(self.command, allowed_environ())
         return started is not None and nodeids.outside(started.rest, path, folder)
 
+    def new_test_file(self, folder: Path, stem: str) -> str:
+        """Where a pytest file autofix adds goes (`stem`: issue_12): tests/autofix/test_issue_12.py,
+        unless the command names folders none of which holds it (`pytest toolz/tests`): then in the
+        first of them (toolz/tests/test_autofix_issue_12.py), where the project's CI collects it
+        after the merge too."""
+        default = f"tests/autofix/test_{stem}.py"
+        started = launch.direct(self.command, allowed_environ())
+        if started is None or not nodeids.outside(started.rest, default, folder):
+            return default
+        named = nodeids.named_folder(started.rest, folder)
+        return f"{named}/test_autofix_{stem}.py" if named else default
+
     @contextmanager
     def discovery(self) -> Iterator[None]:
         """The block's runs judge the folders as the repository has them (the baseline, before any

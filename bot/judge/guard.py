@@ -21,6 +21,7 @@ import builtins
 import re
 import sys
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass
 from types import CodeType
 from typing import TypeGuard
@@ -126,6 +127,9 @@ MODULE_RULES = {
 # Importing pytest is a finding, using its names isn't in itself: an edit to a file that imported it
 # already may use `pytest.fixture`, not `pytest.exit`.
 USABLE_MODULES = {"pytest"}
+# What a test file autofix adds (a reproduction test) may import: pytest's public module, for
+# `pytest.raises`, `approx` and `mark`; its internals, hooks, exit and plugin manager stay refused.
+TEST_FILE_MODULES = {"pytest"}
 # A process that execs another program ends its own run: a command judged by its exit code
 # would be judged by that program's (`/bin/true`).
 EXECS = ("execl", "execle", "execlp", "execlpe", "execv", "execve", "execvp", "execvpe")
@@ -223,10 +227,11 @@ class Finding:
     path: str = ""  # the file, when the caller named it
 
 
-def findings(code: str, original: str | None = None, path: str = "") -> list[Finding]:
+def findings(code: str, original: str | None = None, path: str = "", test_file: bool = False) -> list[Finding]:
     """What in `code` reaches into the test machinery. With `original` (the file before an edit),
     only the lines the edit added or changed count. Code that doesn't parse has no findings: the
-    tests report its syntax error themselves."""
+    tests report its syntax error themselves. `test_file`: a test autofix adds, which may import
+    pytest itself (TEST_FILE_MODULES)."""
     try:
         tree = syntax.parse(code)
     # ValueError: a null byte; too deep (RecursionError, or MemoryError for `- - ... 1`) won't compile either
@@ -234,6 +239,7 @@ def findings(code: str, original: str | None = None, path: str = "") -> list[Fin
         return []
     try:
         scan = Scan(tree, code.splitlines(), None if original is None else changed_lines(original, code), path)
+        scan.importable = TEST_FILE_MODULES if test_file else frozenset()
         scan.run(tree)
     except RecursionError:  # it parses, but is deeper than the guard's stack: nothing ordinary is
         return [
@@ -263,6 +269,7 @@ def where(finding: Finding) -> str:
 class Scan:
     def __init__(self, tree: ast.Module, lines: list[str], new_lines: set[int] | None, path: str):
         self.lines, self.new_lines, self.path = lines, new_lines, path
+        self.importable: Collection[str] = frozenset()  # modules this file may import (findings' test_file)
         self.found: dict[tuple[int, str], Finding] = {}
         self.aliases: dict[str, str] = {"__builtins__": "builtins"}  # local name -> what it names
         self.bindings = bindings(tree)  # a name bound anywhere is no built-in here
@@ -341,7 +348,7 @@ class Scan:
 
     def check_module(self, node: Located, module: str) -> None:
         rule = MODULE_RULES.get(module.partition(".")[0])
-        if rule:
+        if rule and module not in self.importable:
             self.flag(node, rule)
 
     def check_name(self, node: Located, name: str) -> None:

@@ -68,6 +68,17 @@ def outside(rest: list[str], relative: str, work: Path) -> bool:
     return bool(paths) and not any(path == "." or within(relative, path) for path in paths)
 
 
+def named_folder(rest: list[str], work: Path) -> str | None:
+    """The first folder of the work folder the command's own arguments name (`pytest toolz/tests`),
+    relative, or None: a test file put there is collected by the command as it stands, in CI too."""
+    root = os.path.realpath(work)
+    for word in rest:
+        path = os.path.normpath(word)
+        if not word.startswith("-") and path != "." and safe_path(root, word) and not path.endswith(".py"):
+            return path
+    return None
+
+
 def within(relative: str, path: str) -> bool:
     return relative == path or relative.startswith(f"{path}/")
 

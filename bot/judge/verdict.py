@@ -366,14 +366,15 @@ def read_record(fd: int, nonce: str, parse: Callable[[bytes], object] = literal)
 
 
 CANT_START = (126, 127)  # the shell's codes for a command it found but can't run, and one it can't find
-PYTEST_USAGE_ERROR, PYTEST_NO_TESTS = 4, 5
+PYTEST_INTERNAL_ERROR, PYTEST_USAGE_ERROR, PYTEST_NO_TESTS = 3, 4, 5
 
 
 def refuse_broken_command(run: TestRun, command: str, where: str) -> None:
     """Stop (exit 2) before any model call when the test command, run on the current code, can't
-    judge anything: it can't start, pytest isn't there, pytest refuses its arguments, or it finds
-    no tests. Each is the environment's or the spec's fault, never a candidate's; the message
-    quotes the command's own words and says what fixes it."""
+    judge anything: it can't start, pytest isn't there, pytest refuses its arguments, stops with
+    an internal error (what it reported before that counts for nothing), or it finds no tests.
+    Each is the environment's or the spec's fault, never a candidate's; the message quotes the
+    command's own words and says what fixes it."""
     output = run.outcome.output
     if run.cases is None and run.unittest is None:
         if "No module named pytest" in output:
@@ -392,6 +393,14 @@ def refuse_broken_command(run: TestRun, command: str, where: str) -> None:
     if run.exitstatus == PYTEST_USAGE_ERROR:
         raise UserError(
             f"{where}: `{command}`: pytest refused it: {quote(output, 'ERROR')}; fix the test path or option"
+        )
+    if run.exitstatus == PYTEST_INTERNAL_ERROR:
+        raised = [line for line in output.splitlines() if line.startswith("INTERNALERROR>") and line[14:].strip()]
+        shown = repr(clip_line(raised[-1].strip(), 300)) if raised else quote(output)  # the exception's own line
+        raise UserError(
+            f"{where}: `{command}`: pytest stopped with an internal error: {shown}; a hook of a plugin or "
+            "conftest raised, and nothing the run reported can be trusted: fix it, or leave that plugin out "
+            "(`-p no:NAME`)"
         )
     if run.exitstatus == PYTEST_NO_TESTS:
         raise UserError(

@@ -74,3 +74,14 @@ def test_a_location_in_the_exception_s_own_text_is_not_read(tmp_path, sandbox):
     test = "def test_add():\n    raise ValueError('bad\\ncalc.py:2: ValueError')\n"
     found = judged(tmp_path, sandbox, test)
     assert isinstance(found, str) and "raised by the test's own lines" in found
+
+
+def test_a_test_that_imports_pytest_for_raises_reproduces(tmp_path, sandbox):
+    """`pytest.raises` is how a pytest test says "this must raise"; the guard lets a reproduction
+    test import pytest (tests/judge/test_guard_test_files.py), and the run reads it as any test."""
+    test = (
+        "import pytest\nfrom calc import seconds\n\n\ndef test_minutes():\n"
+        "    with pytest.raises(TypeError):\n        seconds(None)\n    assert seconds('1:30') == 90\n"
+    )
+    found = judged(tmp_path, sandbox, test)
+    assert isinstance(found, Reproduction) and found.failing == ["tests.autofix.test_issue_1::test_minutes"]

@@ -35,7 +35,8 @@ def test_add_negative_and_zero():
     assert add(-4, 0) == -4
 """
 TEST_TEXT = 'from text import shout\n\n\ndef test_shout():\n    assert shout("hi") == "HI!"\n'
-CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 3\n"
+COMMAND = f"{sys.executable} -m pytest -q tests"
+CONFIG = f"tests:\n  command: {COMMAND}\nmax_attempts: 3\n"
 BROKEN_ADD = CALC.replace("a + b", "a - b")
 JOB_LOG = (
     "2024-05-01T10:00:00.0000000Z \x1b[31mFAILED\x1b[0m tests/test_calc.py::test_add - assert -1 == 5\n"
@@ -126,11 +127,11 @@ def proof(before=ADD_AND_TOTAL, after="0 of them still failing, 0 new failures",
     )
 
 
-def fixed(github, run, tests=2):
+def fixed(github, run, tests=2, passed=4):
     return (
         f"✅ autofix fixed the failing tests of #2: the {tests} tests that failed of "
-        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) pass after the change, and every other test "
-        "still passes, on attempt 1 of 3."
+        f"[run {run.id}]({github.web_url}/{REPO}/actions/runs/{run.id}) pass after the change, and {passed} tests of "
+        f"`{COMMAND}` pass, on attempt 1 of 3."
     )
 
 

@@ -133,6 +133,14 @@ def test_a_command_that_collects_no_tests_stops_before_the_model(tmp_path, capsy
     assert "collects no tests: " in line and "deselected" in line
 
 
+def test_a_suite_whose_hook_raises_stops_before_the_model(tmp_path, capsys):
+    """pytest's INTERNALERROR ends the session with what it reported so far (none of the tests, or a
+    twin of one: found on toolz, whose baseline then read "1 test, 0 failing"): nothing to judge by."""
+    (tmp_path / "conftest.py").write_text("def pytest_collection_modifyitems(items):\n    raise RuntimeError('boom')\n")
+    line = stopped_before_the_model(tmp_path, capsys, f"{PYTEST} test_big.py")
+    assert "pytest stopped with an internal error: 'INTERNALERROR> RuntimeError: boom'; a hook of a plugin" in line
+
+
 def test_exitfirst_is_lifted_for_judging_and_said_once(tmp_path, capsys):
     (tmp_path / "big.py").write_text(BROKEN + "\n\ndef helper_0007(x):\n    return x\n")
     (tmp_path / "test_big.py").write_text(TESTS)

@@ -38,7 +38,7 @@ from bot.github.red_ci import evidence, named
 from bot.github.step import Skip, Step, TaskOutcome
 from bot.judge import gate
 from bot.models.prices import price_of
-from bot.spec import DEFAULT_PROTECT, protected_by_command
+from bot.spec import DEFAULT_PROTECT, Tests, protected_by_command
 from bot.text import count
 from bot.visible import plain
 
@@ -329,6 +329,16 @@ class Repair:
     def unproven(self) -> bool:
         return self.judge is not None and self.judge.unproven
 
+    def still_passing(self) -> str:
+        """How many tests the passing whole-suite run counted: "31 tests of `pytest -q` pass" (its
+        report's passed cases, canaries sifted out), or, for a command judged by its exit code,
+        that every other test still passes."""
+        judge = self.judge
+        passed = judge.run.ids("passed") if judge is not None and judge.run is not None else set()
+        if judge is None or not passed:
+            return "every other test still passes"
+        return f"{lead.decided_by(Tests(command=judge.inner.suite.command), len(passed))} pass".removeprefix("the ")
+
     def of_run(self) -> str:
         return f" of [run {self.run_info.id}]({self.run_info.url})" if self.run_info else ""
 
@@ -348,14 +358,14 @@ class Repair:
         step, pull = self.step, self.pull
         proof = self.proof(baseline)
         failing = count(len(baseline.target), "test")
+        others = self.still_passing()
         self.outcome.verdict = lead.verdict(
             True,
             f"autofix proposes a fix for the failing tests of #{pull.number}, unproven: the {failing} that failed"
-            f"{self.of_run()} pass after it, but fail none of its mutants; every other test still passes, "
-            f"{lead.on_attempt(report)}."
+            f"{self.of_run()} pass after it, but fail none of its mutants; {others}, {lead.on_attempt(report)}."
             if self.unproven
             else f"autofix fixed the failing tests of #{pull.number}: the {failing} that failed{self.of_run()} pass "
-            f"after the change, and every other test still passes, {lead.on_attempt(report)}.",
+            f"after the change, and {others}, {lead.on_attempt(report)}.",
         )
         change = lead.change(work.changed, report)
         if self.fork or not step.config.publish:

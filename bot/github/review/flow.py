@@ -123,10 +123,6 @@ class Occasion:
     def name(self) -> str:
         return f"{self.kind}-{self.id}"
 
-    @property
-    def test_path(self) -> str:
-        return f"tests/autofix/test_{self.kind}_{self.id}.py"
-
 
 def answer_round(step: Step, number: int, occasion: Occasion, found: Callable[..., threads.Batch]) -> int:
     """One round on autofix's pull request #number: `found(forge)`'s threads answered by one commit."""
@@ -175,6 +171,7 @@ class Round:
         self.login = occasion.login
         self.outcome, self.tree, self.work, self.suite = outcome, tree, work, suite
         self.mark = render.marker(occasion.kind, occasion.id)
+        self.test_path = suite.new_test_file(work.root, f"{occasion.kind}_{occasion.id}")  # a reproduction's
 
     def run(self) -> int:
         step, config, flow = self.step, self.step.config, self.step.flow
@@ -219,7 +216,7 @@ class Round:
             if self.occasion.expected and baseline.target
             else replace(baseline, target=[], pre_existing=baseline.target)
         )
-        test_path = self.occasion.test_path
+        test_path = self.test_path
         paths = self.paths(asked)
         if asked and self.occasion.reproduce:
             shown = f"{text}\n\n{files(self.work, paths)}"
@@ -315,7 +312,7 @@ class Round:
         if m is None:
             return Answered(t, False, "the model's answer didn't say it addressed this thread")
         if m["what"].lower() == "done":
-            changed = [p for p in self.work.changed if p != self.occasion.test_path]
+            changed = [p for p in self.work.changed if p != self.test_path]
             return Answered(t, True, f"changed {', '.join(f'`{p}`' for p in changed)}")
         why = m["why"].strip()  # the model's words: shown as code, never as Markdown
         return Answered(
