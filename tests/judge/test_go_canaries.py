@@ -372,3 +372,37 @@ def test_twins_build_in_a_module_whose_go_has_no_generics(work, go_line):
     outcomes = {case.test_id: case.outcome for case in go_test(work, planting)}
     for twin in planting[0].twins:
         assert outcomes[twin.test_id] == ("failed" if twin.broken else "passed"), twin
+
+
+# As go-humanize's bytes_test.go: the file imports math for one test; another names it only in a
+# comment (`// math.MaxUint64`). A planted file of that one's twins alone imports nothing unused.
+COMMENTED = """package cart
+
+import (
+	"math"
+	"testing"
+)
+
+func TestHuge(t *testing.T) {
+	if got := Total([]Item{{"x", math.MaxInt32}}); got != math.MaxInt32 {
+		t.Errorf("Total = %d", got)
+	}
+}
+
+func TestTiny(t *testing.T) {
+	want := 1 // math.MaxUint8 would overflow nothing here; "math.Pi" neither
+	if got := Total([]Item{{"x", 1}}); got != want {
+		t.Errorf("Total = %d", got)
+	}
+}
+"""
+
+
+def test_an_import_named_only_in_a_comment_or_a_string_is_left_out(helped):
+    (helped / "cart" / "cart_test.go").write_text(COMMENTED)
+    last = {"./cart::TestTiny": "passed", "./cart::TestHuge": "passed"}
+    planted = canaries.plant(str(helped), {"./cart::TestTiny": "passed"}, every=True)[0]
+    assert planted.text.split("import (", 1)[1].split(")", 1)[0].split() == ['"testing"', '"reflect"']  # no math
+    outcomes = {case.test_id: case.outcome for case in go_test(helped, [planted])}
+    assert [outcomes[t.test_id] for t in planted.twins] == ["failed", "passed"], outcomes  # it builds
+    assert '"math"' in canaries.plant(str(helped), last, prefer={"./cart::TestHuge"}, every=True)[0].text

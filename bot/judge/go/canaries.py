@@ -56,6 +56,7 @@ SOURCE_CAP = 1 << 20  # of a test file read: a larger one gets no twins
 TEST = re.compile(r"^\(\s*(\w+)\s+\*\s*testing\.T\s*\)$")
 REPORTS = re.compile(r"\b\w+\.(?:Error|Errorf|Fatal|Fatalf|Fail|FailNow)\s*\(")
 LITERALS = {"int_literal", "float_literal", "interpreted_string_literal", "raw_string_literal", "true", "false"}
+BLANKED = {"comment", "interpreted_string_literal", "raw_string_literal", "rune_literal"}
 PURE = {"identifier", "selector_expression", "field_identifier", "package_identifier", "index_expression"}
 # A file name ending in one of these before `_test.go` is built for that system alone.
 SYSTEMS_TEXT = (
@@ -256,7 +257,9 @@ def guessed(path: str) -> str:
 
 
 def used_imports(originals: Sequence[Declared], text: str) -> list[str]:
-    """The imports of the twins' files their text uses (`name.`), and every blank import of them."""
+    """The imports of the twins' files their code uses (`name.`, not in a comment or a string:
+    go refuses an import nothing uses), and every blank import of them."""
+    text = code_only(text)
     specs: list[str] = []
     for one in originals:
         for alias, name, spec in one.imports:
@@ -264,6 +267,17 @@ def used_imports(originals: Sequence[Declared], text: str) -> list[str]:
             if used and spec not in specs:
                 specs.append(spec)
     return specs
+
+
+def code_only(text: str) -> str:
+    """Go source with its comments and literals (strings, runes) blanked."""
+    spans = [
+        (node.range().start.index, node.range().end.index)
+        for node in SgRoot(text, "go").root().find_all(any=[{"kind": kind} for kind in sorted(BLANKED)])
+    ]
+    for begin, end in sorted(spans, reverse=True):
+        text = text[:begin] + " " * (end - begin) + text[end:]
+    return text
 
 
 def twin_text(found: Declared, name: str, broken: bool, draw: Draw, helper: str, generic: bool = True) -> str | None:
