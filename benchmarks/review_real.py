@@ -52,11 +52,9 @@ ASKED = (
     "`second([1])` raises StopIteration here, which a generator calling it turns into a RuntimeError "
     "(PEP 479), far from the cause. It should raise IndexError, as `seq[1]` would."
 )
-# No `import pytest` (pytest.raises): the guard refuses a reproduction test that imports the runner.
 REPRODUCES = (
-    "```python\ndef test_second_of_one_item_raises_index_error():\n    from toolz import second\n\n"
-    "    try:\n        second([1])\n    except IndexError:\n        return\n"
-    '    raise AssertionError("second([1]) should raise IndexError")\n```'
+    "```python\nimport pytest\n\n\ndef test_second_of_one_item_raises_index_error():\n"
+    "    from toolz import second\n\n    with pytest.raises(IndexError):\n        second([1])\n```"
 )
 EDIT = (
     f"{TARGET}\n```python\n<<<<<<< SEARCH\n{RIGHT}=======\n    seq = iter(seq)\n    try:\n        next(seq)\n"
