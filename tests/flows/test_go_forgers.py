@@ -208,3 +208,13 @@ def test_a_forger_that_reads_the_twins_is_caught_for_it_cannot_read_them(project
     out = capsys.readouterr().out
     assert (project.parent / "calc" / "calc.go").read_text() == BROKEN
     assert "a test autofix planted (a canary) is missing from the report" in out
+
+
+def test_a_right_fix_passes_with_the_twins_planted_under_cover(project, capsys):
+    """With -cover go gives each binary a folder for its counters inside go's own temporary
+    folder, gone when the staged run's build step ends: the binary says it wrote no counters,
+    and the verdict is the tests'."""
+    project.write_text(project.read_text().replace("go test ./...", "go test -cover ./..."))
+    with ScriptedOpenAI([reply(FIXED)]) as fake:
+        assert autofix(project, fake, "bwrap") == 0
+    assert "passed on attempt 1" in capsys.readouterr().out
