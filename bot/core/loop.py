@@ -158,6 +158,7 @@ def recorded(draw: Draw, messages: Messages) -> Attempt:
         code=candidate.code,
         diff=candidate.diff,
         inprocess_checks=verdict.inprocess,
+        tests_passed=verdict.tests,
         kind=str(draw.kind),
         started_at=draw.started_at,
         model_seconds=round(draw.answered - draw.started, 3),

@@ -145,7 +145,7 @@ def confirm(judge: Judge, candidate: Candidate, verdict: Verdict) -> Verdict:
     """A pass counts only if a second run in a clean copy passes too: no luck, no leftover state."""
     again = judge.check(candidate)
     if again.passed:
-        return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess)
+        return Verdict(True, seconds=verdict.seconds + again.seconds, inprocess=verdict.inprocess, tests=again.tests)
     again.feedback = REPEATED_FAILED + again.feedback
     return again
 

@@ -51,6 +51,7 @@ class SuiteRun:
     sealed: bool = False  # the runner's hook reported the finished suite (pytest, unittest)
     forged: list[str] = field(default_factory=list)  # how the canaries came back wrong (bot/judge/canaries.py)
     by_node_ids: bool = False  # the tests asked for went on pytest's command line: it collected no others
+    runner: str = "pytest"  # how the failing list names the runner that ran (`jest`, `go`)
 
     def ids(self, *outcomes: str) -> set[str]:
         return {r.test_id for r in self.results.values() if r.outcome in outcomes}
@@ -245,6 +246,7 @@ class Suite:
             sealed,
             run.forged,
             run.by_node_ids,
+            runner.name if runner is not None and not isinstance(runner, Unread) else "pytest",
         )
 
 
@@ -424,11 +426,11 @@ def judge(baseline: Baseline, run: SuiteRun, only: set[str] | None = None) -> Ju
     verdict = Judgement()
     if run.forged:
         verdict.forged = True
-        verdict.other.append(("(pytest)", f"{FORGED}: {'; '.join(run.forged)}"))
+        verdict.other.append((f"({run.runner})", f"{FORGED}: {'; '.join(run.forged)}"))
     if run.killed:
         verdict.other.append(("(suite)", run.killed))
     for change in run.machinery:
-        verdict.other.append(("(pytest)", f"{change} during the test run; the tests' machinery may not change"))
+        verdict.other.append((f"({run.runner})", f"{change} during the test run; the tests' machinery may not change"))
     if baseline.first.sealed and not run.sealed and not run.killed:
         verdict.other.append(
             ("(suite)", f"the test run ended before the test runner finished the suite (exit code {run.returncode})")

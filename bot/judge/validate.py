@@ -272,10 +272,11 @@ class Validator:
             problems = [(command, problem) for problem in baseline.violations(run.unittest)]
         elif baseline is not None:
             if run.cases is None:
+                name = self.runner_name()
                 found.add(
-                    "(pytest)",
-                    f"the test run ended before pytest finished its session (exit code {outcome.returncode}); "
-                    "code that exits the interpreter or kills the run fails",
+                    name,
+                    f"the test run ended before {name.strip('()')} finished its session (exit code "
+                    f"{outcome.returncode}); code that exits the interpreter or kills the run fails",
                     outcome.output,
                 )
                 return

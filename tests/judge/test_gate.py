@@ -115,3 +115,15 @@ def test_a_run_whose_messages_no_one_reads_gives_the_same_outcomes_without_rewri
     # pytest's introspection of both sides, in the run whose feedback a model reads only.
     assert "assert -1 == 5" in full.results["tests.test_calc::test_add"].details
     assert "assert -1 == 5" not in plain.results["tests.test_calc::test_add"].details
+
+
+def test_a_forged_report_is_named_by_the_runner_that_ran():
+    """A Go or JavaScript run's forgery is its runner's, not pytest's (the gate's label was fixed)."""
+    from bot.judge.integrity import Case
+
+    passed = {"calc::TestAdd": Case("calc::TestAdd", "passed", "", "")}
+    head = gate.SuiteRun(passed, 0, "", None, "/w", sealed=True, runner="go")
+    baseline = gate.Baseline(head, [], [], {"calc::TestAdd"})
+    run = gate.SuiteRun(passed, 0, "", None, "/w", sealed=True, forged=["a canary is missing"], runner="go")
+    verdict = gate.judge(baseline, run)
+    assert (verdict.forged, verdict.names) == (True, ["(go)"])

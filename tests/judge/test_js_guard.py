@@ -139,3 +139,28 @@ def test_a_test_file_autofix_adds_may_call_the_runner_and_nothing_else():
     hostile = reproduction + "process.exitCode = 0;\nconst all = require.cache;\n"
     found = in_test_file(hostile, None, "test/autofix-issue-1.test.js")
     assert [(f.line, f.rule) for f in found] == [(4, "process-end"), (5, "module-by-name")]
+
+
+SLOPPY = """\
+function g() { return this; }
+const G = g();
+const H = (function () { return this[key]; })();
+function Cache() { this.size = 0; }
+function clear() { this.size = 0; return this; }
+Cache.prototype.clear = clear;
+function memo(f) { return function m() { return f.apply(this, arguments); }; }
+const o = { m() { return this; } };
+function exit() { globalThis.process.exit(0); }
+"""
+
+
+def test_a_sloppy_functions_this_called_plainly_is_the_global_object():
+    """In sloppy mode a plain call gives a function's `this` the global object, the runner's
+    `expect` and `afterEach` on it; old code's constructors and methods, and wrappers passing
+    their `this` on, are called with a receiver. `globalThis.process` is `process`."""
+    found = [(f.line, f.rule) for f in findings(SLOPPY, None, "src/cache.js")]
+    assert found == [(1, "global-object"), (3, "global-object"), (9, "process-end")]
+    strict = [(f.line, f.rule) for f in findings('"use strict";\n' + SLOPPY, None, "src/cache.js")]
+    assert strict == [(10, "process-end")]  # `this` is undefined there
+    module = [(f.line, f.rule) for f in findings(SLOPPY + "export { G };\n", None, "src/cache.mjs")]
+    assert module == [(9, "process-end")]  # an ES module is strict

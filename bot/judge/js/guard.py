@@ -43,7 +43,8 @@ RULES: dict[str, tuple[str, str]] = {
     ),
     "global-object": (
         "`globalThis`, `global`, `window` or `self` used as a value or indexed by a computed name "
-        "(`typeof window` and `globalThis.fetch` are fine)",
+        "(`typeof window` and `globalThis.fetch` are fine), or a sloppy-mode function's `this` where the file "
+        "calls that function plainly",
         "the global object hands out the runner's globals under any name",
     ),
     "patching": (
@@ -177,7 +178,86 @@ def offence(node: SgNode, path: str) -> str | None:
         return "matcher-protocol"
     if kind == "identifier" and node.text() in WATCHED_NAMES and not bound(node):
         return free_name(node)
+    if kind == "this" and global_this(node):
+        return this_used(node)
     return None
+
+
+FUNCTIONS = {"function_declaration", "function_expression", "generator_function_declaration", "generator_function"}
+
+
+def global_this(node: SgNode) -> bool:
+    """Whether this `this` is the global object: in sloppy mode (no "use strict" around it, no
+    import or export in the file, no class), a plain call of the function holding it gives it the
+    global object (called_plainly)."""
+    holder, scope = None, node.parent()
+    while scope is not None:
+        kind = scope.kind()
+        if kind in ("class_body", "method_definition"):
+            return False
+        if kind in FUNCTIONS and holder is None:
+            holder = scope
+        if (kind in FUNCTIONS or kind == "program") and strict(scope):
+            return False
+        if kind == "program":
+            break
+        scope = scope.parent()
+    if holder is None or scope is None:
+        return False  # a module's own `this` is its exports (CommonJS) or undefined (ES)
+    return called_plainly(holder, scope)
+
+
+def called_plainly(function: SgNode, program: SgNode) -> bool:
+    """Whether the file calls `function` with no receiver: at once (`(function () {})()`), or by the
+    name it declares or a variable it is given (`g()`). Old code's functions that become methods
+    (`X.prototype.m = m`) and wrappers that pass their `this` on (`f.apply(this, args)`) are called
+    with a receiver elsewhere; a function exported and called plainly by another file is not seen."""
+    around = function.parent()
+    while around is not None and around.kind() == "parenthesized_expression":
+        around = around.parent()
+    if around is not None and around.kind() == "call_expression":
+        return True
+    name = function.field("name")
+    if name is None and around is not None and around.kind() == "variable_declarator":
+        name = around.field("name")
+    if name is None or name.kind() != "identifier":
+        return False
+    return any(
+        node.kind() == "call_expression" and (callee := node.field("function")) is not None
+        and bare(callee).kind() == "identifier" and bare(callee).text() == name.text()
+        for node in walk(program)
+    )  # fmt: skip
+
+
+def strict(scope: SgNode) -> bool:
+    """A "use strict" directive opens the program or the function's body; a program with an import
+    or an export is an ES module, strict throughout."""
+    body = scope if scope.kind() == "program" else scope.field("body")
+    statements = [child for child in (body.children() if body is not None else []) if child.is_named()]
+    if scope.kind() == "program" and any(s.kind() in ("import_statement", "export_statement") for s in statements):
+        return True
+    first = statements[0] if statements else None
+    if first is not None and first.kind() == "comment":
+        first = next((s for s in statements if s.kind() != "comment"), None)
+    said = next((c for c in first.children() if c.is_named()), None) if first is not None else None
+    return (
+        first is not None
+        and first.kind() == "expression_statement"
+        and said is not None
+        and (said.kind() == "string" and unquoted(said) == "use strict")
+    )
+
+
+def this_used(node: SgNode) -> str | None:
+    """The global object reached by a sloppy `this`: as a value, or by a subscript of anything but
+    text; a plainly named member is member()'s, as `globalThis.x` is."""
+    parent = node.parent()
+    if parent is not None and parent.kind() == "member_expression" and parent.field("object") == node:
+        return None
+    if parent is not None and parent.kind() == "subscript_expression" and parent.field("object") == node:
+        index = parent.field("index")
+        return None if index is not None and index.kind() == "string" else "global-object"
+    return "global-object"
 
 
 def module_rule(name: str, path: str) -> str | None:
@@ -259,7 +339,7 @@ def member(node: SgNode) -> str | None:
     holder, name = node.field("object"), property_name(node)
     if holder is None or name is None:
         return None
-    owner = aliased(bare(holder))
+    owner = owner_of(bare(holder))
     if owner in GLOBAL_OBJECTS and name in RUNNER_GLOBALS:
         return "runner-global"
     if owner == "process" and name in PROCESS_ENDS:
@@ -277,6 +357,19 @@ def member(node: SgNode) -> str | None:
     if name == "constructor" and property_name(bare(holder)) == "constructor":
         return "code-at-run-time"
     return None
+
+
+def owner_of(holder: SgNode) -> str:
+    """Whose member `holder.x` is: a local name's value (aliased), the global object for a sloppy
+    `this`, and a global's own name when read off the global object (`globalThis.process` is
+    `process`)."""
+    if holder.kind() == "this":
+        return "globalThis" if global_this(holder) else "this"
+    if holder.kind() in ("member_expression", "subscript_expression"):
+        inner, name = holder.field("object"), property_name(holder)
+        if inner is not None and name is not None and owner_of(bare(inner)) in GLOBAL_OBJECTS:
+            return name
+    return aliased(holder)
 
 
 def made_error(node: SgNode) -> bool:
