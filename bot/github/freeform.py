@@ -190,7 +190,7 @@ class FreeForm:
         if request.hidden:
             report.notes.append(f"removed before prompting: {request.hidden}")
         report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
-        path, runner, example = reproduction_test(self.suite, self.tree, request)
+        path, runner, example = reproduction_test(self.suite, self.tree, request.kind, request.number)
         task = pipeline.Task(
             request.text, request.files, path, attempts, config.max_tokens, config.allow_unproven, runner, example
         )
@@ -374,7 +374,7 @@ def stages(report: Report) -> str:
     return "\n".join(rows) if len(rows) > 4 else ""
 
 
-def reproduction_test(suite: gate.Suite, tree: Git, request: Request) -> tuple[str, str, str]:
+def reproduction_test(suite: gate.Suite, tree: Git, kind: str, number: int) -> tuple[str, str, str]:
     """Where the reproduction test goes, the runner whose file it is, and a test file of the
     repository's to show for its ways (or ""): a pytest file where the command collects it
     (gate.Suite.new_test_file); for a suite a JavaScript runner runs, a file of that runner's
@@ -386,18 +386,18 @@ def reproduction_test(suite: gate.Suite, tree: Git, request: Request) -> tuple[s
     if isinstance(go_command.runner_of(command, tree.workdir), go_command.GoTest):
         tracked = sorted(path for path in tree.run("ls-files", "-z", strip=False).split("\0") if GO_TEST.search(path))
         folder = posixpath.dirname(tracked[0]) if tracked else ""
-        name = f"autofix_{request.kind}_{request.number}_test.go"
+        name = f"autofix_{kind}_{number}_test.go"
         return posixpath.join(folder, name), "go", tracked[0] if tracked else ""
     started = runner_of(command, tree.workdir)
     if not isinstance(started, Started):
-        return suite.new_test_file(tree.workdir, f"{request.kind}_{request.number}"), "pytest", ""
+        return suite.new_test_file(tree.workdir, f"{kind}_{number}"), "pytest", ""
     tracked = tree.run("ls-files", "-z", strip=False).split("\0")
     named = sorted((".test." not in path and ".spec." not in path, path) for path in tracked if JS_TEST.search(path))
     example = named[0][1] if named else ""
     found = JS_SUFFIX.search(example)
     ext = found["ext"] if found else ".js"
     folder = posixpath.dirname(example) if example else "test"
-    name = f"autofix-{request.kind}-{request.number}.test{ext}"
+    name = f"autofix-{kind}-{number}.test{ext}"
     return posixpath.join(folder, name), started.runner, example
 
 

@@ -22,17 +22,18 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from bot.core.edits import FORMAT_HELP
-from bot.core.freeform import REPRODUCE_TRIES, files
+from bot.core.freeform import REPRODUCE_TRIES, Task, files, placed
 from bot.core.gated import EditTree, GateJudge
 from bot.core.loop import run
 from bot.core.proof import ProofJudge
 from bot.core.protocol import Budget, Candidate
 from bot.core.report import Attempt, Report
-from bot.core.reproduce import Reproduction, reproduce
+from bot.core.reproduce import Reproduction, fence_of, reproduce
 from bot.core.workspace import Workspace
 from bot.errors import UserError
 from bot.github import issues, lead, render
 from bot.github.forge import MAY_TRIGGER, PullInfo
+from bot.github.freeform import reproduction_test
 from bot.github.git import Git, GitError
 from bot.github.review import suggestions, threads
 from bot.github.review.threads import Thread
@@ -171,7 +172,9 @@ class Round:
         self.login = occasion.login
         self.outcome, self.tree, self.work, self.suite = outcome, tree, work, suite
         self.mark = render.marker(occasion.kind, occasion.id)
-        self.test_path = suite.new_test_file(work.root, f"{occasion.kind}_{occasion.id}")  # a reproduction's
+        # A reproduction's place, its runner's and a test of the repository's shown for its ways, as
+        # for a free-form issue: pytest's, a JavaScript runner's or a Go test file.
+        self.test_path, self.runner, self.example = reproduction_test(suite, tree, occasion.kind, occasion.id)
 
     def run(self) -> int:
         step, config, flow = self.step, self.step.config, self.step.flow
@@ -216,12 +219,18 @@ class Round:
             if self.occasion.expected and baseline.target
             else replace(baseline, target=[], pre_existing=baseline.target)
         )
-        test_path = self.test_path
         paths = self.paths(asked)
+        placing = Task(text, [], self.test_path, attempts, runner=self.runner, example=self.example)
+        test_path, example, package = self.test_path, self.example, ""
+        if self.runner == "go":  # in the package of the first Go file the threads are on
+            test_path, example, package = placed(self.work, placing, paths)
+            self.test_path = test_path
         if asked and self.occasion.reproduce:
             shown = f"{text}\n\n{files(self.work, paths)}"
+            if example and example not in paths:  # the framework's ways, as the repository has them
+                shown += "\n\n" + files(self.work, [example], heading="One of the repository's tests:")
             found = reproduce(model, self.suite, self.work.root, test_path, shown,
-                              REPRODUCE_TRIES, report, text)  # fmt: skip
+                              REPRODUCE_TRIES, report, text, self.runner, package)  # fmt: skip
             if isinstance(found, Reproduction):
                 reproduction = found
                 self.work.originals[test_path] = None
@@ -237,7 +246,7 @@ class Round:
         try:
             if asked:
                 proof = (f"\n\nThis test, {test_path} (it can't be edited), fails now and must pass:"
-                         f"\n\n{fence(reproduction.code)}"
+                         f"\n\n{fence(reproduction.code, fence_of(test_path))}"
                          if reproduction else "")  # fmt: skip
                 first = self.occasion.intro or f"A review of pull request #{self.pull.number} asks for changes."
                 intro = f"{first}\n\n{text}{proof}"
