@@ -46,6 +46,7 @@ from ast_grep_py import SgNode, SgRoot
 
 from bot import safefs
 from bot.judge.integrity import Case
+from bot.judge.twins import Planted, Twin
 
 FORGED = "the test run's report was tampered with"
 WORDS = ("empty", "single", "order", "repeat", "large", "negative", "nested", "mixed", "default", "boundary")
@@ -65,22 +66,6 @@ SYSTEMS_TEXT = (
     "mips64p32le ppc ppc64 ppc64le riscv riscv64 s390 s390x sparc sparc64 wasm"
 )
 SYSTEMS = frozenset(SYSTEMS_TEXT.split())
-
-
-@dataclass(frozen=True)
-class Twin:
-    test_id: str  # `./calc::TestOrderAdd`, as go's events name it
-    original: str  # the suite's test it copies
-    broken: bool  # True: fails by construction; False: comes back as the original does
-
-
-@dataclass(frozen=True)
-class Planted:
-    path: str  # relative to the work folder
-    text: str
-    twins: tuple[Twin, ...]
-    helpers: tuple[str, ...] = ()  # the planted file's own functions (a broken twin's value changer)
-    like: str = ""  # the file it copies from: its times are the planted file's
 
 
 @dataclass(frozen=True)

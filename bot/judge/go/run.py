@@ -48,6 +48,7 @@ from bot.judge.go import canaries, report, std_cache
 from bot.judge.go.command import GoTest
 from bot.judge.go.staged import STAGED
 from bot.judge.integrity import Case
+from bot.judge.twins import decided
 from bot.sandbox.tiers import Limits, Outcome, Sandbox, allowed_environ, within
 
 # The launcher: go's stdout becomes the memfd argv[1] names (closed as itself); GOCACHE is a
@@ -194,10 +195,7 @@ def run_go(
     for case in found:
         case.message = canaries.scrub(case.message, twins)
         case.details = canaries.scrub(case.details, twins)
-    status = 0 if all(case.outcome in ("passed", "skipped") for case in found) else 1
-    # go's exit code counts the twins, which fail by construction: the suite's own tests decide.
-    outcome.returncode = status if twins and sift and not outcome.killed else outcome.returncode
-    return verdict.TestRun(outcome, found, exitstatus=status, forged=forged)
+    return decided(outcome, found, forged, bool(twins) and sift)
 
 
 def calibrate(

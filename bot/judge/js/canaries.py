@@ -39,6 +39,7 @@ from ast_grep_py import SgNode, SgRoot
 
 from bot import safefs
 from bot.judge.integrity import Case
+from bot.judge.twins import Planted, Twin
 
 TESTS = {"test", "it"}  # what declares a test in node:test, Jest and Vitest alike
 SUITES = {"describe", "suite", "context"}
@@ -54,20 +55,6 @@ CALIBRATED = 24  # twins of one file tried at most when learning which come back
 SOURCE_CAP = 1 << 20  # of a test file copied: a larger one gets no twins
 FORGED = "the test run's report was tampered with"
 NAME = re.compile(r"^(?P<stem>.*?)(?P<mark>[._-](?:test|spec))?(?P<ext>(?:\.[A-Za-z0-9]+)+)$")
-
-
-@dataclass(frozen=True)
-class Twin:
-    test_id: str  # as the reporter will name it
-    original: str  # the suite's test it copies
-    broken: bool  # True: fails by construction; False: comes back as the original does
-
-
-@dataclass(frozen=True)
-class Planted:
-    path: str  # relative to the work folder
-    text: str
-    twins: tuple[Twin, ...]
 
 
 @dataclass(frozen=True)

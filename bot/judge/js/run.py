@@ -27,6 +27,7 @@ from bot.judge import hooks, verdict
 from bot.judge.integrity import Case
 from bot.judge.js import canaries, report
 from bot.judge.js.command import Started
+from bot.judge.twins import decided
 from bot.sandbox.tiers import Limits, Sandbox, allowed_environ
 
 SOURCES = Path(__file__).resolve().parent.parent / "sandboxed" / "js"
@@ -180,11 +181,7 @@ def run_js(
     kept, forged = canaries.sift(cases, twins) if sift else (cases, [])
     for case in kept:
         case.details = own_frames(case.details)
-    status = 0 if all(case.outcome in ("passed", "skipped") for case in kept) else 1
-    # The runner's exit code counts the twins, which fail by construction: the suite's own
-    # tests decide, as the record has them.
-    outcome.returncode = status if twins and sift and not outcome.killed else outcome.returncode
-    return verdict.TestRun(outcome, kept, exitstatus=status, forged=forged)
+    return decided(outcome, kept, forged, bool(twins) and sift)
 
 
 def calibrate(
