@@ -6,19 +6,13 @@ tell, on bwrap and landlock. One that reads the twins too, to report each as it 
 finds none (the staged run empties their file before any binary runs). A right fix still
 passes with them planted."""
 
-import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from fake_openai import ScriptedOpenAI
+from test_go_spec import BROKEN, FIXED, autofix, calc_module, reply
 
-from bot.cli import main
-
-GO = shutil.which("go") or "/usr/local/go/bin/go"
-BROKEN = "package calc\n\n// Add returns a + b.\nfunc Add(a, b int) int {\n\treturn a - b\n}\n"
-FIXED = BROKEN.replace("a - b", "a + b")
 TESTS = """package calc
 
 import "testing"
@@ -153,25 +147,7 @@ func init() {
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
-    monkeypatch.setenv("PATH", f"{os.path.dirname(GO)}:{os.environ.get('PATH', '')}")
-    (tmp_path / "calc").mkdir()
-    (tmp_path / "go.mod").write_text("module example.com/calc\n\ngo 1.22\n")
-    (tmp_path / "calc" / "calc.go").write_text(BROKEN)
-    (tmp_path / "calc" / "calc_test.go").write_text(TESTS)
-    spec = tmp_path / "task.yml"
-    spec.write_text(
-        "task: Add(a, b) must return a + b.\ntarget: calc/calc.go\ntests:\n  command: go test ./...\n"
-        "timeout: 120\nmax_attempts: 2\nstrength: off\n"
-    )
-    return spec
-
-
-def reply(code: str) -> str:
-    return f"Here is the fix.\n\n```go\n{code}```\n"
-
-
-def autofix(spec: Path, fake: ScriptedOpenAI, sandbox: str) -> int:
-    return main(["run", str(spec), "--base-url", fake.base_url, "--model", "m", "--api", "chat", "--sandbox", sandbox])
+    return calc_module(tmp_path, monkeypatch, TESTS, max_attempts=2)
 
 
 @pytest.mark.parametrize("sandbox", ["bwrap", "landlock"])

@@ -45,15 +45,20 @@ LEAVES_OUT = FIXED.replace("package calc\n", 'package calc\n\nimport "os"\n') + 
 
 @pytest.fixture
 def project(tmp_path, monkeypatch) -> Path:
+    return calc_module(tmp_path, monkeypatch, TESTS, max_attempts=1)
+
+
+def calc_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, tests: str, max_attempts: int) -> Path:
+    """A module of one package, calc, with BROKEN and `tests`, and the spec naming calc/calc.go."""
     monkeypatch.setenv("PATH", f"{os.path.dirname(GO)}:{os.environ.get('PATH', '')}")
     (tmp_path / "calc").mkdir()
     (tmp_path / "go.mod").write_text("module example.com/calc\n\ngo 1.22\n")
     (tmp_path / "calc" / "calc.go").write_text(BROKEN)
-    (tmp_path / "calc" / "calc_test.go").write_text(TESTS)
+    (tmp_path / "calc" / "calc_test.go").write_text(tests)
     spec = tmp_path / "task.yml"
     spec.write_text(
         "task: Add(a, b) must return a + b.\ntarget: calc/calc.go\ntests:\n  command: go test ./...\n"
-        "timeout: 120\nmax_attempts: 1\nstrength: off\n"
+        f"timeout: 120\nmax_attempts: {max_attempts}\nstrength: off\n"
     )
     return spec
 
