@@ -129,7 +129,7 @@ def main() -> int:
             command = [
                 *(str(ROOT / ".venv/bin/autofix"), "eval", *SETS[name]),
                 *("--model", "qwen2.5-coder-1.5b-instruct", "--base-url", f"http://127.0.0.1:{port}/v1"),
-                *("--api", "chat", "--strategy", "all", "--attempts", "3", "--temperature", "0.7"),
+                *("--api", "chat", "--strategy", "all,side-by-side", "--attempts", "3", "--temperature", "0.7"),
                 *("--request-timeout", REQUEST_TIMEOUT),
                 *("--jobs", str(args.jobs), "--samples", str(args.samples), "--out", str(out)),
                 *("--seed", str(args.seed)),

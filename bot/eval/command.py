@@ -1,7 +1,7 @@
 """`autofix eval`: one-shot vs repair vs resampling at equal budget, over a task set; or, on a
 repository task set (humaneval-repo), the free-form pipeline stage by stage.
 
-    autofix eval TASKSET [--strategy S|all] [--attempts K] [--samples N] [--temperature T] [--seed S]
+    autofix eval TASKSET [--strategy S[,S...]|all] [--attempts K] [--samples N] [--temperature T] [--seed S]
                  [--jobs N] [--limit N | --sample N] [--shard I/N] [--out DIR] [--model M]
                  [--base-url URL] [--api A]
     autofix eval merge DIR... [--out DIR]
@@ -24,9 +24,11 @@ from pathlib import Path
 from bot.errors import ModelUnavailable, UserError, warn
 from bot.eval.progress import Progress
 from bot.eval.results import (
+    EXTRA_STRATEGIES,
     IDENTITY,
     LOG,
     REPO_STRATEGIES,
+    SPEC_STRATEGIES,
     STRATEGIES,
     FirstReplies,
     Log,
@@ -55,9 +57,9 @@ def add_arguments(parser: argparse.ArgumentParser, sandboxes: tuple[str, ...]) -
     parser.add_argument("folders", nargs="*", type=Path, help=argparse.SUPPRESS)
     parser.add_argument(
         "--strategy",
-        choices=(*STRATEGIES, *REPO_STRATEGIES, "all"),
         default="all",
-        help=f"default: all ({', '.join(STRATEGIES)}; on humaneval-repo: {', '.join(REPO_STRATEGIES)})",
+        help=f"a strategy, or several joined by commas; default: all ({', '.join(STRATEGIES)}; on humaneval-repo: "
+        f"{', '.join(REPO_STRATEGIES)}); also {', '.join(EXTRA_STRATEGIES)}",
     )
     parser.add_argument(
         "--attempts",
@@ -165,13 +167,18 @@ def evaluate(args: argparse.Namespace, redact) -> int:
         raise UserError("--request-timeout: must be a number of seconds above 0")
     shard = parse_shard(args.shard)
     offered = REPO_STRATEGIES if is_repo_taskset(args.taskset) else STRATEGIES
-    if args.strategy not in (*offered, "all"):
-        raise UserError(f"--strategy {args.strategy}: {args.taskset} is evaluated by {', '.join(offered)}")
+    named = [name.strip() for name in args.strategy.split(",")]
+    for name in named:
+        if name not in (*SPEC_STRATEGIES, *REPO_STRATEGIES, "all"):
+            choices = ", ".join((*SPEC_STRATEGIES, *REPO_STRATEGIES, "all"))
+            raise UserError(f"--strategy: invalid choice: {name!r} (choose from {choices})")
+        if name not in (*offered, "all") and not (offered == STRATEGIES and name in EXTRA_STRATEGIES):
+            raise UserError(f"--strategy {name}: {args.taskset} is evaluated by {', '.join(offered)}")
     if args.samples > 1 and offered == REPO_STRATEGIES:
         raise UserError(f"--samples: {args.taskset} is evaluated once")
     if args.strength and offered == REPO_STRATEGIES:
         raise UserError(f"--strength: measured on spec tasks (one target the model writes), not on {args.taskset}")
-    strategies = list(offered) if args.strategy == "all" else [args.strategy]
+    strategies = list(dict.fromkeys(s for name in named for s in (offered if name == "all" else (name,))))
     samples = range(1, args.samples + 1)
     out = args.out or DEFAULT_OUT
     with tempfile.TemporaryDirectory(prefix="autofix-eval-") as scratch:
@@ -293,7 +300,7 @@ def merge(folders: list[Path], out: Path) -> int:
             file=sys.stderr,
         )
     results = [result for folder in folders for result in read_results(folder)]
-    strategies = [s for s in STRATEGIES + REPO_STRATEGIES if any(r.strategy == s for r in results)]
+    strategies = [s for s in SPEC_STRATEGIES + REPO_STRATEGIES if any(r.strategy == s for r in results)]
     meta = {key: metas[0].get(key) for key in IDENTITY} | {"shard": "+".join(m["shard"] for m in metas)}
     out.mkdir(parents=True, exist_ok=True)
     report(out, meta, results, strategies)

@@ -15,10 +15,11 @@ STYLE: dict[str, dict[str, Any]] = {  # keyword arguments of matplotlib's errorb
     "repair": {"marker": "s", "color": "tab:blue"},
     "resample": {"marker": "^", "color": "tab:orange"},
     "repair+resample": {"marker": "D", "color": "tab:green"},
+    "side-by-side": {"marker": "v", "color": "tab:purple"},
 }
 # The strategies share the first call, so their points at 1 call coincide: a nudge sideways keeps
 # each one's error bar in sight.
-NUDGE = {"one-shot": 0.0, "repair": -0.04, "resample": 0.04, "repair+resample": 0.08}
+NUDGE = {"one-shot": 0.0, "repair": -0.04, "resample": 0.04, "repair+resample": 0.08, "side-by-side": -0.08}
 
 
 def plot(path: Path, meta: dict, analysis: dict) -> None:

@@ -35,7 +35,11 @@ FIRST_REPLIES = "first-replies.jsonl"
 # What makes two runs comparable. The shard is metadata too, but slices of one run differ in it;
 # --samples too, as a re-run with more samples extends the run.
 IDENTITY = ("taskset", "model", "attempts", "temperature", "seed", "candidates")
-STRATEGIES = ("one-shot", "repair", "resample", "repair+resample")  # the loop's, on spec tasks
+STRATEGIES = ("one-shot", "repair", "resample", "repair+resample")  # the loop's, on spec tasks: `all`
+# Named to run: repair+resample asking two candidates at once a round (`candidates: 2`), so its
+# first round is two fresh samples of the task and the next repairs the one with fewer failures.
+EXTRA_STRATEGIES = ("side-by-side",)
+SPEC_STRATEGIES = STRATEGIES + EXTRA_STRATEGIES
 REPO_STRATEGIES = ("freeform",)  # on a repository with an injected bug (humaneval-repo): bot/eval/freeform.py
 COMPARISONS = (  # a − b, if both ran
     ("repair", "one-shot"),
@@ -43,6 +47,8 @@ COMPARISONS = (  # a − b, if both ran
     ("repair", "resample"),
     ("repair+resample", "repair"),
     ("repair+resample", "resample"),
+    ("side-by-side", "repair+resample"),
+    ("side-by-side", "resample"),
 )
 
 
@@ -333,7 +339,7 @@ def over_samples(results: list[Result], strategies: list[str], attempts: int, by
 def first_calls(results: list[Result]) -> dict[tuple[int, str], Result]:
     """Per (sample, task), one run's result, the strategies in order: all share the first call."""
     chosen: dict[tuple[int, str], Result] = {}
-    for r in sorted(results, key=lambda r: STRATEGIES.index(r.strategy)):
+    for r in sorted(results, key=lambda r: SPEC_STRATEGIES.index(r.strategy)):
         chosen.setdefault((r.sample, r.task), r)
     return chosen
 
@@ -402,7 +408,7 @@ def percentile(values: list[float], p: int) -> float | None:
 
 
 def ordered(results: list[Result]) -> list[Result]:
-    known = STRATEGIES + REPO_STRATEGIES
+    known = SPEC_STRATEGIES + REPO_STRATEGIES
     return sorted(results, key=lambda r: (r.sample, natural_key(r.task), known.index(r.strategy)))
 
 

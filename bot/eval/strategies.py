@@ -1,4 +1,4 @@
-"""The four strategies `autofix eval` compares, each given the same number of model calls.
+"""The five strategies `autofix eval` compares, each given the same number of model calls.
 
 All four run through `loop.solve`, so a candidate is extracted, validated (and a pass
 confirmed) exactly as `autofix run` does it, and repair's feedback is the loop's own:
@@ -8,8 +8,10 @@ confirmed) exactly as `autofix run` does it, and repair's feedback is the loop's
   the first prompt again, so each is a fresh independent sample and the first pass wins;
 - repair+resample: repair, except that a repair failing the same checks the same way as the
   attempt before it is followed by a fresh sample from the task (Olausson et al.'s hybrid), as
-  `autofix run` does it.
-In all four a reply repeating code already judged is not judged again: a call, not a test run.
+  `autofix run` does it;
+- side-by-side: repair+resample asking two candidates at once a round (`candidates: 2`): its
+  first round is two fresh samples of the task, and the next repairs the one with fewer failures.
+In all five a reply repeating code already judged is not judged again: a call, not a test run.
 
 Paired: a task's first call is made once (per --samples repeat) and all of them share its reply, so
 they differ only in what follows it; it counts in each one's calls, tokens and time, which keeps
@@ -121,6 +123,8 @@ def run_pair(
     afterwards and the task's own checks judge the mutants (bot/judge/strength.py), outside the
     pair's times. `candidates`: replies asked at once per round; `calls` counts each."""
     calls = budget(strategy, attempts)
+    if strategy == "side-by-side":
+        candidates = max(candidates, 2)
     # Equal budgets mean equal calls: a spec's own token or time budget would cut some
     # strategies short and not others. Test strength is off in the loop: a gate would change what
     # a pass is, and the mutants would add up to 20 validations to every pass the harness times.
@@ -148,7 +152,8 @@ def run_pair(
     asked = FreshSamples(paired) if strategy == "resample" else paired
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
     started = clock()
-    solve(spec, asked, validator, report, clock=clock, restart_when_stuck=strategy == "repair+resample")
+    hybrid = strategy in ("repair+resample", "side-by-side")
+    solve(spec, asked, validator, report, clock=clock, restart_when_stuck=hybrid)
     seconds, validation_seconds = clock() - started + paired.reused_seconds, validator.seconds
     killed = mutants = 0
     if strength and report.passed:

@@ -66,3 +66,35 @@ def test_repair_and_resample_runs_alone(tmp_path):
         assert autofix_eval(tasks, *args, "--base-url", fake.base_url) == 0
     [result] = load(out)["results"]
     assert (result["strategy"], result["passed"], result["calls"]) == ("repair+resample", True, 3)
+
+
+def test_side_by_side_asks_two_fresh_samples_at_once_then_repairs_and_runs_beside_all(tmp_path, capsys):
+    """`--strategy all,side-by-side`: the four, then side-by-side, whose first round is the shared
+    call and a second sample of the first prompt (seed 1), asked at once; the seed-0 sample fails
+    and the seed-1 one passes, so it passes in one round of two calls."""
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "add.yml").write_text(SPEC)
+    out = tmp_path / "out"
+    with ScriptedOpenAI([stuck_repairs] * 7) as fake:
+        args = ("--strategy", "all,side-by-side", "--out", out, "--model", "m", "--api", "chat")
+        assert autofix_eval(tasks, *args, "--base-url", fake.base_url) == 0
+    assert fake.remaining == 0
+    first, *_, last = [r.json for r in fake.requests]
+    assert (last["messages"], last["seed"]) == (first["messages"], 1)  # a fresh sample, not a repair
+    data = load(out)
+    results = {r["strategy"]: (r["passed"], r["calls"]) for r in data["results"]}
+    assert results["side-by-side"] == (True, 2)
+    compared = {(c["a"], c["b"]): (c["only_a"], c["only_b"]) for c in data["comparisons"]}
+    assert compared[("side-by-side", "repair+resample")] == (0, 0)
+    assert "eval: 1 task x 5 strategies = 5 runs" in capsys.readouterr().out
+
+
+def test_a_strategy_name_outside_the_choices_is_one_line(tmp_path, capsys):
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    (tasks / "add.yml").write_text(SPEC)
+    assert autofix_eval(tasks, "--strategy", "all,sideways", "--out", tmp_path / "out", "--model", "m") == 2
+    choices = "one-shot, repair, resample, repair+resample, side-by-side, freeform, all"
+    error = f"autofix: error: --strategy: invalid choice: 'sideways' (choose from {choices})\n"
+    assert capsys.readouterr().err == error
