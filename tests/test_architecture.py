@@ -42,6 +42,7 @@ INSIDE = {"builtins", "ctypes", "hashlib", "hmac", "importlib", "json", "marshal
 INSIDE |= {"time"}
 INSIDE |= {"traceback", "types", "unittest", "yaml", "pytest", "site", "sitecustomize"}
 INSIDE |= {"linecache"}  # the checks runner's tracebacks, as traceback reads source lines
+INSIDE |= {"runpy"}  # the unittest hook: what `python -m` starts the module with, whose frames it checks
 INSIDE |= {"_thread", "_pytest", "ast"}  # the audit hook's per-thread guard; the canaries' twins
 INSIDE |= {"gc", "_signal"}  # the audit hook's census of code at load; the recorder deferring signal handlers
 INSIDE |= {"faulthandler"}  # a hung test's stack, dumped just before its run is stopped

@@ -81,7 +81,7 @@ def generated(
         run.update(avoid=sorted(avoid), dump_at=dump_at)
         header = "RUN = " + repr(run)
         write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, HIDDEN, PLUGIN)
-        write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", UNITTEST)
+        write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", AUDIT, UNITTEST)
         yield Hooks(folder, name)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

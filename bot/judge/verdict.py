@@ -206,6 +206,7 @@ def verdict_of(
                 [str(t) for t in record["tampered"]],
                 unittest=UnittestCounts(**counts),
                 plugin=plugin,
+                plugins=found_plugins(record),
             )
         if "cases" not in record:  # pytest started, and ended before its session did
             return TestRun(outcome, None, paths=paths, plugin=plugin)

@@ -687,20 +687,6 @@ def configure(config, keeper, name, modules, _getattr=getattr):
     modules.pop(name, None)  # from here on, no look through sys.modules finds this plugin
 
 
-def alone(function, defaults=None):
-    """`function` with globals of its own holding nothing, not even the built-ins: it looks up no
-    name it wasn't given, and nothing it makes leads to a namespace the recorder's code uses."""
-    made = type(function)(
-        function.__code__,
-        {"__builtins__": {}},
-        function.__name__,
-        function.__defaults__ if defaults is None else defaults,
-        function.__closure__,
-    )
-    made.__kwdefaults__ = function.__kwdefaults__
-    return made
-
-
 def sealed():
     """At load, before any conftest, test module or candidate code: the run's signer, canaries
     and selection taken, the machinery noted, and what configures the session; None outside a
@@ -732,24 +718,15 @@ def sealed():
     return alone(configure, (keeper, name, sys.modules, getattr))
 
 
-def private():
-    """This module's functions again, on a copy of its globals and of the built-ins taken now,
-    which nothing reachable leads to; stand_in made alone, since what it makes is reachable."""
-    import builtins
-
-    own = dict(globals())
-    own["__builtins__"] = dict(vars(builtins))
-    function = type(private)
-    for key, value in list(own.items()):
-        if type(value) is function and value.__module__ == __name__:
-            made = function(value.__code__, own, value.__name__, value.__defaults__, value.__closure__)
-            made.__kwdefaults__ = value.__kwdefaults__
-            own[key] = made
+def configured():
+    """`sealed` on private globals (seal.private), where stand_in is made alone, since what it
+    makes is reachable; nothing of that copy is left in this module's globals."""
+    own = private()
     own["stand_in"] = alone(stand_in)
-    return own
+    return own["sealed"]()
 
 
-_configure = private()["sealed"]()
+_configure = configured()
 
 
 @pytest.hookimpl(tryfirst=True)

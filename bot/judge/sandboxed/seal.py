@@ -178,3 +178,34 @@ def write_line(fd, sign, result):
     body = repr(result).encode("utf-8", "backslashreplace")
     line = b"\n" + MARK.encode() + sign(body).encode() + body + b"\n"
     os.pwrite(fd, line, os.fstat(fd).st_size)
+
+
+def private():
+    """This module's functions again, on a copy of its globals and of the built-ins taken now,
+    which nothing reachable leads to: code that rebinds a global or a built-in later changes
+    nothing they call."""
+    import builtins
+
+    own = dict(globals())
+    own["__builtins__"] = dict(vars(builtins))
+    function = type(private)
+    for key, value in list(own.items()):
+        if type(value) is function and value.__module__ == __name__:
+            made = function(value.__code__, own, value.__name__, value.__defaults__, value.__closure__)
+            made.__kwdefaults__ = value.__kwdefaults__
+            own[key] = made
+    return own
+
+
+def alone(function, defaults=None):
+    """`function` with globals of its own holding nothing, not even the built-ins: it looks up no
+    name it wasn't given, and nothing it makes leads to a namespace the recorder's code uses."""
+    made = type(function)(
+        function.__code__,
+        {"__builtins__": {}},
+        function.__name__,
+        function.__defaults__ if defaults is None else defaults,
+        function.__closure__,
+    )
+    made.__kwdefaults__ = function.__kwdefaults__
+    return made
