@@ -68,12 +68,23 @@ def sysv_of(uid: int) -> list[str]:
 
 
 def files_of(uid: int, places) -> list[bytes]:
-    found = subprocess.run(["find", *places, "-xdev", "-uid", str(uid), "-print0"], capture_output=True).stdout
+    # The uid (no groups) makes files only in world-writable folders and its own: find prunes
+    # the rest, or it would walk every other test's temp files under /tmp.
+    closed = ["-type", "d", "!", "-perm", "-o+w", "!", "-uid", str(uid), "-prune"]
+    argv = ["find", *places, "-xdev", "(", *closed, ")", "-o", "-uid", str(uid), "-print0"]
+    found = subprocess.run(argv, capture_output=True).stdout
     return [p for p in found.split(b"\0") if p]
 
 
 def procs_of(uid: int) -> list[str]:
-    return [p for p in os.listdir("/proc") if p.isdigit() and os.stat(f"/proc/{p}").st_uid == uid]
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if os.stat(f"/proc/{pid}").st_uid == uid:
+                found.append(pid)
+        except FileNotFoundError:  # another process that ended since the listing: not the uid's
+            continue
+    return found
 
 
 def test_process_tier_leaves_nothing_of_the_run_behind(workdir):
