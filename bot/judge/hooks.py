@@ -58,6 +58,7 @@ def generated(
     prefer: Sequence[str] = (),
     sites: Sequence[tuple[str, str, str]] | None = None,
     avoid: Sequence[str] = (),
+    functions: dict[str, list] | None = None,
     dump_at: float | None = None,
 ) -> Iterator[Hooks]:
     """This run's hooks, removed when it is over. `redirect`: each folder an editable install of
@@ -67,7 +68,8 @@ def generated(
     must-fail canaries are, where they can be (the ones failing last: bot/judge/canaries.py);
     `avoid`: tests no twin copies (the flaky ones).
     `sites`: the places of the repository's own code the audit hook lets reach the runner (None:
-    it notes them, on the tree as the repository has it). `dump_at`: when a test still running
+    it notes them, on the tree as the repository has it). `functions`: what each test ran on that
+    tree, layer by layer (None: the plugin notes it). `dump_at`: when a test still running
     dumps its stack (seconds since the epoch: just before the run is stopped; bot/judge/hung.py)."""
     folder = home() / secrets.token_hex(8)
     folder.mkdir()
@@ -78,7 +80,7 @@ def generated(
         named = None if plugins is None else [list(pair) for pair in plugins]
         allowed = None if sites is None else [list(site) for site in sites]
         run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer), sites=allowed)
-        run.update(avoid=sorted(avoid), dump_at=dump_at)
+        run.update(avoid=sorted(avoid), dump_at=dump_at, functions=functions)
         header = "RUN = " + repr(run)
         write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, HIDDEN, PLUGIN)
         write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", AUDIT, UNITTEST)

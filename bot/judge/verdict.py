@@ -54,9 +54,16 @@ class Plugins:
     # Where the repository's own code reached for what the audit hook guards (file, line, what):
     # let be in later runs (attrs calls sys._getframe), any other place refused.
     sites: tuple[tuple[str, str, str], ...] = ()
+    # What each test ran on that tree, layer by layer (file, name, first line): a later run whose
+    # test runs anything else (a function put in its place before collection) was tampered with.
+    functions: tuple[tuple[str, tuple[tuple[str, str, int], ...]], ...] = ()
 
     def options(self) -> list[str]:
         return [word for name, _ in self.modules for word in ("-p", name)]
+
+    def ran(self) -> dict[str, list[list]]:
+        """`functions` as the plugin's header takes it."""
+        return {test: [list(layer) for layer in layers] for test, layers in self.functions}
 
 
 @dataclass
@@ -148,6 +155,7 @@ def run_tests(
             sorted(prefer),
             None if plugins is None else plugins.sites,
             sorted(avoid),
+            None if plugins is None else plugins.ran(),
             time.time() + limits.wall_seconds - dump_margin(limits.wall_seconds),
         ) as hook,
     ):
@@ -251,7 +259,11 @@ def found_plugins(record: dict) -> Plugins | None:
         return None
     modules = tuple((str(m), str(f)) for m, f in record["plugins"])
     sites = tuple((str(f), str(line), str(what)) for f, line, what in record.get("sites", []))
-    return Plugins(modules, sites)
+    functions = tuple(
+        (str(test), tuple((str(f), str(name), int(line)) for f, name, line in layers))
+        for test, layers in record.get("functions", {}).items()
+    )
+    return Plugins(modules, sites, functions)
 
 
 GLOB = re.compile(r"[*?\[]")

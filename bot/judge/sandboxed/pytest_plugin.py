@@ -118,7 +118,8 @@ def record(write, canaries, only, original, target, bound):
     to code under repair (audit.py), and everything it calls was bound at load, before any code of
     the work folder ran (`bound`), so rebinding a module's global or a built-in reaches none of it."""
     (note_id, message, planter, tampered, discovered, elsewhere, paths, loaded, refusals, observed) = bound[:10]
-    named, prefer, avoid, length, attribute, integer, listed, renamed, identity, clock = bound[10:]
+    named, prefer, avoid, length, attribute, integer, listed, renamed, identity, clock = bound[10:20]
+    layers_of, ran_before = bound[20:]
     cases, planted, twins, items, registrations = {}, set(), {}, [], []
     ids, running, renames = {}, None, []  # each item's node id as collected, by identity
     compared, ran = None, None  # the last failing comparison of the running test; the test just run
@@ -209,6 +210,11 @@ def record(write, canaries, only, original, target, bound):
             ]
             result["tampered"] += renames[:20]
             result["tampered"] += refusals()  # what the audit hook refused (audit.py)
+            suite = [item for item in items if item.nodeid not in planted]
+            if ran_before is None:  # the repository's tree: what each test runs, from now on
+                result["functions"] = {note_id(item.nodeid): layers_of(item) for item in suite}
+            else:
+                result["tampered"] += swapped(suite, ran_before, layers_of, note_id)[:20]
             if named is None:  # the repository's own code's places the audit hook lets be from now on
                 result["sites"] = observed()
             write(result)
@@ -559,6 +565,42 @@ def tampering(config, items, original, renamed):
     return found[:50]
 
 
+def layers(item):
+    """What a test item runs, layer by layer (seal.code_objects): each code's file (relative in
+    the work folder, where each run's copy lies elsewhere), name, and first line in the suite's
+    files and outside the work folder (code under repair may move)."""
+    function = getattr(item, "obj", None) if hasattr(item, "function") else None
+    found = []
+    for code in code_objects(function) if function is not None else ():
+        where = code.co_filename
+        inside = inside_workdir(where)
+        line = code.co_firstlineno if not inside or test_like(where) else 0
+        found.append([os.path.relpath(os.path.realpath(where), WORKDIR) if inside else where, code.co_name, line])
+    return found
+
+
+def swapped(items, ran_before, layers_of, note_id):
+    """A line for each test that runs something else than it ran on the repository's tree: a
+    function put in its place before pytest collected it runs whoever's code it is."""
+    found = []
+    for item in items:
+        before = ran_before.get(note_id(item.nodeid))
+        now = layers_of(item)
+        if before is not None and now != before:
+            found.append(item.nodeid + " runs " + shown(now) + ", where the repository's tree ran " + shown(before))
+    return found
+
+
+def shown(layers):
+    if not layers:
+        return "no function"
+    where, name = layers[0][0], layers[0][1]
+    folder, _, base = where.rpartition(os.sep)
+    if os.path.isabs(where):  # outside the work folder: the file as a module's path ends
+        where = folder.rpartition(os.sep)[2] + "/" + base if base == "__init__.py" else base
+    return where + "'s " + name
+
+
 def implemented(name, impl, renamed):
     """A line for each layer of a hook's implementation from the work folder's code under repair
     (or code carrying a trusted file's name, audit.py): one pointing elsewhere by its attributes
@@ -706,7 +748,7 @@ def sealed():
     write({"paths": import_paths()})
     bound = (test_id, message_of, plant, tampering, autoloaded, loaded_elsewhere, import_paths, loaded_as)
     bound += (refusals, observed, RUN["plugins"], set(RUN["prefer"]), set(RUN["avoid"]), len, getattr, int, list)
-    bound += (renamed, id, time.time)
+    bound += (renamed, id, time.time, layers, RUN["functions"])
     vault = record(write, canaries, read_only(), original, RUN["target"], bound)
     next(vault)
     vault = deferring(vault)
