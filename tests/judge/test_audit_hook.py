@@ -222,3 +222,31 @@ def test_the_repositorys_own_use_is_let_be_and_an_added_one_is_refused(tmp_path,
     verdict = judge.check(added)
     assert not verdict.passed
     assert "code under repair at unique.py:10 asked for sys._getframe" in verdict.feedback
+
+
+# hypothesis compiles each @given test's wrapper from text and names it after the test's file;
+# that wrapper calls hypothesis's stack_depth_of_caller, which asks for a frame and hands back
+# only a count (a keeper). Before it was one, every candidate of a hypothesis suite failed.
+GIVEN = """\
+from hypothesis import given, strategies as st
+
+from unique import unique_items
+
+
+@given(st.lists(st.integers(0, 5)))
+def test_order_kept(items):
+    assert unique_items(items) == list(dict.fromkeys(items))
+"""
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_hypothesis_suite_judges_a_right_fix_right_and_a_wrong_one_wrong(tmp_path, tier):
+    judge = checker(tmp_path, tier)
+    (tmp_path / "tests" / "test_given.py").write_text(GIVEN)
+    wrong = "def unique_items(items):\n" + WRONG
+    right = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"
+    (tmp_path / "unique.py").write_text(wrong)
+    judge.preflight()
+    verdict = judge.check(right)
+    assert verdict.passed, verdict.feedback
+    assert "tests.test_given::test_order_kept" in judge.check(wrong).failing

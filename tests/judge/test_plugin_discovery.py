@@ -97,6 +97,7 @@ def test_a_suite_needing_an_installed_plugin_passes_with_it_named(tmp_path, tier
     judge = Validator(spec, sandbox(tier), screen=None)
     judge.preflight()
     assert sorted(name for name, _ in judge.plugins.modules) == [
+        "_hypothesis_pytestplugin",  # the `test` extra installs hypothesis, whose plugin is an entry point too
         "anyio.pytest_plugin",
         "xdist.looponfail",
         "xdist.plugin",
