@@ -6,8 +6,8 @@ baseline, plain values compared outside the candidate's process — and catches 
 knows by their effect. The guard reads the code itself: an attack the dynamic checks were not
 built for still has to get past it. It reads the syntax tree, follows import aliases, `getattr(x, "name")`,
 `__import__("name")`, `importlib.import_module("name")`, `sys.modules["name"]`, strings joined
-with `+` and the literal code given to exec, eval and compile; code built at run time (exec of
-decoded bytes, names assembled in a loop) gets past it.
+with `+` and the literal code given to exec, eval and compile. Code built at run time (exec of
+decoded bytes) is refused where the edit adds it; names assembled in a loop still get past it.
 
 Code that ordinary programs are made of never trips it: string, list, number and date
 utilities, classes and dataclasses, itertools, functools, re, json, collections, typing, math,
@@ -111,6 +111,11 @@ RULES: dict[str, tuple[str, str]] = {
         "assigns `__code__` or `cell_contents`, calls `.replace()` on a code object, `types.CodeType`",
         "rewriting compiled code changes functions behind the tests' back",
     ),
+    "dynamic-code": (
+        "runs code built at run time: `exec`, `eval` or `compile` of anything but a literal, "
+        "`types.FunctionType`/`LambdaType`, `pickle.load`/`loads`, `runpy`, the `code` and `codeop` modules",
+        "code the guard can't read can't be let through: text decoded and run as code walks past every check here",
+    ),
     "proc": ("strings with `/proc/`", "`/proc` shows the test runner's command line, environment and memory"),
     "unreadable": ("code nested too deeply for the guard to read", "code the guard can't read can't be let through"),
 }
@@ -196,6 +201,12 @@ MUTATORS = {
 }
 EXITS = {"sys.exit", "builtins.exit", "builtins.quit"}
 DYNAMIC_CODE = {"builtins.exec", "builtins.eval", "builtins.compile"}  # with a literal, it is read too
+# What runs code made at run time, whatever its argument (a literal to exec is read instead).
+CODE_BUILDERS = {
+    "types.FunctionType", "types.LambdaType", "pickle.load", "pickle.loads", "pickle.Unpickler",
+    "runpy.run_path", "runpy.run_module", "code.InteractiveInterpreter", "code.InteractiveConsole",
+    "code.interact", "codeop.compile_command", "codeop.CommandCompiler", "codeop.Compile",
+}  # fmt: skip
 CODE_ATTRIBUTES = {"__code__", "f_code", "gi_code", "cr_code", "ag_code"}
 BUILTIN_NAMES = frozenset(dir(builtins))
 # A path to the module's own file may pass through these and still name it; `os.path.dirname` or
@@ -399,6 +410,8 @@ class Scan:
         source = literal(node.args[0]) if function in DYNAMIC_CODE and node.args else None
         for hidden in findings(source) if source else ():
             self.flag(node, hidden.rule)
+        if (function in DYNAMIC_CODE and source is None) or function in CODE_BUILDERS:
+            self.flag(node, "dynamic-code")
         if function in SET_ATTRIBUTE and node.args:
             name = literal(node.args[1]) if len(node.args) > 1 else None
             self.check_change(node, self.dotted(node.args[0]), name, attribute_set=True)

@@ -289,7 +289,33 @@ def test_humaneval_solutions_and_tests_have_no_findings():
         for task, problem in problems.items()
     }
     assert len(problems) == 164
-    assert {task: hits for task, hits in flagged.items() if hits} == {}
+    # One canonical solution evals the expression it builds: text run as code, which the guard
+    # can't read (an eval of built text can call exec, import gc, anything), is refused.
+    assert {task: hits for task, hits in flagged.items() if hits} == {"HumanEval/160": [(30, "dynamic-code")]}
+
+
+HIDDEN = "import base64\nexec(base64.b64decode('aW1wb3J0IGdj').decode())\n"  # import gc
+
+
+@pytest.mark.parametrize(
+    "code, line",
+    [
+        (HIDDEN, 2),
+        ("import base64\nsource = base64.b64decode(b'eA==')\neval(compile(source, 'f', 'eval'))\n", 3),
+        ("import types\n\n\ndef f():\n    pass\n\n\ng = types.FunctionType(f.__code__, {})\n", 8),
+        ("import pickle\n\n\ndef load(data):\n    return pickle.loads(data)\n", 5),
+        ("import runpy\nrunpy.run_path('/tmp/x.py')\n", 2),
+    ],
+)
+def test_code_built_at_run_time_is_refused(code, line):
+    assert (line, "dynamic-code") in found(code)
+
+
+def test_code_given_as_a_literal_is_read_not_refused_and_what_the_file_had_stays():
+    assert found("exec('x = 1')\n") == []
+    assert found("exec('import gc')\n") == [(1, "gc")]
+    edited = HIDDEN + "\n\ndef helper():\n    return []\n"
+    assert found(edited, original=HIDDEN) == []
 
 
 EXISTING = "import gc\n\n\ndef tidy():\n    gc.collect()\n    return 1\n"
