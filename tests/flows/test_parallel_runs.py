@@ -5,6 +5,7 @@ ended and what it was asked to run, so the tests see them overlap, and see no ru
 the verdict doesn't read."""
 
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,7 @@ TESTS = (
     "def test_zero():\n    assert add(0, 0) == 0\n"
 )
 TARGET = "tests.test_calc::test_add"
+MEET_SECONDS = 60  # far above any start-up, and a serialized run never ends it sooner
 
 
 @dataclass
@@ -41,13 +43,23 @@ class Run:
 
 
 class Recorded:
-    """The real sandbox, each run's start, end and argv noted."""
+    """The real sandbox, each run's start, end and argv noted. With `meet` set to N, the first N
+    runs each wait, up to MEET_SECONDS, until all N have started: `met` says they did, which a
+    loaded machine can't fake or hide as it can a timestamp's order."""
 
     def __init__(self, sandbox):
         self.sandbox = sandbox
         self.runs: list[Run] = []
+        self.meet, self.started, self.met = 0, 0, True
+        self.arrived = threading.Condition()
 
     def run(self, argv, *args, **kwargs):
+        with self.arrived:
+            self.started += 1
+            if self.started <= self.meet:
+                self.arrived.notify_all()
+                if not self.arrived.wait_for(lambda: self.started >= self.meet, timeout=MEET_SECONDS):
+                    self.met = False
         started = time.monotonic()
         try:
             return self.sandbox.run(argv, *args, **kwargs)
@@ -106,13 +118,14 @@ def test_the_flake_check_and_the_run_at_the_base_go_side_by_side_by_node_id(tmp_
 def test_the_tests_a_ci_log_names_run_again_and_at_the_base_side_by_side_with_the_whole_suite(tmp_path, sandbox):
     head, base = project(tmp_path / "head", BROKEN), project(tmp_path / "base", CALC)
     suite = gate.Suite(sandbox, COMMAND, DEFAULT_PROTECT, timeout=60, jobs=2)
+    sandbox.meet = 2  # the whole suite waits for the flake check to start: they run side by side
     baseline = gate.Baseline.measure(suite, head, base, expected={TARGET})
     assert (baseline.target, baseline.flaky, baseline.passing) == ([TARGET], [], {"tests.test_calc::test_zero"})
     assert baseline.at_base is not None and set(baseline.at_base.results) == {TARGET}
     [first] = [run for run in sandbox.runs if whole(run)]
     early = [run for run in sandbox.runs if run is not first]
     assert len(early) == 2 and all(by_node_id(run, "tests/test_calc.py::test_add") for run in early)
-    assert early[0].started < first.ended  # the flake check ran while the whole suite did: no run after it
+    assert sandbox.met  # the flake check started while the whole suite waited for it: no run after it
     assert baseline.ran[-1] == "the 1 failing tests at the base, to tell pre-existing failures"
     # The failure's message, for the model, is pytest's introspection from the flake check: the
     # whole run read outcomes only.
