@@ -545,7 +545,16 @@ def compose_feedback(
 ) -> str:
     """Failing checks first, then each failing check's and test's own block (its statement or
     test, values, frames: checks.py, failures.py) and the output after them; without blocks, the
-    tail of the output. Within a fixed budget."""
+    tail of the output. Within a fixed budget; the same failure reads the same in every run."""
+    return ADDRESS.sub(r"\1 at 0x…>", told(failures, details, found, target, budget))
+
+
+# An object's default repr names where it sits in memory, which differs from run to run: the same
+# failure would read differently each time (and an eval's strategies would get different prompts).
+ADDRESS = re.compile(r"(<[^<>\n]{1,200}?) at 0x[0-9a-f]{4,16}>")
+
+
+def told(failures: list[str], details: list[str], found: Findings | None, target: str, budget: int) -> str:
     if not failures:
         return ""
     head = "Failing checks:\n" + "\n".join(f"- {clip_head(f, MESSAGE_CHARS)}" for f in failures)

@@ -595,3 +595,18 @@ def test_a_report_filed_under_another_tests_id_fails(tmp_path, tier):
     assert (
         "(pytest): a report of tests/test_unique.py::test_order came back as tests/test_unique.py::" in verdict.feedback
     )
+
+
+def test_the_same_failure_reads_the_same_in_every_run(tmp_path):
+    """An object's repr names its address, which differs between runs: feedback that quoted it
+    would differ for the same failure (and an eval's strategies, sharing their first call by its
+    prompt, would each make their own)."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_unique.py").write_text(
+        "from unique import unique_items\n\n\nclass Box:\n    pass\n\n\n"
+        "def test_order():\n    box = Box()\n    assert unique_items([3, 1, 3]) == [3, 1], box\n"
+    )
+    checker = validator(tmp_path, "bwrap", {"command": f"{sys.executable} -m pytest -q tests"})
+    first, second = checker.check(WRONG).feedback, checker.check(WRONG).feedback
+    assert "<test_unique.Box object at 0x…>" in first
+    assert first == second
