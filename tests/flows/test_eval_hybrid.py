@@ -4,6 +4,7 @@ and whose fresh samples pass after the first: repair fails, resample and repair+
 
 from __future__ import annotations
 
+import pytest
 from fake_openai import Reply, ScriptedOpenAI, prompt_text
 from test_eval import autofix_eval, fenced, load
 
@@ -20,6 +21,15 @@ SAME_PRODUCT = "def add(a, b):\n    return b * a\n"  # other code, the same fail
 SUM = "def add(a, b):\n    return a + b\n"
 
 
+@pytest.fixture
+def tasks(tmp_path):
+    """A task set of one spec: add."""
+    folder = tmp_path / "tasks"
+    folder.mkdir()
+    (folder / "add.yml").write_text(SPEC)
+    return folder
+
+
 def stuck_repairs(body: dict) -> Reply:
     """A repair prompt gets the product again, always; the first prompt the sum, but for seed 0."""
     if "Earlier answers failed the tests" in prompt_text(body):
@@ -27,10 +37,7 @@ def stuck_repairs(body: dict) -> Reply:
     return Reply(fenced(PRODUCT if body["seed"] == 0 else SUM), 100, 10)
 
 
-def test_repair_and_resample_resamples_where_repair_is_stuck(tmp_path, capsys):
-    tasks = tmp_path / "tasks"
-    tasks.mkdir()
-    (tasks / "add.yml").write_text(SPEC)
+def test_repair_and_resample_resamples_where_repair_is_stuck(tasks, tmp_path, capsys):
     out = tmp_path / "out"
     with ScriptedOpenAI([stuck_repairs] * 6) as fake:
         assert autofix_eval(tasks, "--out", out, "--model", "m", "--api", "chat", "--base-url", fake.base_url) == 0
@@ -56,10 +63,7 @@ def test_repair_and_resample_resamples_where_repair_is_stuck(tmp_path, capsys):
     assert "eval: 1 task x 4 strategies = 4 runs" in capsys.readouterr().out
 
 
-def test_repair_and_resample_runs_alone(tmp_path):
-    tasks = tmp_path / "tasks"
-    tasks.mkdir()
-    (tasks / "add.yml").write_text(SPEC)
+def test_repair_and_resample_runs_alone(tasks, tmp_path):
     out = tmp_path / "out"
     with ScriptedOpenAI([stuck_repairs] * 3) as fake:
         args = ("--strategy", "repair+resample", "--out", out, "--model", "m", "--api", "chat")
@@ -68,13 +72,10 @@ def test_repair_and_resample_runs_alone(tmp_path):
     assert (result["strategy"], result["passed"], result["calls"]) == ("repair+resample", True, 3)
 
 
-def test_side_by_side_asks_two_fresh_samples_at_once_then_repairs_and_runs_beside_all(tmp_path, capsys):
+def test_side_by_side_asks_two_fresh_samples_at_once_then_repairs_and_runs_beside_all(tasks, tmp_path, capsys):
     """`--strategy all,side-by-side`: the four, then side-by-side, whose first round is the shared
     call and a second sample of the first prompt (seed 1), asked at once; the seed-0 sample fails
     and the seed-1 one passes, so it passes in one round of two calls."""
-    tasks = tmp_path / "tasks"
-    tasks.mkdir()
-    (tasks / "add.yml").write_text(SPEC)
     out = tmp_path / "out"
     with ScriptedOpenAI([stuck_repairs] * 7) as fake:
         args = ("--strategy", "all,side-by-side", "--out", out, "--model", "m", "--api", "chat")
@@ -90,10 +91,7 @@ def test_side_by_side_asks_two_fresh_samples_at_once_then_repairs_and_runs_besid
     assert "eval: 1 task x 5 strategies = 5 runs" in capsys.readouterr().out
 
 
-def test_a_strategy_name_outside_the_choices_is_one_line(tmp_path, capsys):
-    tasks = tmp_path / "tasks"
-    tasks.mkdir()
-    (tasks / "add.yml").write_text(SPEC)
+def test_a_strategy_name_outside_the_choices_is_one_line(tasks, tmp_path, capsys):
     assert autofix_eval(tasks, "--strategy", "all,sideways", "--out", tmp_path / "out", "--model", "m") == 2
     choices = "one-shot, repair, resample, repair+resample, side-by-side, freeform, all"
     error = f"autofix: error: --strategy: invalid choice: 'sideways' (choose from {choices})\n"

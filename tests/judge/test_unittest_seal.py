@@ -12,6 +12,7 @@ import base64
 import sys
 
 import pytest
+from test_audit_hook import OWN
 from test_verdict import RIGHT, TIERS, validator
 
 TESTS = """\
@@ -153,19 +154,8 @@ def test_the_attacks_name_what_they_did(checker):
     assert "unittest's unittest.runner.TextTestRunner._makeResult was replaced during the run" in feedback
 
 
-# The audit hook runs under unittest too: the repository's own sys._getframe is noted by the
-# baseline and let be; one a candidate adds, reaching for the runner's frames, is refused.
-OWN = """\
-import sys
-
-
-def module_of_caller():
-    return sys._getframe(1).f_globals["__name__"]
-
-
-def unique_items(items):
-    module_of_caller()
-{body}"""
+# The audit hook runs under unittest too: the repository's own sys._getframe (OWN) is noted by
+# the baseline and let be; one a candidate adds, reaching for the runner's frames, is refused.
 
 
 def test_the_repositorys_own_frames_are_let_be_and_an_added_reach_is_refused(checker):

@@ -374,9 +374,9 @@ def test_the_plugin_is_nowhere_a_candidate_could_patch_it(tmp_path, tier):
         "found = []\n"
         "for module in list(sys.modules.values()):\n"
         "    names = getattr(module, '__dict__', {})\n"
-        "    if isinstance(names, dict) and 'write_line' in names and 'pytest_configure' in names:\n"
+        "    if isinstance(names, dict) and 'writer' in names and 'pytest_configure' in names:\n"
         "        found.append(module.__name__)\n"
-        "        names['write_line'] = names['tampering'] = lambda *args: []\n"
+        "        names['writer'] = names['tampering'] = lambda *args: []\n"
         "if found:\n    raise RuntimeError('found the plugin: ' + ' '.join(found))\n" + WRONG
     )
     verdict = suite(tmp_path, tier).check(forger)

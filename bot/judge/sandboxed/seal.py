@@ -164,20 +164,15 @@ MARK_BYTES = MARK.encode()
 
 
 def writer(fd, sign, _repr=repr, _pwrite=os.pwrite, _fstat=os.fstat, _mark=MARK_BYTES):
-    """write_line for one run, everything it calls bound now (the pytest plugin's recorder keeps
-    it where no code under test can reach it, and no built-in rebound later reaches the line)."""
+    """What writes the verdict's line (the HMAC under the nonce, then the body) for one run,
+    everything it calls bound now (the hooks' recorders keep it where no code under test can reach
+    it, and no built-in rebound later reaches the line)."""
 
     def write(result):
         body = _repr(result).encode("utf-8", "backslashreplace")
         _pwrite(fd, b"\n" + _mark + sign(body).encode() + body + b"\n", _fstat(fd).st_size)
 
     return write
-
-
-def write_line(fd, sign, result):
-    body = repr(result).encode("utf-8", "backslashreplace")
-    line = b"\n" + MARK.encode() + sign(body).encode() + body + b"\n"
-    os.pwrite(fd, line, os.fstat(fd).st_size)
 
 
 def private():
