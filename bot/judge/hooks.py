@@ -24,9 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOXED = Path(__file__).parent / "sandboxed"
-SEAL, EDITABLES, AUDIT, HIDDEN, PLUGIN, UNITTEST = (
+SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, PLUGIN, UNITTEST = (
     (SANDBOXED / name).read_text(encoding="utf-8")
-    for name in ("seal.py", "editables.py", "audit.py", "hidden.py", "pytest_plugin.py", "unittest_hook.py")
+    for name in (
+        "seal.py",
+        "memory.py",
+        "editables.py",
+        "audit.py",
+        "collector.py",
+        "hidden.py",
+        "pytest_plugin.py",
+        "unittest_hook.py",
+    )
 )
 
 
@@ -82,8 +91,9 @@ def generated(
         run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer), sites=allowed)
         run.update(avoid=sorted(avoid), dump_at=dump_at, functions=functions)
         header = "RUN = " + repr(run)
-        write(folder / f"{name}.py", header, SEAL, EDITABLES, AUDIT, HIDDEN, PLUGIN)
-        write(folder / "sitecustomize.py", header, SEAL, EDITABLES, "redirect_editables()", AUDIT, UNITTEST)
+        write(folder / f"{name}.py", header, SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, PLUGIN)
+        sealing = (SEAL, MEMORY, EDITABLES, "redirect_editables()", AUDIT, COLLECTOR, UNITTEST)
+        write(folder / "sitecustomize.py", header, *sealing)
         yield Hooks(folder, name)
     finally:
         shutil.rmtree(folder, ignore_errors=True)

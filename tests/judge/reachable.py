@@ -2,7 +2,7 @@
 modules, classes, the import system, logging, signals, threads and what their attributes,
 closures, globals, defaults, containers and weak references hold. Its source is a candidate's
 (test_runner_reach.py): `reach()` names, for each runner object found, the first path to it; the
-run's nonce and autofix's recorder count as runner objects."""
+run's nonce, autofix's recorder and the real gc module count as runner objects."""
 
 import builtins
 import collections
@@ -108,6 +108,10 @@ def reach():
         kind = type(item)
         if kind.__name__ in RUNNER and kind.__module__.split(".")[0] in ("_pytest", "pytest", "pluggy"):
             found.setdefault(kind.__name__, path)
+            continue
+        # The real gc, not autofix's stand-in: its set_debug(DEBUG_SAVEALL) would hand over everything.
+        if isinstance(item, types.ModuleType) and isinstance(vars(item).get("set_debug"), types.BuiltinFunctionType):
+            found.setdefault("the collector", path)
             continue
         if isinstance(item, types.ModuleType) and str(item.__name__).endswith("-recorder"):
             found.setdefault("the recorder", path)

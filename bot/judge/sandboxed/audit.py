@@ -6,7 +6,7 @@ autofix writes this after seal.py into the pytest plugin's module (bot/judge/hoo
 hook can't be removed once added, and the interpreter calls it before each of these operations:
 frames handed out (`sys._getframe`, `sys._current_frames`, a traceback's, generator's or
 coroutine's frame), every live object (`gc`), code that runs on every frame (`sys.settrace`,
-`sys.setprofile`, another audit hook), raw memory (`ctypes`), a debugger, a fresh import of
+`sys.setprofile`, another audit hook), raw memory (`ctypes`, or /proc/…/mem opened), a debugger, a fresh import of
 pytest's, pluggy's or ctypes' modules, and code compiled under a trusted file's name (which would
 pass for it below). When the code that caused one is foreign, the hook raises RuntimeError, so
 the operation never happens, and notes it for the verdict's `tampered` list.
@@ -53,6 +53,10 @@ EVERYWHERE = frozenset(
         "sys.setprofile",
         "sys.addaudithook",
         "sys.monitoring.register_callback",
+        # Raised by the collector's stand-in (collector.py): what the collector kept, and asking
+        # it to keep everything it collects.
+        "gc.garbage",
+        "gc.set_debug",
     )
 )
 # Events refused when the code that caused them is foreign.
@@ -92,6 +96,19 @@ KEEPERS = (
     # the hook, as any code carrying a name it didn't come from).
     ("hypothesis/internal/conjecture/junkdrawer.py", "stack_depth_of_caller"),
 )
+
+
+def memory_file(path, _realpath=os.path.realpath, _decode=os.fsdecode, _sep=os.sep, _str=str, _bytes=bytes):
+    """Whether opening `path` opens a process's memory (/proc/PID/mem, /proc/self/task/TID/mem),
+    however it is spelled or linked; a relative path ending in `mem` counts too, since the folder
+    it is relative to (dir_fd) isn't in the event."""
+    if type(path) not in (_str, _bytes):
+        return False  # a descriptor already open
+    name = _decode(path)
+    if not name.startswith(_sep) and name.rstrip(_sep).rpartition(_sep)[2] == "mem":
+        return True
+    parts = _realpath(name).split(_sep)
+    return len(parts) > 3 and parts[1] == "proc" and parts[-1] == "mem"
 
 
 def trusted_roots(workdirs):
@@ -283,7 +300,7 @@ def watch_runner():
     handing, code_type = frozenset(("sys._getframe", "object.__getattr__")), type(watch_runner.__code__)
     os_sep = os.sep
     foreign, passed_over, traceback, walkers, most = FOREIGN, PASSED_OVER, TRACEBACK, WALKERS, MOST_FINDINGS
-    get_ident, getframe, current_frames = _thread.get_ident, sys._getframe, sys._current_frames
+    get_ident, getframe, current_frames, memory = _thread.get_ident, sys._getframe, sys._current_frames, memory_file
     refuse, text, type_of, len_of, add, line_at = RuntimeError, str, type, len, sys.addaudithook, linecache.getline
     found = []
     # What the repository's own code does is its own: the baseline's run, on the tree as the
@@ -370,6 +387,10 @@ def watch_runner():
                 note(frame, event)
         elif event == "exec":
             believe(args[0], innermost())
+        elif event == "open":
+            frame = caller(innermost())
+            if frame is not None and memory(args[0]):
+                note(frame, "the process's memory (" + text(args[0]) + ")")
         elif event in naming:
             frame = innermost()  # who compiled, not who imported: importlib compiles for everyone
             filename = args[1] if type_of(args[1]) is text else ""
@@ -396,7 +417,7 @@ def watch_runner():
             if event == "exec":
                 if type_of(args[0]) is not code_type or believed(args[0]):
                     return
-            elif not event.startswith("ctypes."):
+            elif event != "open" and not event.startswith("ctypes."):
                 return
         elif event == "object.__getattr__":
             if args[1] not in attributes:

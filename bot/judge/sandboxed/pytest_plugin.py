@@ -741,7 +741,9 @@ def sealed():
     write = writer(fd, sign)
     config, original = loading_config(), identities(MACHINERY)
     hide_import_hook()  # installed before any -p plugin loads (hidden.py)
+    undumpable()  # no other process reads this one's memory (memory.py)
     refusals, observed, renamed = watch_runner()  # the audit hook, from now on (audit.py)
+    alone(hide_collector)(sys.modules)  # gc's stand-in, while no foreign code has run (collector.py)
     # Where this Python imports from, now: a conftest that can't import the project (an editable
     # install whose source the sandbox doesn't show) ends pytest before any session, and autofix
     # should still be able to say why. The session's line, if it comes, follows this one.

@@ -52,7 +52,9 @@ def seal_unittest():
     # code reads: the registration goes to a built-in that keeps nothing (id), which no one patches.
     unittest.runner.registerResult = id
     unittest.signals.registerResult = id
+    undumpable()  # no other process reads this one's memory (memory.py)
     refusals, observed, renamed = watch_runner()  # the audit hook, from now on (audit.py)
+    alone(hide_collector)(sys.modules)  # gc's stand-in (collector.py)
     program = sys.modules["unittest.main"].TestProgram  # the package's `main` is the class itself
     main_file = os.path.join(os.path.dirname(unittest.__file__), "__main__.py")
     # Its functions' code, frozen or not: a frozen file's name is no evidence (renamed).
