@@ -71,3 +71,16 @@ def test_a_folder_with_a_dot_in_its_name_keeps_it_in_the_node_id(tmp_path, prefl
         "### tests/v1.2/test_shop.py::test_minutes\nfailed: assert 61 == 60\n"
         "tests/v1.2/test_shop.py:4, the test up to its failing line:\n"
     )
+
+
+def test_an_import_error_shows_the_test_file_and_not_autofix_s_stand_ins(tmp_path):
+    """A test module that can't import the name it wants fails through pytest's import hook, whose
+    stand-in (hidden.py) sits on the stack: the model reads the import and its error, not the
+    stand-in's frames in a folder it has never seen."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_shop.py").write_text(SHOP_TESTS)
+    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    checker = validator(tmp_path, "bwrap", {"command": command}, target="shop.py")
+    verdict = checker.check("def hours(start, end):\n    return end - start\n")
+    assert "from shop import minutes\nE   ImportError: cannot import name 'minutes' from 'shop'" in verdict.feedback
+    assert "autofix-hooks" not in verdict.feedback, verdict.feedback

@@ -50,6 +50,7 @@ def hide_collector(
     held.send(None)
 
     def run(name, args, kwargs, held=held, lock=lock, made=made, imp=imp):
+        __tracebackhide__ = True  # a failure's traceback shows the caller and gc, not this
         if name == "set_debug":
             # An exact int, read once: a value's own `&` or `__index__` could say one thing here
             # and another to gc.
@@ -82,6 +83,7 @@ def hide_collector(
 
     def wrap(name):
         def call(*args, _run=run, _name=name, **kwargs):
+            __tracebackhide__ = True
             for result in _run(_name, args, kwargs):
                 return result
 

@@ -44,6 +44,7 @@ def stand_in(
     held.send(None)
 
     def run(name, proxy, args, kwargs, held=held, lock=lock):
+        __tracebackhide__ = True  # a failure's traceback shows the caller and the target, not this
         with lock:  # two threads resuming one generator at once would fail
             found, methods, then = held.send(None)
         result = methods[name](found, *args, **kwargs)
@@ -53,6 +54,7 @@ def stand_in(
 
     def method(name, run=run):
         def call(self, *args, _run=run, _name=name, **kwargs):
+            __tracebackhide__ = True
             for result in _run(_name, self, args, kwargs):
                 return result
 
