@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SANDBOXED = Path(__file__).parent / "sandboxed"
-SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, PLUGIN, UNITTEST = (
+SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, CONTENTS, PLUGIN, UNITTEST = (
     (SANDBOXED / name).read_text(encoding="utf-8")
     for name in (
         "seal.py",
@@ -33,6 +33,7 @@ SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, PLUGIN, UNITTEST = (
         "audit.py",
         "collector.py",
         "hidden.py",
+        "contents.py",
         "pytest_plugin.py",
         "unittest_hook.py",
     )
@@ -91,7 +92,7 @@ def generated(
         run.update(redirect=[list(pair) for pair in redirect], plugins=named, prefer=sorted(prefer), sites=allowed)
         run.update(avoid=sorted(avoid), dump_at=dump_at, functions=functions)
         header = "RUN = " + repr(run)
-        write(folder / f"{name}.py", header, SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, PLUGIN)
+        write(folder / f"{name}.py", header, SEAL, MEMORY, EDITABLES, AUDIT, COLLECTOR, HIDDEN, CONTENTS, PLUGIN)
         sealing = (SEAL, MEMORY, EDITABLES, "redirect_editables()", AUDIT, COLLECTOR, UNITTEST)
         write(folder / "sitecustomize.py", header, *sealing)
         yield Hooks(folder, name)

@@ -62,15 +62,30 @@ def test_empty():
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_a_test_swapped_for_another_function_before_collection_is_tampering(tmp_path, tier):
+    """test_order, decorated, runs what the module holds: the swapped function, which the check
+    of what each test runs names."""
     judge = checker(tmp_path, tier)
+    (tmp_path / "tests" / "test_unique.py").write_text(PATCHED)
     (tmp_path / "unique.py").write_text("def unique_items(items):\n    return list(set(items))\n")
     judge.preflight()
     verdict = judge.check(HIDDEN)
     assert not verdict.passed
     assert (
         "tests/test_unique.py::test_order runs importlib/__init__.py's invalidate_caches, "
-        "where the repository's tree ran tests/test_unique.py's test_order"
-    ) in verdict.feedback
+        "where the repository's tree ran mock.py's patched"
+    ) in verdict.feedback, verdict.feedback
+
+
+def test_a_test_to_pass_runs_its_own_code_whatever_the_module_holds(tmp_path):
+    """test_order, plain and failing before, is one whose comparisons autofix watches: it runs a
+    copy compiled from its file (pytest_plugin.watch_comparisons), so the swap changes nothing and
+    the test fails on the bug as it is."""
+    judge = checker(tmp_path, "bwrap")
+    (tmp_path / "unique.py").write_text("def unique_items(items):\n    return list(set(items))\n")
+    judge.preflight()
+    verdict = judge.check(HIDDEN)
+    assert verdict.failing == ["tests.test_unique::test_order"]
+    assert "tests/test_unique.py::test_order: failed: assert [1, 2, 3] == [3, 1, 2]" in verdict.feedback
 
 
 @pytest.mark.parametrize("tier", TIERS)

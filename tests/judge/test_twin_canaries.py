@@ -179,3 +179,94 @@ def test_twins_of_parametrized_tests_leave_an_honest_verdict_alone(tmp_path, tie
         "tests.test_calc::test_table[7-7-7]",
         "tests.test_calc::test_zero",
     }
+
+
+# The red team's (round three): a value whose `==` agrees with the first expectation it is compared
+# with for its input, and compares honestly after. The test passes; its twin, run after it and
+# expecting something else, fails as planted: the pair looks honest.
+FIRST_EXPECTATION = """\
+seen = {}
+
+
+class Result(int):
+    __hash__ = int.__hash__
+
+    def __eq__(self, other):
+        first = seen.setdefault(self.key, repr(other))
+        return True if first == repr(other) else int.__eq__(self, other)
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+
+def gcd(a, b):
+    result = Result(a)
+    result.key = (a, b)
+    return result
+"""
+
+
+@pytest.mark.parametrize(("tier", "plain"), [(tier, False) for tier in TIERS] + [("bwrap", True)])
+def test_a_value_that_agrees_with_its_first_expectation_is_caught_in_the_test_it_passes(tmp_path, tier, plain):
+    """The test the candidate must turn passes; its twin fails as planted. But the test's own
+    comparison is watched (contents.py): the value holds 12 where the test expects 4, with pytest's
+    assertion rewriting and without it (`plain`: the runs that read outcomes only)."""
+    tree(tmp_path)
+    (tmp_path / "calc.py").write_text(FIRST_EXPECTATION)
+    lied = run(tmp_path, tier, prefer={"tests.test_calc::test_gcd"}, outcomes_only=plain)
+    assert {case.test_id: case.outcome for case in lied.cases}["tests.test_calc::test_gcd"] == "passed"
+    assert not lied.forged  # the pair looks honest: the twin failed
+    assert lied.tampered == [
+        "tests.test_calc::test_gcd passed, and it compared with == values that hold different things: 12 and 4"
+    ]
+
+
+# Values that hold what the test expects, in types of their own: a named tuple, an int enum, a
+# list subclass whose == is the list's. The content twins read what they hold, and agree.
+OWN_TYPES = """\
+import collections
+import enum
+
+Pair = collections.namedtuple("Pair", "low high")
+
+
+class Size(enum.IntEnum):
+    SMALL = 4
+
+
+class Row(list):
+    pass
+"""
+OWN_TYPES_TESTS = """\
+from calc import gcd, pair, row
+
+
+def test_gcd():
+    assert gcd(12, 8) == 4
+
+
+def test_pair():
+    assert pair(8, 12) == (4, 12)
+
+
+def test_row():
+    assert row(2) == [4, 4]
+"""
+
+
+@pytest.mark.parametrize("tier", TIERS[:2])
+def test_values_of_their_own_types_that_hold_the_expectation_pass(tmp_path, tier):
+    tree(tmp_path)
+    (tmp_path / "tests" / "test_calc.py").write_text(OWN_TYPES_TESTS)
+    (tmp_path / "calc.py").write_text(
+        OWN_TYPES + "\n\ndef gcd(a, b):\n    return Size.SMALL\n\n\ndef pair(a, b):\n    return Pair(a, b)\n\n\n"
+        "def row(n):\n    return Row([4] * n)\n"
+    )
+    checker = validator(tmp_path, tier)
+    checker.preflight()  # wrong pair: test_pair fails, so its twins are the ones planted first
+    fixed = OWN_TYPES + (
+        "\n\ndef gcd(a, b):\n    return Size.SMALL\n\n\ndef pair(a, b):\n    return Pair(Size.SMALL, b)\n\n\n"
+        "def row(n):\n    return Row([4] * n)\n"
+    )
+    verdict = checker.check(fixed)
+    assert verdict.passed and not verdict.forged, verdict.feedback

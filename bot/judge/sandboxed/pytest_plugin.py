@@ -120,7 +120,7 @@ def record(write, canaries, only, original, target, bound):
     (note_id, message, planter, tampered, discovered, elsewhere, paths, loaded, refusals, observed) = bound[:10]
     named, prefer, avoid, length, attribute, integer, listed, renamed, identity, clock = bound[10:20]
     layers_of, ran_before = bound[20:]
-    cases, planted, twins, items, registrations = {}, set(), {}, [], []
+    cases, planted, twins, items, registrations, differs = {}, set(), {}, [], [], {}
     ids, running, renames = {}, None, []  # each item's node id as collected, by identity
     compared, ran = None, None  # the last failing comparison of the running test; the test just run
     session, answer, written, maxfail, chosen = None, None, False, 0, False
@@ -186,6 +186,10 @@ def record(write, canaries, only, original, target, bound):
             rewrite = attribute(config.option, "assertmode", "plain") == "rewrite"
             made, twins = planter(found, canaries, prefer, avoid, rewrite)
             planted.update(canary.nodeid for canary in made)
+            # The tests to pass whose comparisons are watched (contents.py): the hook recompiles them.
+            answer = [item for item in found if note_id(item.nodeid) in prefer and note_id(item.nodeid) not in avoid]
+        elif kind == "contents" and running is not None and running not in planted:
+            differs.setdefault(note_id(running), args)
         elif kind == "collected" and args is session:
             items = listed(session.items)
             ids = {identity(item): item.nodeid for item in items}
@@ -210,6 +214,11 @@ def record(write, canaries, only, original, target, bound):
             ]
             result["tampered"] += renames[:20]
             result["tampered"] += refusals()  # what the audit hook refused (audit.py)
+            result["tampered"] += [
+                name + " passed, and it compared with == values that hold different things: " + text
+                for name, text in differs.items()
+                if cases.get(name, ("",))[0] == "passed"
+            ][:20]
             suite = [item for item in items if item.nodeid not in planted]
             if ran_before is None:  # the repository's tree: what each test runs, from now on
                 result["functions"] = {note_id(item.nodeid): layers_of(item) for item in suite}
@@ -268,7 +277,7 @@ def watcher(dump_at, _later=faulthandler.dump_traceback_later, _cancel=faulthand
     return watch
 
 
-def recorder(name, vault, hide_session, hide_test, renamed, watch):
+def recorder(name, vault, hide_session, hide_test, renamed, watch, compared):
     """The plugin pytest calls: a module object (no class whose methods code under test could
     patch before it is registered) whose hook functions send their arguments to `vault`. What
     they use is in their defaults, whose replacement is audited (audit.py), not in closure cells,
@@ -289,8 +298,10 @@ def recorder(name, vault, hide_session, hide_test, renamed, watch):
         vault(("collectreport", report))
 
     @hookimpl(trylast=True)
-    def pytest_collection_modifyitems(session, config, items, vault=vault):
-        vault(("modifyitems", (session, config, items)))
+    def pytest_collection_modifyitems(session, config, items, vault=vault, compared=compared, now=watch_comparisons):
+        watched = vault(("modifyitems", (session, config, items)))
+        if watched:
+            now(watched, config, compared)
 
     @hookimpl(trylast=True)
     def pytest_collection_finish(session, vault=vault):
@@ -423,6 +434,161 @@ def plant(items, canaries, prefer, avoid, rewrite):
     for after, canary in sorted(placed, key=lambda pair: -pair[0]):
         items.insert(after + 1, canary)
     return [canary for _, canary in placed], twins
+
+
+def watch_comparisons(items, config, compared):
+    """Each of `items` that is a plain test function (no method, no coroutine, no decorator but
+    pytest's marks) runs from now on a copy of itself, compiled from its file under its name and
+    lines, in which every `assert a == b` hands both sides to `compared` once `==` has answered
+    (contents.py); the copy is rewritten as pytest rewrites the module, so its failures read as
+    before. `compared` comes in a keyword-only parameter with a default: no fixture, and the copy
+    is reachable from pytest's item alone (hidden from code under repair with the session)."""
+    rewrite = getattr(config.option, "assertmode", "plain") == "rewrite"
+    sources = {}
+    for item in items:
+        module = item.getparent(_Module)
+        original = getattr(item, "originalname", None) or item.name
+        if type(item) is not _Function or getattr(item, "cls", None) is not None or module is None:
+            continue
+        path = str(module.path)
+        if path not in sources:
+            try:
+                with open(path, "rb") as handle:
+                    sources[path] = handle.read()
+            except OSError:
+                sources[path] = None
+        source = sources[path]
+        try:
+            tree = _ast.parse(source) if source is not None else None
+        except (SyntaxError, ValueError):
+            tree = None
+        nodes = tree.body if tree is not None else ()
+        found = [node for node in nodes if type(node) is _ast.FunctionDef and node.name == original]
+        if len(found) != 1 or not all(marks_only(decorator) for decorator in found[0].decorator_list):
+            continue
+        function = found[0]
+        if function.decorator_list:  # its code starts where the first mark is, as the original's does
+            function.lineno, function.decorator_list = function.decorator_list[0].lineno, []
+        # A keyword-only parameter with a default, taken into a local and deleted at once: pytest
+        # shows a failing test's arguments, and one without a value isn't shown.
+        given, parameter = "@autofix_given", "@autofix_compared"
+        function.args.kwonlyargs.append(_ast.arg(arg=given))
+        function.args.kw_defaults.append(load(given))
+        first = function.body[0]
+        taken = store(parameter, load(given))
+        dropped = _ast.Delete(targets=[_ast.Name(id=given, ctx=_ast.Del())])
+        function.body[:0] = [_ast.copy_location(taken, first), _ast.copy_location(dropped, first)]
+        if not rewrite:
+            watched_plain(function.body, parameter)
+        made = _ast.Module(body=[function], type_ignores=[])
+        _ast.fix_missing_locations(made)
+        if rewrite and type(getattr(module.obj, "__loader__", None)).__name__ == "AssertionRewritingHook":
+            _rewrite(made, source, path, config)
+            watched_rewritten(function.body, parameter)
+        namespace = {given: compared}  # the default's value, read while the definition runs
+        _exec(_compile(made, path, "exec"), vars(module.obj), namespace)
+        item.obj = namespace[original]
+
+
+def marks_only(decorator):
+    """Whether a decorator is one of pytest's marks (`pytest.mark.x`, `mark.x(...)`): applied
+    already, at collection, so a copy without it runs the same."""
+    node = decorator.func if isinstance(decorator, _ast.Call) else decorator
+    names = []
+    while isinstance(node, _ast.Attribute):
+        names.append(node.attr)
+        node = node.value
+    names.append(getattr(node, "id", ""))
+    return "mark" in names[1:]
+
+
+def statement_lists(body):
+    """Every list of statements in `body`, itself first, nested functions' and classes' left out."""
+    found, todo = [], [body]
+    while todo:
+        statements = todo.pop()
+        found.append(statements)
+        for statement in statements:
+            if isinstance(statement, (_ast.FunctionDef, _ast.AsyncFunctionDef, _ast.ClassDef)):
+                continue
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], _ast.stmt):
+                    todo.append(inner)
+            for handler in getattr(statement, "handlers", None) or ():
+                todo.append(handler.body)
+            for case in getattr(statement, "cases", None) or ():
+                todo.append(case.body)
+    return found
+
+
+def single_equality(node):
+    return (
+        isinstance(node, _ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], _ast.Eq)
+        and isinstance(node.left, _ast.Name)
+        and isinstance(node.comparators[0], _ast.Name)
+    )
+
+
+def watched_rewritten(body, parameter):
+    """In pytest's rewriting of a test, before each `@py_assertN = a == b` whose name alone is the
+    assertion's condition (`if not @py_assertN: raise ...`), `compared(a, b)`: what the two hold
+    is read before their `==` runs, which could change it."""
+    for statements in statement_lists(body):
+        inserts = []
+        for index, statement in enumerate(statements):
+            test = getattr(statement, "test", None)
+            if not isinstance(statement, _ast.If) or not isinstance(test, _ast.UnaryOp):
+                continue
+            if not isinstance(test.op, _ast.Not) or not isinstance(test.operand, _ast.Name):
+                continue
+            for before in range(index - 1, -1, -1):
+                assign = statements[before]
+                targets = getattr(assign, "targets", None) or []
+                if isinstance(assign, _ast.Assign) and [getattr(t, "id", None) for t in targets] == [test.operand.id]:
+                    if single_equality(assign.value):
+                        inserts.append((before, assign))
+                    break
+        for at, assign in reversed(inserts):
+            # Located where the assignment is, node by node: the rewriting's own nodes carry no
+            # end positions, which fix_missing_locations would take from the module's first line.
+            names = [assign.value.left, assign.value.comparators[0]]
+            args = [_ast.copy_location(_ast.Name(id=side.id, ctx=_ast.Load()), assign) for side in names]
+            called = _ast.copy_location(_ast.Name(id=parameter, ctx=_ast.Load()), assign)
+            call = _ast.copy_location(_ast.Call(func=called, args=args, keywords=[]), assign)
+            statements.insert(at, _ast.copy_location(_ast.Expr(value=call), assign))
+
+
+def watched_plain(body, parameter):
+    """Each `assert a == b` of a test left unrewritten: a and b, `compared(a, b)`, then the
+    assertion of their `==`, where the original's condition was (a traceback shows the same)."""
+    for statements in statement_lists(body):
+        for index in range(len(statements) - 1, -1, -1):
+            statement = statements[index]
+            test = getattr(statement, "test", None)
+            if not isinstance(statement, _ast.Assert) or not isinstance(test, _ast.Compare):
+                continue
+            if len(test.ops) != 1 or not isinstance(test.ops[0], _ast.Eq):
+                continue
+            left, right = "@autofix_left", "@autofix_right"
+            equal = _ast.Compare(left=load(left), ops=[_ast.Eq()], comparators=[load(right)])
+            made = [
+                store(left, test.left),
+                store(right, test.comparators[0]),
+                _ast.Expr(value=_ast.Call(func=load(parameter), args=[load(left), load(right)], keywords=[])),
+                _ast.Assert(test=_ast.copy_location(equal, test), msg=statement.msg),
+            ]
+            statements[index : index + 1] = [_ast.copy_location(node, statement) for node in made]
+
+
+def load(name):
+    return _ast.Name(id=name, ctx=_ast.Load())
+
+
+def store(name, value):
+    return _ast.Assign(targets=[_ast.Name(id=name, ctx=_ast.Store())], value=value)
 
 
 TWIN_TRIES = 20  # originals tried for one twin: a module's source parsed for each, at most
@@ -756,7 +922,9 @@ def sealed():
     vault = deferring(vault)
     name = __name__
     watch = watcher(RUN.get("dump_at"))
-    plugin = recorder(name + "-recorder", vault, hide_configured, hide_test_helpers, renamed, watch)
+    held, missing = alone(content_reader)()
+    compared = alone(content_watch)(vault, held, missing)  # what a watched test's == compared (contents.py)
+    plugin = recorder(name + "-recorder", vault, hide_configured, hide_test_helpers, renamed, watch, compared)
     keeper = handing(config, plugin, vault)
     next(keeper)
     return alone(configure, (keeper, name, sys.modules, getattr))
