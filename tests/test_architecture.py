@@ -66,8 +66,11 @@ def test_what_runs_in_the_sandbox_imports_nothing_of_autofix():
     assert [f.name for f in files] == [
         "audit.py",
         "checks_runner.py",
+        "collector.py",
+        "contents.py",
         "editables.py",
         "hidden.py",
+        "memory.py",
         "pytest_plugin.py",
         "seal.py",
         "sql_runner.py",
