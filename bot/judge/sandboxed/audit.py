@@ -95,6 +95,9 @@ KEEPERS = (
     # wrapper, which it compiles from text and names after the test's file (code under repair to
     # the hook, as any code carrying a name it didn't come from).
     ("hypothesis/internal/conjecture/junkdrawer.py", "stack_depth_of_caller"),
+    # Name the line that called them, in a message (attrs' suite calls assume in @given tests).
+    ("hypothesis/control.py", "assume"),
+    ("hypothesis/control.py", "reject"),
 )
 
 
