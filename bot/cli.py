@@ -55,6 +55,12 @@ def parser() -> argparse.ArgumentParser:
         help="replies asked at once per round, judged side by side; each is a call (default: the spec's, else 1)",
     )
     run.add_argument(
+        "--strategy",
+        choices=("repair", "resample", "repair+resample"),  # bot.spec.STRATEGIES, which would load pydantic
+        help="after a failed attempt: repair it with the feedback, ask a fresh sample of the task, or repair "
+        "and start afresh when stuck (default: the spec's, else repair+resample)",
+    )
+    run.add_argument(
         "--max-attempts", type=int, metavar="N", help="at most N model calls (default: the spec's, else 3)"
     )
     run.add_argument("--report", type=Path, metavar="FILE.json", help="write the JSON report here")
@@ -129,6 +135,8 @@ def run(args: argparse.Namespace, redact: Redactor) -> int:
         spec.max_attempts = args.max_attempts
     if args.strength is not None:
         spec.strength = args.strength
+    if args.strategy is not None:
+        spec.strategy = args.strategy
     if args.temperature is not None and not 0 <= args.temperature <= 2:
         raise UserError("--temperature: must be between 0 and 2")
     if args.candidates is not None:

@@ -97,6 +97,13 @@ CACHES = (
 
 StrengthMode = Literal["report", "gate", "off"]
 STRENGTH_MODES: tuple[StrengthMode, ...] = get_args(StrengthMode)
+# How a spec's loop goes on after a failed attempt (bot/core/loop.py): repair (the feedback, in the
+# conversation), resample (the task's first prompt again: a fresh sample), or repair+resample
+# (repair, and a fresh start when a repair fails as the attempt before it did). The default is the
+# one that solved most on `make bench-model`'s repair set (docs/evaluation.md).
+Strategy = Literal["repair", "resample", "repair+resample"]
+STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
+DEFAULT_STRATEGY: Strategy = "repair+resample"
 
 
 class Strict(BaseModel):
@@ -196,6 +203,7 @@ class Spec(Strict):
     temperature: float | None = Field(default=None, ge=0, le=2)  # sent with every call; None: the endpoint's
     # replies asked at once per round, with seeds of their own; each is a call of max_attempts
     candidates: int = Field(default=1, ge=1, le=8)
+    strategy: Strategy = DEFAULT_STRATEGY
     # whole: the model writes the whole target; edit: SEARCH/REPLACE edits to the existing target;
     # auto: edit for an existing target longer than bot.core.edit_file.WHOLE_LINES, else whole.
     # A document or a query (json, yaml, sql) is always written whole.

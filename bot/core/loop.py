@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
+from bot.core.fresh import FreshSamples
 from bot.core.languages import language_of
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Messages
 from bot.core.repeats import Judged, Streak, same_failure
@@ -32,7 +33,7 @@ from bot.judge.canaries import FORGED
 from bot.judge.validate import Validator, Verdict, current_text
 from bot.models.base import Model, reply_tokens, scaled_reply_tokens
 from bot.models.prices import price_of
-from bot.spec import Spec
+from bot.spec import Spec, Strategy
 from bot.text import count
 
 
@@ -50,14 +51,17 @@ def run(
     restart: Callable[[Sequence[str]], Answer] | None = None,
     judged: Judged | None = None,
     candidates: int = 1,
-    restart_when_stuck: bool = True,
+    strategy: Strategy = "repair+resample",
 ) -> Report:
     """`restart` makes a fresh answer from the task, its first prompt restating the failures
     given: given, a reply repeating code judged before is answered by a fresh sample, and (with
-    `restart_when_stuck`) a repair that fails as the attempt before it did by a fresh start.
+    `strategy` repair+resample) a repair that fails as the attempt before it did by a fresh start.
+    With `strategy` resample the model gets the first prompt at every call (FreshSamples).
     `judged` holds what was judged before the loop (the current code). `candidates`: replies asked
     at once per round (bot/core/rounds.py); `budget.max_attempts` counts every call."""
     seen = judged if judged is not None else Judged()
+    model = FreshSamples(model) if strategy == "resample" else model
+    restart_when_stuck = strategy == "repair+resample"
     try:
         for note in judge.preflight():
             report.notes.append(note)
@@ -210,11 +214,10 @@ def solve(
     clock: Callable[[], float] = time.monotonic,
     on_stage: Callable[[str], None] = lambda stage: None,
     *,
-    restart_when_stuck: bool = True,
+    strategy: Strategy | None = None,
 ) -> Report:
     """A task that writes one target file, judged by the validator: whole, or by edits (`mode`).
-    `restart_when_stuck`: a repair that fails as the attempt before it did is followed by a fresh
-    answer from the task and the original file (the eval's `repair` turns it off, to compare)."""
+    `strategy` (else the spec's): how the loop goes on after a failed attempt (bot/spec.py)."""
     budget = Budget(spec.max_attempts, spec.max_tokens, spec.max_seconds, spec.max_cost)
     if report.price is None:
         report.price = price_of(report.model, spec.price)
@@ -236,7 +239,7 @@ def solve(
     with reply_tokens(spec.reply_tokens or scaled_reply_tokens(len(current) if current else None)):
         return run(
             answer(), judge, model, budget, report, on_attempt, on_note, clock, on_stage,
-            restart=answer, judged=judged, candidates=spec.candidates, restart_when_stuck=restart_when_stuck,
+            restart=answer, judged=judged, candidates=spec.candidates, strategy=strategy or spec.strategy,
         )  # fmt: skip
 
 

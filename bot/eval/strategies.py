@@ -37,26 +37,12 @@ from bot.judge.strength import measure
 from bot.judge.validate import Validator, Verdict
 from bot.models.base import SEED_OFFSET, Model, Reply, seed_offset
 from bot.sandbox.tiers import Sandbox
+from bot.spec import Strategy
 from bot.text import clip_head
 
 FAILURE_CHARS = 300  # of the final failure reason kept per result
 ERROR_CHARS = 4_000  # of a failure's feedback kept per result
 CODE_CHARS = 20_000  # of a failure's final candidate kept per result
-
-
-class FreshSamples:
-    """A model wrapper that withholds the feedback: whatever the loop asks, the model
-    gets the loop's first prompt again, so every call is an independent sample."""
-
-    def __init__(self, model: Model):
-        self.model = model
-        self.name, self.banner = model.name, model.banner
-        self.first: list[dict[str, str]] | None = None
-
-    def complete(self, messages: list[dict[str, str]]) -> Reply:
-        if self.first is None:
-            self.first = messages
-        return self.model.complete(self.first)
 
 
 class PairedCalls:
@@ -149,11 +135,12 @@ def run_pair(
         spec.target_path.unlink(missing_ok=True)
     validator = TimedValidator(task.spec, sandbox)
     paired = PairedCalls(model, first_replies, sample, task.id, (sample - 1) * attempts, clock)
-    asked = FreshSamples(paired) if strategy == "resample" else paired
     report = Report(model=model.name, sandbox=sandbox.describe(), target=spec.target, max_attempts=calls)
     started = clock()
-    hybrid = strategy in ("repair+resample", "side-by-side")
-    solve(spec, asked, validator, report, clock=clock, restart_when_stuck=hybrid)
+    # Each the loop's own strategy (spec.strategy), as `autofix run` would run it.
+    looped: dict[str, Strategy] = {"resample": "resample", "side-by-side": "repair+resample"}
+    looped["repair+resample"] = "repair+resample"
+    solve(spec, paired, validator, report, clock=clock, strategy=looped.get(strategy, "repair"))
     seconds, validation_seconds = clock() - started + paired.reused_seconds, validator.seconds
     killed = mutants = 0
     if strength and report.passed:

@@ -137,6 +137,7 @@ def from_issue(config: Config, issue: Issue, tests_from_block: bool) -> Spec:
                 ("price", config.repo.price.model_dump() if config.repo.price else None),
                 ("temperature", config.repo.temperature),
                 ("candidates", config.repo.candidates),
+                ("strategy", config.repo.strategy),
             )
             if v is not None and v != ""
         }
@@ -160,7 +161,7 @@ def from_file(config: Config, relpath: str) -> Spec:
     """A spec file of the repository; its paths are relative to the repository's root."""
     spec = specs.load(config.workspace / relpath, config.workspace)
     spec.path = Path(relpath)
-    for key in ("max_attempts", "timeout", "model", "api", "price", "temperature", "candidates"):
+    for key in ("max_attempts", "timeout", "model", "api", "price", "temperature", "candidates", "strategy"):
         default = getattr(config.repo, key)
         if key not in spec.model_fields_set and default is not None:
             setattr(spec, key, default)

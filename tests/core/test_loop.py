@@ -12,7 +12,7 @@ CODE = "```python\ndef f():\n    return 1\n```"
 
 
 class Replies:
-    name = "scripted"
+    name = banner = "scripted"
 
     def __init__(self, *replies: Reply):
         self.replies = list(replies)
@@ -92,7 +92,7 @@ def test_a_repair_of_code_written_anew_restates_the_task_with_each_distinct_fail
     model = Replies(*replies, Reply(CODE))
     failures = [f"Failing checks:\n- t: expected 1, got {n}" for n in (5, 2, 2)]
     validator = Verdicts(*(Verdict(False, ["t"], f) for f in failures), Verdict(True), Verdict(True))
-    solve(spec(tmp_path, max_attempts=4), model, validator, report(), restart_when_stuck=False)
+    solve(spec(tmp_path, max_attempts=4), model, validator, report(), strategy="repair")
     opening = model.calls[0]
     assert [m["role"] for m in opening] == ["system", "user"]
     intro = (
@@ -113,7 +113,7 @@ def test_a_repair_of_existing_code_continues_the_conversation_from_the_last_repl
     model = Replies(*replies, Reply(CODE))
     verdicts = [Verdict(False, ["t"], f"Failing checks:\n- t: expected 1, got {n}") for n in (0, 5, 2, 3)]
     validator = Verdicts(*verdicts, Verdict(True), Verdict(True))
-    solve(spec(tmp_path, max_attempts=4), model, validator, report(), restart_when_stuck=False)
+    solve(spec(tmp_path, max_attempts=4), model, validator, report(), strategy="repair")
     opening = model.calls[0]
     assert [m["role"] for m in opening] == ["system", "user"] and "return 0" in opening[1]["content"]
     told = [
@@ -126,3 +126,30 @@ def test_a_repair_of_existing_code_continues_the_conversation_from_the_last_repl
         for reply, verdict in zip(replies, told, strict=True)
     ]
     assert model.calls[1:] == [[*opening, *turn] for turn in turns]
+
+
+def test_the_resample_strategy_sends_the_first_prompt_at_every_call(tmp_path):
+    """`strategy: resample` (the spec's, `--strategy`): the model never sees a verdict; each call is
+    the task's first prompt again, with a seed of its own, and the first candidate to pass wins."""
+    (tmp_path / "f.py").write_text("def f():\n    return 0\n")
+    replies = [Reply(CODE.replace("1", str(n))) for n in (5, 2)]
+    model = Replies(*replies, Reply(CODE))
+    verdicts = [Verdict(False, ["t"], f"Failing checks:\n- t: expected 1, got {n}") for n in (0, 5, 2)]
+    validator = Verdicts(*verdicts, Verdict(True), Verdict(True))
+    result = solve(spec(tmp_path, max_attempts=4, strategy="resample"), model, validator, report())
+    assert result.passed and result.stop_reason == "passed on attempt 3"
+    assert model.calls == [model.calls[0]] * 3
+    assert not any("expected 1, got 5" in message["content"] for message in model.calls[2])
+
+
+def test_the_repair_strategy_never_starts_afresh(tmp_path):
+    """`strategy: repair`: a repair that fails as the one before it did is repaired again, where
+    repair+resample (the default) would start afresh from the task."""
+    (tmp_path / "f.py").write_text("def f():\n    return 0\n")
+    same = "Failing checks:\n- t: expected 1, got 0"
+    replies = [Reply(CODE.replace("1", str(n))) for n in (5, 6, 7)]
+    for strategy, restarted in (("repair", False), ("repair+resample", True)):
+        model = Replies(*replies)
+        validator = Verdicts(*(Verdict(False, ["t"], same) for _ in range(4)))
+        result = solve(spec(tmp_path, max_attempts=3, strategy=strategy), model, validator, report())
+        assert any("starts afresh" in note for note in result.notes) is restarted, (strategy, result.notes)

@@ -80,7 +80,7 @@ def test_each_repeat_is_answered_by_a_fresh_sample_a_step_hotter(tmp_path: Path)
 def test_a_temperature_raised_stops_at_the_warmest_and_none_set_sends_none(tmp_path: Path):
     with ScriptedOpenAI([CODE] * 4 + [CODE] * 3) as fake:
         hot = OpenAIModel(ModelSettings(name="m", api="chat", base_url=fake.base_url, temperature=1.0))
-        solve(spec(tmp_path, max_attempts=4), hot, Verdicts(FAILED), report(), restart_when_stuck=False)
+        solve(spec(tmp_path, max_attempts=4), hot, Verdicts(FAILED), report(), strategy="repair")
         unset = OpenAIModel(ModelSettings(name="m", api="chat", base_url=fake.base_url))
         solve(spec(tmp_path), unset, Verdicts(FAILED), report())
     sent = [request.json.get("temperature") for request in fake.requests]
@@ -106,7 +106,7 @@ def test_a_repair_failing_the_same_checks_the_same_way_is_followed_by_a_fresh_sa
 def test_without_the_switch_the_stuck_repair_is_repaired_again(tmp_path: Path):
     model = Replies(Reply(CODE), Reply(OTHER), Reply(CODE.replace("return 1", "return 4")))
     verdicts = Verdicts(FAILED, FAILED, Verdict(True), Verdict(True))
-    result = solve(spec(tmp_path), model, verdicts, report(), restart_when_stuck=False)
+    result = solve(spec(tmp_path), model, verdicts, report(), strategy="repair")
     assert "Earlier answers failed the tests" in model.calls[2][-1]["content"] and result.notes == []
 
 

@@ -7,6 +7,7 @@ import pytest
 from bot.errors import UserError
 from bot.github.config import Config, RepoConfig
 from bot.github.tasks import Issue, from_file, from_issue, visible_yaml_block
+from bot.spec import DEFAULT_STRATEGY
 
 BLOCK = "```yaml\ntarget: unique.py\n```\n"
 GATE = "```yaml\ntarget: evil.py\ntests:\n  command: 'true'\n```\n"
@@ -152,3 +153,18 @@ def test_no_block_targets_what_the_test_command_runs(tmp_path, writer):
             f"issue #7, yaml block:1: target: {target} is protected: tests.command runs it or reads it as its "
             "configuration"
         )
+
+
+def test_the_config_s_strategy_is_the_default_of_every_spec_and_a_spec_file_s_own_wins(tmp_path):
+    resampling = config(tmp_path, tests={"command": "make test"}, strategy="resample")
+    assert spec(resampling, BLOCK, tests_from_block=False).strategy == "resample"
+    assert spec(config(tmp_path, tests={"command": "make test"}), BLOCK, tests_from_block=False).strategy == (
+        DEFAULT_STRATEGY
+    )
+    (tmp_path / "task.yml").write_text("task: t\ntarget: unique.py\ntests:\n  code: assert True\n")
+    assert from_file(resampling, "task.yml").strategy == "resample"
+    (tmp_path / "own.yml").write_text("task: t\ntarget: unique.py\ntests:\n  code: assert True\nstrategy: repair\n")
+    assert from_file(resampling, "own.yml").strategy == "repair"
+    with pytest.raises(UserError) as error:  # the block is anyone's: the repository's config decides
+        spec(resampling, "```yaml\ntarget: unique.py\nstrategy: repair\n```\n", tests_from_block=True)
+    assert str(error.value) == "issue #7, yaml block:2: strategy: unknown key"
