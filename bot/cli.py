@@ -58,7 +58,7 @@ def parser() -> argparse.ArgumentParser:
         "--strategy",
         choices=("repair", "resample", "repair+resample"),  # bot.spec.STRATEGIES, which would load pydantic
         help="after a failed attempt: repair it with the feedback, ask a fresh sample of the task, or repair "
-        "and start afresh when stuck (default: the spec's, else repair+resample)",
+        "and start afresh when stuck (default: the spec's, else resample)",
     )
     run.add_argument(
         "--max-attempts", type=int, metavar="N", help="at most N model calls (default: the spec's, else 3)"

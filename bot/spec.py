@@ -103,7 +103,7 @@ STRENGTH_MODES: tuple[StrengthMode, ...] = get_args(StrengthMode)
 # one that solved most on `make bench-model`'s repair set (docs/evaluation.md).
 Strategy = Literal["repair", "resample", "repair+resample"]
 STRATEGIES: tuple[Strategy, ...] = get_args(Strategy)
-DEFAULT_STRATEGY: Strategy = "repair+resample"
+DEFAULT_STRATEGY: Strategy = "resample"
 
 
 class Strict(BaseModel):

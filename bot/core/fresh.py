@@ -12,7 +12,7 @@ class FreshSamples:
 
     def __init__(self, model: Model):
         self.model = model
-        self.name, self.banner = model.name, model.banner
+        self.name, self.banner = model.name, getattr(model, "banner", model.name)  # a scripted model may have none
         self.first: list[dict[str, str]] | None = None
 
     def complete(self, messages: list[dict[str, str]]) -> Reply:

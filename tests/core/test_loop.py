@@ -40,6 +40,8 @@ class Verdicts:
 
 def spec(tmp_path: Path, **fields) -> Spec:
     # Test strength off: its mutants would take the verdicts scripted for candidates (test_strength_judge.py).
+    # The loop these tests follow repairs (the default, resample, is test_the_resample_strategy_...).
+    fields = {"strategy": "repair+resample", **fields}
     made = Spec.model_validate(
         {"task": "t", "target": "f.py", "entry": "f", "tests": {"code": "assert f() == 1"}, "strength": "off", **fields}
     )

@@ -304,6 +304,8 @@ def test_the_strength_input_gates_a_weak_test_and_the_pull_request_shows_the_sco
         "    return result\n```"
     )
     world.input("strength", "gate")
+    # The gate's word reaches the model in a repair: the default, resample, sends the task again.
+    world.commit_to_origin({".github/autofix.yml": "strategy: repair+resample\n"})
     weak = "".join(line for line in ISSUE_BODY.splitlines(True) if "assert" not in line or '"empty"' in line)
     world.event("issues", labeled(body=weak))
     code, out, openai = act(capsys, world, [loop, RIGHT])

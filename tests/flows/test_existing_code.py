@@ -48,6 +48,7 @@ def write_task(folder: Path, command: str, **extra: str) -> Path:
         "target: big.py",
         f"tests:\n  command: {json.dumps(command)}",
         "timeout: 60",
+        "strategy: repair+resample",  # these tests follow repairs: the default, resample, shows no feedback
         *(f"{key}: {value}" for key, value in extra.items()),
     ]
     spec.write_text("\n".join(lines) + "\n")

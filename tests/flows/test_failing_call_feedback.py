@@ -17,6 +17,7 @@ tests:
     def check(candidate):
         assert candidate(12, 8) == 4
     check(gcd)
+strategy: repair+resample
 """
 WRONG = "```python\ndef gcd(a, b):\n    if a == 0 or b == 0:\n        return 0\n    return gcd(b, a % b)\n```"
 RIGHT = "```python\ndef gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return a\n```"

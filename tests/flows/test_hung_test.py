@@ -34,7 +34,7 @@ def test_a_looping_candidate_s_feedback_names_the_test_that_hung_and_where(tmp_p
     spec = tmp_path / "task.yml"
     spec.write_text(
         "task: f(n) is 1 + 2 + ... + n; g() is 1.\ntarget: mod.py\n"
-        f"tests:\n  command: {json.dumps(PYTEST + ' test_mod.py')}\ntimeout: 8\n"
+        f"tests:\n  command: {json.dumps(PYTEST + ' test_mod.py')}\ntimeout: 8\nstrategy: repair+resample\n"
     )
     report = tmp_path / "report.json"
     with ScriptedOpenAI([LOOPING, RIGHT]) as fake:

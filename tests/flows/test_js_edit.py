@@ -45,6 +45,7 @@ def project(tmp_path) -> tuple:
     spec.write_text(
         "task: windowSums(items, size) must sum the values of every window of `size` consecutive items.\n"
         "target: src/sums.js\nmode: edit\ntests:\n  command: node --test test/\ntimeout: 60\nstrength: off\n"
+        "strategy: repair+resample\n"
     )
     return spec, tmp_path / "report.json"
 

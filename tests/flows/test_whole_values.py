@@ -36,7 +36,7 @@ def test_a_truncated_assertion_becomes_whole_values_in_the_feedback(tmp_path, ca
     spec = tmp_path / "task.yml"
     spec.write_text(
         "task: series(n) as the tests want it.\ntarget: series.py\n"
-        f"tests:\n  command: {json.dumps(PYTEST + ' test_series.py')}\nmax_attempts: 2\n"
+        f"tests:\n  command: {json.dumps(PYTEST + ' test_series.py')}\nmax_attempts: 2\nstrategy: repair\n"
     )
     with ScriptedOpenAI([WRONG, WRONG.replace("range(n)", "range(n + 1)")]) as fake:
         main(["run", str(spec), "--base-url", fake.base_url, "--model", "m", "--api", "chat"])
