@@ -462,21 +462,23 @@ def why_not(name: str, folder_fd: int, exc: OSError) -> str:
         return exc.strerror or str(exc)
 
 
-def remove_file(root: str | Path, relpath: str) -> None:
+def remove_file(root: str | Path, relpath: str, prune: bool = False) -> None:
     """Remove the entry at `relpath` inside `root`, if there is one, reaching its folder without
-    following a link (a link on the way: nothing is removed)."""
+    following a link (a link on the way: nothing is removed). `prune`: the folders on its way that
+    are left empty go too (a file added in a new folder leaves no folder behind)."""
     *folders, name = relpath.split("/")
     try:
-        fd = open_folder(root)
+        fds = [open_folder(root)]
     except OSError:
         return
     try:
         for part in folders:
-            inner = os.open(part, DIR_FLAGS, dir_fd=fd)
-            os.close(fd)
-            fd = inner
-        os.unlink(name, dir_fd=fd)
+            fds.append(os.open(part, DIR_FLAGS, dir_fd=fds[-1]))
+        os.unlink(name, dir_fd=fds[-1])
+        for depth in range(len(folders) - 1, -1, -1) if prune else ():
+            os.rmdir(folders[depth], dir_fd=fds[depth])  # a folder with anything in it stays: OSError
     except OSError:
         pass
     finally:
-        os.close(fd)
+        for fd in fds:
+            os.close(fd)

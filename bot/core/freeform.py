@@ -29,6 +29,7 @@ from bot.core.workspace import Workspace
 from bot.judge import gate
 from bot.lang import registry
 from bot.models.base import Model
+from bot.spec import DEFAULT_STRATEGY, Strategy
 from bot.text import clip_head, count, fence
 
 REPRODUCE_TRIES = 3
@@ -52,6 +53,7 @@ class Task:
     allow_unproven: bool = False
     runner: str = "pytest"  # the suite's runner, whose test file the reproduction is: jest, vitest, node, go
     example: str = ""  # a test file of the repository's, shown for its framework's ways
+    strategy: Strategy = DEFAULT_STRATEGY  # how the repair loop goes on after a failed attempt
 
 
 @dataclass
@@ -119,9 +121,10 @@ def solve(
     judge = outcome.judge = ProofJudge(GateJudge(suite, outcome.judged, work), tests, wanted, report, (path,))
     intro = f"Fix the bug this issue reports.\n\nThe issue:\n\n{task.text}\n\n{proof}"
     try:
+        answer = EditTree(SYSTEM, intro, work, lambda: files(work, [*located.chosen, *work.changed], path))
         run(
-            EditTree(SYSTEM, intro, work, lambda: files(work, [*located.chosen, *work.changed], path)),
-            judge, model, Budget(task.attempts, task.max_tokens), report, on_attempt=on_attempt, on_stage=on_stage,
+            answer, judge, model, Budget(task.attempts, task.max_tokens), report, on_attempt=on_attempt,
+            on_stage=on_stage, restart=answer.restarted, strategy=task.strategy,
         )  # fmt: skip
     finally:
         report.files_changed = work.changed

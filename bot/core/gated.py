@@ -5,13 +5,14 @@ Red CI repair and free-form issues both work this way."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
+from bot.core import prompts
 from bot.core.edits import EditError, after_reply, refused
 from bot.core.protocol import Candidate, Kind, Messages, Unusable
 from bot.core.rounds import REPEATED_FAILED
-from bot.core.workspace import Workspace
+from bot.core.workspace import Mark, Workspace
 from bot.judge import gate, guard, guards
 from bot.judge.validate import Verdict
 from bot.spec import TEST_PROTECT, is_protected
@@ -33,13 +34,29 @@ def screened(work: Workspace) -> list[guard.Finding]:
 class EditTree:
     """The loop's answer when the model edits a tree: edit blocks applied in place."""
 
-    def __init__(self, system: str, intro: str, work: Workspace, context: Callable[[], str]):
+    def __init__(
+        self,
+        system: str,
+        intro: str,
+        work: Workspace,
+        context: Callable[[], str],
+        restated: Sequence[str] = (),
+        start: Mark | None = None,
+    ):
         self.system, self.intro, self.work = system, intro, work
         self.context = context  # built afresh for each prompt: it shows the files as they are now
+        self.restated = restated  # how earlier answers failed, for a fresh sample's first prompt
+        self.start = start or work.mark()  # the tree before any reply: where a fresh sample starts
         self.reply = ""
 
     def first(self) -> Messages:
-        return self.messages("")
+        return prompts.anew(self.messages(""), self.restated, existing=True)
+
+    def restarted(self, restated: Sequence[str] = ()) -> EditTree:
+        """A fresh sample's answer (the loop's `restart`): the tree as it was before any reply, and
+        the first prompt again, with how the earlier answers failed (`restated`)."""
+        self.work.restore(self.start)
+        return EditTree(self.system, self.intro, self.work, self.context, restated, self.start)
 
     def apply(self, reply: str) -> Candidate:
         self.reply = reply

@@ -20,7 +20,6 @@ import time
 from collections.abc import Callable, Sequence
 
 from bot.core.edit_file import WHOLE_LINES, EditFile
-from bot.core.fresh import FreshSamples
 from bot.core.languages import language_of
 from bot.core.protocol import Answer, Budget, Candidate, Judge, Kind, Messages
 from bot.core.repeats import Judged, Streak, same_failure
@@ -54,14 +53,14 @@ def run(
     strategy: Strategy = "repair+resample",
 ) -> Report:
     """`restart` makes a fresh answer from the task, its first prompt restating the failures
-    given: given, a reply repeating code judged before is answered by a fresh sample, and (with
-    `strategy` repair+resample) a repair that fails as the attempt before it did by a fresh start.
-    With `strategy` resample the model gets the first prompt at every call (FreshSamples).
+    given. The `strategy` says what follows a failed round (bot/spec.py): resample, a fresh answer
+    whose first prompt is the task's alone (an independent sample); repair, a repair, but a reply
+    repeating code judged before gets a fresh sample restating every distinct failure so far;
+    repair+resample, as repair, and a fresh start when a repair fails as the attempt before it did.
+    Without `restart`, every round repairs. A repeat makes the next round a step hotter.
     `judged` holds what was judged before the loop (the current code). `candidates`: replies asked
     at once per round (bot/core/rounds.py); `budget.max_attempts` counts every call."""
     seen = judged if judged is not None else Judged()
-    model = FreshSamples(model) if strategy == "resample" else model
-    restart_when_stuck = strategy == "repair+resample"
     try:
         for note in judge.preflight():
             report.notes.append(note)
@@ -117,17 +116,21 @@ def run(
             if best.kind == Kind.CUT:  # the answer never saw the reply: the same prompt again, told why
                 messages = cut_short(asked, verdict.feedback)
                 continue
-            if restart is not None and repeat:
-                shown = [failure.feedback for failure in failures]
-                label = verdict.failing[0].removeprefix("(same code as ").removesuffix(")")
-                note = (
-                    f"attempt {best.number} sent back {label if label.startswith('the ') else f'the code of {label}'}"
-                    f": the next call is a fresh sample from the task, restated with "
-                    f"{count(len(shown), 'failure')} so far, {count(repeats, 'step')} hotter"
-                )
+            if restart is not None and (repeat or strategy == "resample"):
+                # resample's every sample is the task's own first prompt (as measured); the others restate
+                shown = [] if strategy == "resample" else [failure.feedback for failure in failures]
+                note = ""
+                if repeat:
+                    label = verdict.failing[0].removeprefix("(same code as ").removesuffix(")")
+                    restated = f", restated with {count(len(shown), 'failure')} so far" if shown else ""
+                    note = (
+                        f"attempt {best.number} sent back "
+                        f"{label if label.startswith('the ') else f'the code of {label}'}: the next call is a fresh "
+                        f"sample from the task{restated}, {count(repeats, 'step')} hotter"
+                    )
                 answer, repairing = restart(shown), False
                 messages = answer.first()
-            elif restart is not None and restart_when_stuck and stuck:
+            elif restart is not None and strategy == "repair+resample" and stuck:
                 note = f"{stuck}: the next call starts afresh from the task"
                 answer, repairing = restart(()), False
                 messages = answer.first()

@@ -65,6 +65,14 @@ def look(root: Path, relpath: str) -> Entry:
     return Entry("binary") if "\0" in text else Entry("text", text=text)
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A work tree's edited files at one moment (None: not there), and what they were before any edit."""
+
+    texts: dict[str, str | None]
+    originals: dict[str, str | None]
+
+
 @dataclass
 class Workspace:
     """A folder the model edits, with the original content of every file it changed, so the
@@ -102,6 +110,21 @@ class Workspace:
             self.originals.setdefault(path, self.read(path))
             self.write(path, new_text or "")
         return sorted(current)
+
+    def mark(self) -> Mark:
+        """The tree as it is now, as far as edits changed it: what `restore` goes back to."""
+        return Mark({path: self.read(path) for path in self.originals}, dict(self.originals))
+
+    def restore(self, mark: Mark) -> None:
+        """Every file edited since `mark` as it was then; a file added since is removed, and the
+        folders it alone filled."""
+        for path in sorted(set(self.originals) | set(mark.texts), reverse=True):
+            text = mark.texts.get(path, self.originals.get(path))
+            if text is None:
+                safefs.remove_file(self.root, path, prune=True)
+            elif self.read(path) != text:
+                self.write(path, text)
+        self.originals = dict(mark.originals)
 
     def write(self, path: str, text: str) -> None:
         """`text` as the file at `path`, reached folder by folder without following a link: the

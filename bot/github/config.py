@@ -19,7 +19,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from bot.errors import UserError
 from bot.judge.side_by_side import jobs_for
 from bot.sandbox import SANDBOXES
-from bot.spec import STRENGTH_MODES, ModelPrice, Strategy, StrengthMode, Strict, parse_yaml, validate
+from bot.spec import DEFAULT_STRATEGY, STRENGTH_MODES, ModelPrice, Strategy, StrengthMode, Strict, parse_yaml, validate
 
 DEFAULT_LABEL = "autofix"
 DEFAULT_SPECS = ".autofix/*.yml"
@@ -58,7 +58,7 @@ class RepoConfig(Strict):
     request_timeout: float | None = Field(None, gt=0)  # seconds per model request
     temperature: float | None = Field(None, ge=0, le=2)  # every call's; a spec's own wins
     candidates: int | None = Field(None, ge=1, le=8)  # replies asked at once per round; a spec's own wins
-    strategy: Strategy | None = None  # how a spec's loop goes on after a failed attempt; a spec's own wins
+    strategy: Strategy | None = None  # how every loop goes on after a failed attempt; a spec's own wins
     # The repository map's budget in tokens, for a free-form issue's localize prompt; default by
     # where the model runs (bot/core/repomap.py: smaller on this machine, where prompts are slow).
     map_tokens: int | None = Field(None, ge=100)
@@ -115,6 +115,12 @@ class RepoConfig(Strict):
     allow_unproven: bool = False
     # Open pull requests as drafts; unset: only when the token isn't the job's GITHUB_TOKEN (Config.draft).
     draft: bool | None = None
+
+    @property
+    def loop_strategy(self) -> Strategy:
+        """The strategy of the flows that edit a tree (red CI, free-form issues, review rounds), whose
+        loops have no spec: this file's, else a spec's default."""
+        return self.strategy or DEFAULT_STRATEGY
 
 
 def load_repo_config(workspace: Path, relpath: str) -> RepoConfig:

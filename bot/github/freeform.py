@@ -192,8 +192,9 @@ class FreeForm:
         report.spec, report.task = config.config_path, f"{where}: {' '.join(request.title.split())}"
         path, runner, example = reproduction_test(self.suite, self.tree, request.kind, request.number)
         task = pipeline.Task(
-            request.text, request.files, path, attempts, config.max_tokens, config.allow_unproven, runner, example
-        )
+            request.text, request.files, path, attempts, config.max_tokens, config.allow_unproven, runner, example,
+            config.repo.loop_strategy,
+        )  # fmt: skip
         try:
             done = pipeline.solve(
                 model, self.suite, self.work, baseline, task, report, lambda line: flow.print(f"autofix: {line}"),

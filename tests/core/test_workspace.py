@@ -321,3 +321,31 @@ def test_what_the_repository_has_of_them_stays_editable(tmp_path):
     assert work.apply(edits + block("src/_pytest/helpers.py", "", "Y = 1\n")) == [
         "conftest.py", "sitecustomize.py", "src/_pytest/__init__.py", "src/_pytest/helpers.py",
     ]  # fmt: skip
+
+
+def test_restore_puts_back_the_tree_a_mark_saw(work, tmp_path):
+    """A fresh sample of a tree flow starts from the tree before any reply: the files edited since
+    the mark as they were, a file added since removed with the folders it alone filled, and a file
+    added before the mark (a free-form issue's reproduction test, written as the flow writes it) kept."""
+    work.write("tests/test_repro.py", "def test_it():\n    assert True\n")
+    work.originals["tests/test_repro.py"] = None
+    start = work.mark()
+    work.apply(block("calc.py", "    return a - b\n", "    return a + b\n"))
+    work.apply(block("lib/deep/util.js", "", "export const x = 1;\n"))
+    work.write("tests/test_repro.py", "changed\n")
+    assert work.changed == ["calc.py", "lib/deep/util.js", "tests/test_repro.py"]
+    work.restore(start)
+    assert (tmp_path / "calc.py").read_text() == CALC
+    assert not (tmp_path / "lib").exists()
+    assert (tmp_path / "tests" / "test_repro.py").read_text() == "def test_it():\n    assert True\n"
+    assert work.changed == ["tests/test_repro.py"] and work.originals == {"tests/test_repro.py": None}
+    work.apply(block("calc.py", "    return a - b\n", "    return a * b\n"))  # edits apply to the restored text
+    assert (tmp_path / "calc.py").read_text() == CALC.replace("a - b", "a * b")
+
+
+def test_restore_leaves_a_folder_that_holds_more_than_the_added_file(work, tmp_path):
+    start = work.mark()
+    work.apply(block("lib/helper.js", "", "export const y = 2;\n"))
+    (tmp_path / "lib" / "keep.txt").write_text("the repository's\n")
+    work.restore(start)
+    assert sorted(os.listdir(tmp_path / "lib")) == ["keep.txt"]

@@ -62,6 +62,11 @@ def world(tmp_path, monkeypatch, github):
     return world
 
 
+def repairing(world, config=CONFIG):
+    """The loop repairs from the feedback (`strategy: repair`): for a test of what the next prompt says."""
+    world.commit_to_origin({".github/autofix.yml": config + "strategy: repair\n"})
+
+
 class Link(str):
     """A symbolic link to the path it holds, as a pull request can commit one."""
 
@@ -259,6 +264,7 @@ def test_a_fix_across_two_files_from_a_manual_run(world, github, capsys):
 
 
 def test_an_edit_of_the_tests_is_refused_and_fed_back_then_the_source_is_fixed(world, github, capsys):
+    repairing(world)
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     cheat = block("tests/test_calc.py", "    assert add(2, 3) == 5\n", "    assert add(2, 3) == -1\n")
     world.event("workflow_run", run_event(github, pull, run))
@@ -276,6 +282,7 @@ def test_an_edit_of_the_tests_is_refused_and_fed_back_then_the_source_is_fixed(w
 
 
 def test_a_search_that_does_not_match_is_a_format_error_that_counts_as_an_attempt(world, github, capsys):
+    repairing(world)
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     near_miss = block("calc.py", "    return a-b\n", "    return a + b\n")  # one space off: never applied
     world.event("workflow_run", run_event(github, pull, run))
@@ -298,6 +305,7 @@ def test_a_search_that_does_not_match_is_a_format_error_that_counts_as_an_attemp
 
 
 def test_a_fix_that_breaks_another_test_is_rejected_naming_it(world, github, capsys):
+    repairing(world)
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     breaks_negatives = block("calc.py", "    return a - b\n", "    return abs(a) + abs(b)\n")
     repair = block(

@@ -105,7 +105,7 @@ def test_a_red_ci_reply_never_adds_what_python_or_pytest_load_on_their_own(world
     reply is refused whole, the model told why, and the last reply's fix alone is proposed (one
     run of the flow, one refused reply per kind of file)."""
     world.commit_to_origin(
-        {".github/autofix.yml": CONFIG.replace("max_attempts: 3", f"max_attempts: {len(LOADED) + 1}")}
+        {".github/autofix.yml": CONFIG.replace("max_attempts: 3", f"max_attempts: {len(LOADED) + 1}\nstrategy: repair")}
     )
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     world.event("workflow_run", run_event(github, pull, run))
@@ -123,7 +123,7 @@ def test_a_red_ci_reply_never_edits_the_makefile_the_test_command_runs(world, gi
     """`make test`'s recipe runs before and after pytest, in the same sandbox: rewritten, it
     would report whatever it likes."""
     world.commit_to_origin(
-        {".github/autofix.yml": "tests:\n  command: make test\nmax_attempts: 2\n",
+        {".github/autofix.yml": "tests:\n  command: make test\nmax_attempts: 2\nstrategy: repair\n",
          "Makefile": f"test:\n\t{sys.executable} -m pytest -q tests\n"}
     )  # fmt: skip
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
@@ -143,7 +143,10 @@ def test_a_red_ci_reply_never_edits_the_makefile_the_test_command_runs(world, gi
 def test_a_free_form_repair_never_edits_the_makefile_the_test_command_runs(shop, github, capsys):
     recipe = f"\t{sys.executable} -m pytest -q tests\n"
     shop.commit_to_origin(
-        {".github/autofix.yml": "tests:\n  command: make test\nmax_attempts: 2\n", "Makefile": f"test:\n{recipe}"}
+        {
+            ".github/autofix.yml": "tests:\n  command: make test\nmax_attempts: 2\nstrategy: repair\n",
+            "Makefile": f"test:\n{recipe}",
+        }  # fmt: skip
     )
     shop.event("issues", freeform_issue())
     forged = block("Makefile", recipe, recipe.replace("tests\n", "tests || true\n"))

@@ -6,7 +6,7 @@ Readers, bots and edited comments write nothing."""
 import pytest
 from action_world import REPO, act, payload
 from fake_openai import Reply
-from test_ci_repair import BROKEN_ADD, FIX_ADD, open_pull, world  # noqa: F401 (world: the red-CI repository)
+from test_ci_repair import BROKEN_ADD, FIX_ADD, open_pull, repairing, world  # noqa: F401 (world: the red-CI repository)
 from test_freeform import ISSUE, fixed_at_once, issue, shop  # noqa: F401 (shop: the 58-module repository)
 
 
@@ -74,6 +74,7 @@ def test_autofix_with_a_request_on_a_pull_request_proposes_that_change_into_its_
 
 
 def test_a_requested_change_that_breaks_a_passing_test_is_not_proposed(world, github, capsys):
+    repairing(world)
     pull, _ = open_pull(world, github, {"text.py": QUIET_TEXT})
     world.event(
         "issue_comment", commented("/autofix shout() should end with three exclamation marks", pull.number, pull=True)

@@ -169,6 +169,7 @@ def test_a_free_form_issue_is_reproduced_then_fixed_in_one_pull_request(shop, gi
 
 
 def test_a_fix_that_breaks_a_passing_test_is_refused_by_the_gate(shop, github, capsys):
+    shop.commit_to_origin({".github/autofix.yml": CONFIG + "strategy: repair\n"})  # the repair hears the gate
     shop.event("issues", issue())
     script = {
         "localize": [Reply("```\nshop/durations.py\n```")],
@@ -230,7 +231,8 @@ def test_a_command_that_names_its_own_test_files_still_runs_the_reproduction(sho
     """`pytest tests/test_shop.py` never collects tests/autofix/: autofix names the file to pytest
     too, for the reproduction and for every run of the gate (found on attrs, whose suite was run
     as `pytest tests/test_funcs.py tests/test_filters.py`)."""
-    shop.commit_to_origin({".github/autofix.yml": CONFIG.replace(" tests\n", " tests/test_shop.py\n")})
+    repairs = CONFIG.replace(" tests\n", " tests/test_shop.py\n") + "strategy: repair\n"  # the repair hears the gate
+    shop.commit_to_origin({".github/autofix.yml": repairs})
     shop.event("issues", issue())
     script = {
         "localize": [Reply("```\nshop/durations.py\n```")],
@@ -246,6 +248,7 @@ def test_a_command_that_names_its_own_test_files_still_runs_the_reproduction(sho
 
 def test_the_reproduction_test_cannot_be_edited_into_passing(shop, github, capsys):
     """The model that can't fix the bug rewrites the proof instead: refused, and told why."""
+    shop.commit_to_origin({".github/autofix.yml": CONFIG + "strategy: repair\n"})  # the repair hears the gate
     shop.event("issues", issue())
     cheat = (
         "tests/autofix/test_issue_1.py\n<<<<<<< SEARCH\n    assert parse_duration('1h30m') == 5400\n=======\n"

@@ -92,6 +92,7 @@ def test_a_test_that_fails_only_on_a_name_the_issue_never_mentions_is_no_reprodu
 def test_a_name_the_issue_asks_for_must_be_run_by_the_test_not_only_defined(calc, github, capsys):
     """The issue asks for `add_fixed`; the test only imports it, and the "fix" names the broken
     `add` so: the test passes, and still does when `add_fixed` only raises NotImplementedError."""
+    calc.commit_to_origin({".github/autofix.yml": CONFIG + "strategy: repair\n"})  # the repair hears the proof
     calc.event("issues", issue(ASKS))
     trivial = edit("    return a - b\n", "    return a - b\n\n\nadd_fixed = add\n")
     script = {"localize": LOCATE, "reproduce": [IMPORTS_ONLY], "repair": [trivial, trivial]}

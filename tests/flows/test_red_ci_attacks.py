@@ -63,7 +63,7 @@ def test_a_reply_that_points_git_at_a_config_of_its_own_is_refused_and_runs_noth
     fsmonitor command, and repoints the tree's `.git` there; then autofix commits in that tree, as
     root with the secrets at hand. `edit` lets the reply add files under build/, so that only git's
     own guard stands in the way."""
-    world.commit_to_origin({".github/autofix.yml": CONFIG + "edit: ['calc.py', 'build/**']\n"})
+    world.commit_to_origin({".github/autofix.yml": CONFIG + "edit: ['calc.py', 'build/**']\nstrategy: repair\n"})
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     marker = tmp_path / "pwned"
     sha = world.git("rev-parse", "HEAD")

@@ -2,6 +2,8 @@
 `--strategy` for `autofix run`. With resample the model is sent the task's first prompt at every
 call, never a verdict; the real openai SDK against the scripted server, and the real sandbox."""
 
+import json
+
 from conftest import RIGHT, WRONG
 from fake_openai import Reply, ScriptedOpenAI
 
@@ -20,6 +22,18 @@ def test_resample_asks_the_task_again_after_each_failure(task, capsys):
     assert len(prompts) == 3 and prompts[1] == prompts[0] and prompts[2] == prompts[0]
     assert "failed" not in prompts[2].lower()
     assert "passed on attempt 3" in capsys.readouterr().out
+
+
+def test_the_log_shows_each_sample_the_prompt_the_model_was_sent(task, tmp_path):
+    """Resample's later calls are the task's first prompt, and the report says so: never a repair
+    prompt the model didn't get."""
+    report = tmp_path / "report.json"
+    with ScriptedOpenAI([Reply(WRONG), Reply(RIGHT)]) as fake:
+        argv = ["run", str(task), "--base-url", fake.base_url, "--model", "m", "--api", "chat"]
+        assert main([*argv, "--strategy", "resample", "--max-attempts", "2", "--report", str(report)]) == 0
+        sent = [body.json["messages"] for body in fake.requests]
+    logged = [attempt["prompt"] for attempt in json.loads(report.read_text())["attempts"]]
+    assert logged == sent and logged[1] == logged[0]
 
 
 def test_a_strategy_the_loop_has_not_is_one_line_naming_the_key(task, capsys):

@@ -80,6 +80,7 @@ def test_a_json_document_that_breaks_its_schema_in_two_places_hears_both_and_pas
     spec = tmp_path / "task.yml"
     spec.write_text(
         "task: The api service's servers.\ntarget: service.json\ntests:\n  json_schema: service.schema.json\n"
+        "strategy: repair\n"  # the second reply answers the first's feedback
     )
     broken = {"name": "api", "servers": [{"host": "a.internal", "port": "abc"}, {"port": 80}]}
     right = {"name": "api", "servers": [{"host": "a.internal", "port": 8080}, {"host": "b.internal", "port": 80}]}
@@ -101,7 +102,7 @@ def test_a_json_document_that_breaks_its_schema_in_two_places_hears_both_and_pas
 
 
 def test_a_sql_query_hears_the_misspelled_column_then_the_wrong_rows_then_passes(tmp_path, capsys):
-    spec = write_shop(tmp_path, SHOP_SPEC)
+    spec = write_shop(tmp_path, SHOP_SPEC + "strategy: repair\n")  # each reply answers the last feedback
     misspelled = "SELECT u.id, u.nmae, SUM(o.total)\nFROM users u JOIN orders o ON o.user_id = u.id\nGROUP BY u.id"
     wrong_rows = "SELECT u.id, u.name, SUM(o.total) FROM users u JOIN orders o ON o.user_id = u.id GROUP BY u.id"
     right = (

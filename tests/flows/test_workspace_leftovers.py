@@ -11,7 +11,7 @@ import json
 
 from action_world import ISSUE_BODY, REPO, act, labeled
 from fake_openai import Reply
-from test_ci_repair import BROKEN_ADD, FIX_ADD, Link, block, open_pull, run_event
+from test_ci_repair import BROKEN_ADD, FIX_ADD, Link, block, open_pull, repairing, run_event
 from test_ci_repair import world as red_ci  # noqa: F401 - a fixture: the red-CI repository
 from test_freeform import (
     issue,
@@ -124,6 +124,7 @@ def test_a_refused_reproduction_is_text_in_its_summary_and_the_gate_copies_no_le
 def test_an_edit_through_a_link_a_fork_committed_writes_nothing_outside_the_tree(red_ci, github, capsys, tmp_path):
     """The fork commits `vendor -> <a folder outside>` and `helper.py -> <a file outside>`; the
     model's edits create a file through the first and rewrite the second, as root."""
+    repairing(red_ci)
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "owned.py").write_text("ROOT_OWNED = True\n")

@@ -134,6 +134,22 @@ def test_a_review_of_three_threads_gets_one_commit_two_resolved_threads_and_one_
     )
 
 
+def test_a_review_round_samples_afresh_with_the_suggestions_kept(world, github, capsys):
+    """With a spec's default strategy (resample) the second answer is a fresh sample of the round's
+    first prompt, on the tree before any answer: the suggestion, applied before the loop, stays."""
+    pull = autofix_pull(world, github)
+    review = reviewed(github, pull)
+    world.event("pull_request_review", review_event(github, pull, review))
+    breaks_total = "calc.py\n<<<<<<< SEARCH\n    return sum(items)\n=======\n    return 0\n>>>>>>> REPLACE\n"
+    script = {"reproduce": [Reply(REPRODUCES)], "review": [Reply(breaks_total), Reply(ANSWER)]}
+    code, out, openai = act(capsys, world, script)
+    assert code == 0, "\n".join(out)
+    first, second = [p for p, stage in zip(openai.prompts(), openai.stages(), strict=True) if stage == "review"]
+    assert second == first
+    calc = world.file_at(pull.head_ref, "calc.py")
+    assert calc.startswith("def add(a: int, b: int) -> int:\n") and "return sum(items)" in calc
+
+
 def test_resolve_threads_false_leaves_resolving_to_the_reviewer(world, github, capsys):
     world.commit_to_origin({".github/autofix.yml": CONFIG + "resolve_threads: false\n"})
     pull = autofix_pull(world, github)

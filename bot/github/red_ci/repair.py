@@ -233,9 +233,10 @@ class Repair:
                 "Make the failing tests pass by changing the code, not the tests, "
                 "without breaking any test that passes now."
             )
+            answer = EditTree(SYSTEM, intro, work, context)
             run(
-                EditTree(SYSTEM, intro, work, context), judge, model, budget, report, on_attempt=self.show,
-                on_stage=self.status.stage,
+                answer, judge, model, budget, report, on_attempt=self.show, on_stage=self.status.stage,
+                restart=answer.restarted, strategy=config.repo.loop_strategy,
             )  # fmt: skip
         finally:
             self.verdict = judge.verdict

@@ -256,7 +256,10 @@ class Round:
                     self.work,
                     lambda: files(self.work, [*paths, *self.work.changed], test_path),
                 )
-                run(answer, judge, model, Budget(attempts, config.max_tokens), report, on_attempt=self.show)
+                run(
+                    answer, judge, model, Budget(attempts, config.max_tokens), report, on_attempt=self.show,
+                    restart=answer.restarted, strategy=config.repo.loop_strategy,
+                )  # fmt: skip
                 reply = answer.reply
             else:  # suggestions alone: judged once, as they are
                 verdict = judge.check(Candidate("", self.work.patch(), {}))
