@@ -342,10 +342,10 @@ def test_user_errors(args, message, tmp_path, capsys):
 
 
 def no_fix(bug: Bug, again: bool = False) -> str:
-    """An edit that changes the broken line's text, not what it does; `again`, the same tree once more
-    (the tree keeps the first edit: only a trailing space differs, which doesn't count)."""
+    """An edit that changes the broken line's text, not what it does; `again`, the same change once
+    more, a trailing space aside, which doesn't count (a fresh sample's tree is the one before any reply)."""
     broken = bug.mutation.source.splitlines()[bug.mutation.line - 1]
-    before, after = (f"{broken}  # checked", f"{broken}  # checked ") if again else (broken, f"{broken}  # checked")
+    before, after = broken, f"{broken}  # checked{' ' if again else ''}"
     return f"{bug.problem.path}\n<<<<<<< SEARCH\n{before}\n=======\n{after}\n>>>>>>> REPLACE\n"
 
 
