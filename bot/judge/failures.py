@@ -97,10 +97,9 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
             text += "\nparameters: " + ", ".join(
                 f"{name}={clip_line(value, PARAM_CHARS)}" for name, value in first.params
             )
-        if first.compared is not None and not all(
-            value in f"{first.message}\n{frames}" for value in first.compared[1:]
-        ):
-            text += f"\n{values(*first.compared)}"  # pytest cut one of them: both, whole
+        whole = whole_values(first, f"{first.message}\n{frames}")
+        if whole:
+            text += f"\n{whole}"
             frames = ASK_VERBOSE.sub("", frames)
         source = (js_source if script_id(first.test_id) else test_source)(
             node_id(first.test_id, frames), frames, sources
@@ -117,6 +116,25 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
             )
         parts.append(text)
     return "\n\n".join(parts)
+
+
+def whole_values(case: Case, shown: str) -> str:
+    """The values `case`'s failing assertion compared, when pytest cut one of them in `shown`; "" else."""
+    if case.compared is None or all(value in shown for value in case.compared[1:]):
+        return ""
+    return values(*case.compared)
+
+
+def with_whole_values(case: Case) -> str:
+    """`case`'s details (a gate's feedback: bot/judge/gate.py) with a parametrized test's
+    parameters named, and the values its failing assertion compared, whole, in place of pytest's
+    request for -v."""
+    text = case.details
+    if case.params:
+        named = ", ".join(f"{name}={clip_line(value, PARAM_CHARS)}" for name, value in case.params)
+        text = f"parameters: {named}\n{text}"
+    whole = whole_values(case, f"{case.message}\n{case.details}")
+    return f"{ASK_VERBOSE.sub('', text).rstrip()}\n{whole}" if whole else text
 
 
 def values(op: str, left: str, right: str) -> str:

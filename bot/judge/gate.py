@@ -23,6 +23,7 @@ from bot import safefs
 from bot.errors import UserError
 from bot.judge import launch, nodeids
 from bot.judge.canaries import FORGED
+from bot.judge.failures import with_whole_values
 from bot.judge.integrity import Case
 from bot.judge.runners import Runner, Unread, runner_for
 from bot.judge.scratch import Copies
@@ -470,7 +471,7 @@ def feedback(verdict: Judgement, run: SuiteRun, budget: int = FEEDBACK_CHARS) ->
     head = "\n\n".join(parts)
     names = [name for name, _ in verdict.still_failing + verdict.newly_broken]
     details = "\n\n".join(
-        f"{name}:\n{run.results[name].details.strip()}"
+        f"{name}:\n{with_whole_values(run.results[name]).strip()}"
         for name in names
         if name in run.results and run.results[name].details.strip()
     )

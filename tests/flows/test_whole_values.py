@@ -6,7 +6,9 @@ value around its first difference."""
 
 import json
 
+from action_world import REPO, act
 from fake_openai import ScriptedOpenAI
+from test_ci_repair import block, open_pull, run_event, world  # noqa: F401 - world: a fixture
 from test_existing_code import PYTEST
 
 from bot.cli import main
@@ -56,3 +58,24 @@ def test_a_truncated_assertion_becomes_whole_values_in_the_feedback(tmp_path, ca
     assert left.startswith("  left:  ...19") and right.startswith("  right: ...19")
     assert "1998-1999-2000-2001" in left and "1998-1999-x-2001" in right
     assert len(left) < 1_100 and len(right) < 1_100
+
+
+def test_red_ci_feedback_has_the_whole_values_and_the_parameters_too(world, github, capsys):
+    """The gate's feedback (red CI, free-form issues, review rounds) reads the same values from
+    the whole suite's run: the failing test's details end with them, pytest's -v advice gone."""
+    world.commit_to_origin(
+        {"series.py": "def series(n):\n    return list(range(n - 1)) + [99]\n", "tests/test_series.py": TESTS}
+    )
+    pull, run = open_pull(world, github, {"series.py": "def series(n):\n    return list(range(n))\n"})
+    world.input("max-attempts", "1")
+    world.event("workflow_run", run_event(github, pull, run))
+    same = block("series.py", "    return list(range(n))\n", "    return list(range(n))  # the same\n")
+    code, out, _ = act(capsys, world, [same])
+    assert code == 1, "\n".join(out)
+    [comment] = github.comments(REPO, 2)
+    told = comment.body[comment.body.index("tests.test_series::test_series[case0]:\n") :]
+    assert told.startswith(
+        f"tests.test_series::test_series[case0]:\nparameters: n=60, expected={list(range(59)) + [99]}\n"
+    )
+    assert f"\n  left:  {list(range(60))}\n  right: {list(range(59)) + [99]}\n" in told
+    assert "Use -v" not in comment.body and "-vv" not in comment.body
