@@ -459,10 +459,12 @@ def refuse_shadows(run: TestRun, original: Path, work: Path, target: str) -> Non
     home = os.path.realpath(original)
     kept = kept_workdir(work)
     shared = kept.shared if kept else ()
+    # A relative entry is the run's own (an editable finder's path-hook marker, such as
+    # "__editable__.pkg-1.0.finder.__path_hook__"): it names nothing outside the copy it ran in.
     inside = [
         p
         for p in run.paths
-        if p and within(real := os.path.realpath(p), home) and not any(within(real, tree) for tree in shared)
+        if p and within(real := os.path.realpath(work / p), home) and not any(within(real, tree) for tree in shared)
     ]
     if inside:
         raise UserError(

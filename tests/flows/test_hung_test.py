@@ -50,6 +50,7 @@ def test_a_looping_candidate_s_feedback_names_the_test_that_hung_and_where(tmp_p
     assert told[2] in ("f() at mod.py:7", "f() at mod.py:8") and told[3] == "timed out after 8 s"
     # The model is told so, with the stack's frames in the work folder and no others.
     repair = fake.prompts()[1]
-    assert f"test_mod.py::test_loop: hung (over {told[1]} s) in f() at mod.py:8" in repair
-    assert '\n  File "mod.py", line 8 in f\n  File "test_mod.py", line 9 in test_loop' in repair
+    at = told[2].rpartition(":")[2]  # the line the dump caught, as the report names it
+    assert f"test_mod.py::test_loop: hung (over {told[1]} s) in f() at mod.py:{at}" in repair
+    assert f'\n  File "mod.py", line {at} in f\n  File "test_mod.py", line 9 in test_loop' in repair
     assert "_pytest" not in repair

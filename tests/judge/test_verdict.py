@@ -308,6 +308,21 @@ def test_an_import_path_into_the_original_folder_is_a_configuration_error(tmp_pa
 
 
 @pytest.mark.parametrize("tier", TIERS)
+def test_a_relative_import_path_entry_is_the_run_s_own_wherever_autofix_runs(tmp_path, monkeypatch, tier):
+    """An editable install of another project puts setuptools' path-hook marker on sys.path
+    ("__editable__.pkg-1.0.finder.__path_hook__"), a name, not a folder. Read from autofix's own
+    working folder (the original: `autofix run` in the spec's folder), it was "inside the work
+    folder" and every run was refused; it names nothing outside the copy the run had."""
+    checker = suite(tmp_path, tier)
+    (tmp_path / "tests" / "conftest.py").write_text(
+        "import sys\n\nsys.path.append('__editable__.other-1.0.finder.__path_hook__')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    assert checker.check(RIGHT).passed
+    assert not checker.check(WRONG).passed
+
+
+@pytest.mark.parametrize("tier", TIERS)
 def test_an_installed_copy_that_shadows_the_target_is_a_configuration_error(tmp_path, tier):
     installed = tmp_path.parent / f"{tmp_path.name}-site"
     installed.mkdir()
