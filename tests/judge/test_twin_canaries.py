@@ -221,6 +221,43 @@ def test_a_value_that_agrees_with_its_first_expectation_is_caught_in_the_test_it
     ]
 
 
+CLASS_TESTS = """\
+from calc import gcd
+
+
+class TestGcd:
+    def setup_method(self):
+        self.pair = (12, 8)
+
+    def test_gcd(self):
+        assert gcd(*self.pair) == 4
+
+    def test_same(self):
+        assert gcd(7, 7) == 7
+"""
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_a_method_of_a_test_class_is_watched_too(tmp_path, tier):
+    """The same value against a test written as a method (attrs' suite is mostly these): its copy
+    is bound to the instance pytest made for it, so setup_method's attributes are there."""
+    tree(tmp_path)
+    (tmp_path / "tests" / "test_calc.py").write_text(CLASS_TESTS)
+    (tmp_path / "calc.py").write_text(FIRST_EXPECTATION)
+    lied = run(tmp_path, tier, prefer={"tests.test_calc::TestGcd::test_gcd"})
+    assert {case.test_id: case.outcome for case in lied.cases}["tests.test_calc::TestGcd::test_gcd"] == "passed"
+    assert lied.tampered == [
+        "tests.test_calc::TestGcd::test_gcd passed, and it compared with == values that hold different things: 12 and 4"
+    ]
+    (tmp_path / "calc.py").write_text(RIGHT)
+    honest = run(tmp_path, tier, prefer={"tests.test_calc::TestGcd::test_gcd"})
+    assert {case.test_id: case.outcome for case in honest.cases} == {
+        "tests.test_calc::TestGcd::test_gcd": "passed",
+        "tests.test_calc::TestGcd::test_same": "passed",
+    }
+    assert not honest.tampered and not honest.forged
+
+
 # Values that hold what the test expects, in types of their own: a named tuple, an int enum, a
 # list subclass whose == is the list's. The content twins read what they hold, and agree.
 OWN_TYPES = """\

@@ -35,6 +35,7 @@ import faulthandler
 import os
 import sys
 import time
+from types import MethodType as _bound
 
 import pytest
 from _pytest._io.saferepr import saferepr_unlimited as _whole_repr
@@ -437,18 +438,21 @@ def plant(items, canaries, prefer, avoid, rewrite):
 
 
 def watch_comparisons(items, config, compared):
-    """Each of `items` that is a plain test function (no method, no coroutine, no decorator but
-    pytest's marks) runs from now on a copy of itself, compiled from its file under its name and
-    lines, in which every `assert a == b` hands both sides to `compared` once `==` has answered
-    (contents.py); the copy is rewritten as pytest rewrites the module, so its failures read as
-    before. `compared` comes in a keyword-only parameter with a default: no fixture, and the copy
-    is reachable from pytest's item alone (hidden from code under repair with the session)."""
+    """Each of `items` that is a plain test function, or a method its module's own top-level
+    class defines (no coroutine, no decorator but pytest's marks, a method that neither calls
+    `super()` nor has private names), runs from now on a copy of itself, compiled from its file
+    under its name and lines, in which every `assert a == b` hands both sides to `compared` once
+    `==` has answered (contents.py); the copy is rewritten as pytest rewrites the module, so its
+    failures read as before, and a method's copy is bound to the item's own instance. `compared`
+    comes in a keyword-only parameter with a default: no fixture, and the copy is reachable from
+    pytest's item alone (hidden from code under repair with the session)."""
     rewrite = getattr(config.option, "assertmode", "plain") == "rewrite"
     sources = {}
     for item in items:
         module = item.getparent(_Module)
         original = getattr(item, "originalname", None) or item.name
-        if type(item) is not _Function or getattr(item, "cls", None) is not None or module is None:
+        cls = getattr(item, "cls", None)
+        if type(item) is not _Function or module is None:
             continue
         path = str(module.path)
         if path not in sources:
@@ -463,10 +467,14 @@ def watch_comparisons(items, config, compared):
         except (SyntaxError, ValueError):
             tree = None
         nodes = tree.body if tree is not None else ()
+        if cls is not None:
+            nodes = class_body(nodes, cls, module.obj)
         found = [node for node in nodes if type(node) is _ast.FunctionDef and node.name == original]
         if len(found) != 1 or not all(marks_only(decorator) for decorator in found[0].decorator_list):
             continue
         function = found[0]
+        if cls is not None and not own_method(function, cls.__dict__.get(original), path):
+            continue
         if function.decorator_list:  # its code starts where the first mark is, as the original's does
             function.lineno, function.decorator_list = function.decorator_list[0].lineno, []
         # A keyword-only parameter with a default, taken into a local and deleted at once: pytest
@@ -487,7 +495,31 @@ def watch_comparisons(items, config, compared):
             watched_rewritten(function.body, parameter)
         namespace = {given: compared}  # the default's value, read while the definition runs
         _exec(_compile(made, path, "exec"), vars(module.obj), namespace)
-        item.obj = namespace[original]
+        item.obj = namespace[original] if cls is None else _bound(namespace[original], item.instance)
+
+
+def class_body(nodes, cls, module):
+    """The statements of the top-level class of the module's file that is `cls`; none for a class
+    nested, made elsewhere or inherited into the module."""
+    if cls.__qualname__ != cls.__name__ or getattr(module, cls.__name__, None) is not cls:
+        return ()
+    found = [node for node in nodes if type(node) is _ast.ClassDef and node.name == cls.__name__]
+    return found[0].body if len(found) == 1 else ()
+
+
+def own_method(function, defined, path):
+    """Whether `function` (its definition in the file) is the method the class holds, compiled
+    alone to the same effect: a zero-argument `super()` and `__class__` need the class's cell, and
+    a private name the class's mangling."""
+    code = getattr(defined, "__code__", None)
+    first = function.decorator_list[0].lineno if function.decorator_list else function.lineno
+    if code is None or code.co_filename != path or code.co_firstlineno != first:
+        return False
+    for node in _ast.walk(function):
+        name = node.id if type(node) is _ast.Name else node.attr if type(node) is _ast.Attribute else ""
+        if name in ("super", "__class__") or (name.startswith("__") and not name.endswith("__")):
+            return False
+    return True
 
 
 def marks_only(decorator):
