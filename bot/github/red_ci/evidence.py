@@ -2,7 +2,9 @@
 
 In order: the failing tests with their tracebacks; the files that matter with numbered lines
 (those edited so far in full, those the pull request changed in full, and windows around the
-lines the tracebacks point at); the pull request's diff against its base; the tail of the failed
+lines the tracebacks point at; a long file as its outline, the windows, and the whole functions
+whose lines the pull request changed: the likely cause, which a traceback ending in a test's
+assertion never names); the pull request's diff against its base; the tail of the failed
 jobs' logs. Each section has a share of the budget, so a huge log can't crowd out the tracebacks.
 
 Files are read inside the work tree only and never through a symbolic link: a pull request's
@@ -12,6 +14,7 @@ Files are read inside the work tree only and never through a symbolic link: a pu
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from bot.core import source
 from bot.core.edit_file import WHOLE_LINES
@@ -27,6 +30,7 @@ BUDGET = 24_000
 SHARES = (("failures", 0.3), ("files", 0.4), ("diff", 0.2), ("log", 0.1))
 CONTEXT = 6  # lines around a line a traceback points at
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(?P<start>\d+)(?:,\d+)? @@")
 TIMESTAMP = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z ", re.M)
 
 
@@ -41,7 +45,10 @@ def build(
     room = {name: int(budget * share) for name, share in SHARES}
     sections = [
         ("Failing tests (the target: make them pass)", clip_tail(failures(baseline), room["failures"])),
-        ("Files (line numbers are not part of the files)", clip_head(files(baseline, work, pr_paths), room["files"])),
+        (
+            "Files (line numbers are not part of the files)",
+            clip_head(files(baseline, work, pr_paths, changed_lines(diff)), room["files"]),
+        ),
     ]
     if diff is not None:
         sections.append(
@@ -84,9 +91,44 @@ def referenced_lines(baseline: Baseline, work: Workspace) -> dict[str, set[int]]
     return {path: lines for path, lines in found.items() if work.look(path).kind != "missing"}
 
 
-def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
+def changed_lines(diff: str | None) -> dict[str, set[int]]:
+    """path -> the lines at the pull request's head its diff adds (for a removal, the line after it)."""
+    found: dict[str, set[int]] = {}
+    path, line, previous = None, 0, ""
+    for text in (diff or "").splitlines():
+        if text.startswith("diff --git "):
+            path = None
+        elif text.startswith("+++ ") and previous.startswith("--- "):
+            path = text[4:].removeprefix("b/") if text[4:] != "/dev/null" else None
+        elif (hunk := HUNK.match(text)) is not None:
+            line = int(hunk["start"])
+        elif path is not None and text.startswith("+"):
+            found.setdefault(path, set()).add(line)
+            line += 1
+        elif path is not None and text.startswith("-"):
+            found.setdefault(path, set()).add(line)
+        elif path is not None and text.startswith(" "):
+            line += 1
+        previous = text
+    return found
+
+
+def enclosing(code: str, lines: set[int]) -> list[str]:
+    """The names of the innermost functions or classes holding `lines`."""
+    spans = source.definitions(code)
+    names = []
+    for line in sorted(lines):
+        holders = [(last - first, name) for name, first, last in spans if first <= line <= last]
+        if holders:
+            names.append(min(holders)[1])
+    return list(dict.fromkeys(names))
+
+
+def files(baseline: Baseline, work: Workspace, pr_paths: list[str], changed: dict[str, set[int]] | None = None) -> str:
+    """`changed`: path -> the lines the pull request's diff changed (changed_lines)."""
     whole = list(dict.fromkeys([*work.originals, *pr_paths]))
     pointed = referenced_lines(baseline, work)
+    changed = changed or {}
     parts = []
     for path in whole:
         entry = work.look(path)
@@ -97,7 +139,9 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
             if path in work.originals
             else " (changed by the pull request)"
         )
-        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry, large=pointed.get(path, set()))}")
+        around = pointed.get(path, set()) | changed.get(path, set())
+        names = enclosing(entry.text, changed.get(path, set())) if entry.text else []
+        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry, large=around, names=names)}")
     for path, wanted in sorted(pointed.items()):
         if path not in whole:
             heading = f"### {path} (lines the tracebacks point at){protection(work, path)}"
@@ -105,10 +149,12 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str]) -> str:
     return "\n\n".join(parts) or "(no repository file is named in the tracebacks)"
 
 
-def content(entry: Entry, wanted: set[int] | None = None, large: set[int] | None = None) -> str:
+def content(
+    entry: Entry, wanted: set[int] | None = None, large: set[int] | None = None, names: Sequence[str] = ()
+) -> str:
     """A text file with numbered lines (only those around `wanted` when given; for a file longer
-    than WHOLE_LINES, its outline and the lines around `large`); a link or a binary file is
-    named, never read."""
+    than WHOLE_LINES, its outline, the lines around `large` and the definitions named in `names`);
+    a link or a binary file is named, never read."""
     if entry.kind == "link":
         return f"A symbolic link, not followed:\n{fence(entry.link or '')}"
     if entry.text is None:
@@ -118,11 +164,10 @@ def content(entry: Entry, wanted: set[int] | None = None, large: set[int] | None
         return f"({what}: not shown)"
     lines = entry.text.splitlines()
     if wanted is None and large is not None and len(lines) > WHOLE_LINES:
-        shown = source.windows(entry.text, large, ()) or "(no line of it is named in the tracebacks)"
-        return (
-            f"({len(lines)} lines: its outline, then the lines the tracebacks point at)\n"
-            f"{fence(source.outline(entry.text, large))}\n{fence(shown)}"
-        )
+        shown = source.windows(entry.text, large, names) or "(no line of it is named in the tracebacks)"
+        told = "the lines the tracebacks point at" + (" and the functions the pull request changed" if names else "")
+        outline = fence(source.outline(entry.text, large))
+        return f"({len(lines)} lines: its outline, then {told})\n{outline}\n{fence(shown)}"
     if wanted is None:
         return fence(source.numbered(lines))
     return fence(

@@ -94,3 +94,40 @@ def test_a_large_changed_file_shows_its_outline_and_the_lines_the_tracebacks_poi
     )
     assert f"{broken_line:>4} |     return a - b" in shown and "1601 | def add(a, b):" in shown
     assert "return x + 200" not in shown and len(shown) < 8000  # never the whole file
+
+
+def test_a_large_changed_file_shows_the_functions_the_pull_request_changed(tmp_path):
+    """toolz's `frequencies` counting twice: the tracebacks end in the tests' assertions and name no
+    line of the 1,058-line module the pull request changed, so the outline alone was shown; the
+    diff's hunks name the changed line, and the whole function holding it is shown."""
+    helpers = "".join(f"def helper_{i}(x):\n    return x + {i}\n\n\n" for i in range(400))
+    counting = (
+        "def frequencies(seq):\n    d = {}\n    for item in seq:\n        d[item] = d.get(item, 0) + 2\n    return d\n"
+    )
+    (tmp_path / "calc.py").write_text(helpers + counting)
+    first = helpers.count("\n") + 1
+    diff = (
+        "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n"
+        f"@@ -{first + 2},3 +{first + 2},3 @@\n     for item in seq:\n-        d[item] = d.get(item, 0) + 1\n"
+        "+        d[item] = d.get(item, 0) + 2\n     return d\n"
+    )
+    assert evidence.changed_lines(diff) == {"calc.py": {first + 3}}
+    shown = evidence.files(
+        baseline_pointing_at("tests/test_calc.py:3"), Workspace(tmp_path, DEFAULT_PROTECT), ["calc.py"],
+        evidence.changed_lines(diff),
+    )  # fmt: skip
+    assert (
+        "(1605 lines: its outline, then the lines the tracebacks point at and the functions the pull request changed)"
+        in shown
+    )
+    assert f"{first:>4} | def frequencies(seq):\n{first + 1:>4} |     d = {{}}\n" in shown
+    assert f"{first + 3:>4} |         d[item] = d.get(item, 0) + 2\n{first + 4:>4} |     return d" in shown
+    assert "return x + 200" not in shown and len(shown) < 8000
+
+
+def test_a_diff_s_own_lines_that_look_like_headers_are_read_as_lines():
+    diff = (
+        "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n@@ -1,2 +1,3 @@\n x = 1\n+++ y\n-z\n+w\n"
+        "diff --git a/gone.py b/gone.py\n--- a/gone.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-q = 1\n"
+    )
+    assert evidence.changed_lines(diff) == {"a.py": {2, 3}}
