@@ -94,9 +94,7 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
         (first, frames), others = group[0], [case for case, _ in group[1:]]
         text = f"### {node_id(first.test_id, frames)}\n{first.outcome}: {first.message}"
         if first.params:
-            text += "\nparameters: " + ", ".join(
-                f"{name}={clip_line(value, PARAM_CHARS)}" for name, value in first.params
-            )
+            text += f"\n{parameters(first)}"
         whole = whole_values(first, f"{first.message}\n{frames}")
         if whole:
             text += f"\n{whole}"
@@ -118,6 +116,11 @@ def per_test(cases: list[Case], target: str, root: str, sources: str = "") -> st
     return "\n\n".join(parts)
 
 
+def parameters(case: Case) -> str:
+    """A parametrized test's parameters, each value cut to PARAM_CHARS."""
+    return "parameters: " + ", ".join(f"{name}={clip_line(value, PARAM_CHARS)}" for name, value in case.params)
+
+
 def whole_values(case: Case, shown: str) -> str:
     """The values `case`'s failing assertion compared, when pytest cut one of them in `shown`; "" else."""
     if case.compared is None or all(value in shown for value in case.compared[1:]):
@@ -129,10 +132,7 @@ def with_whole_values(case: Case) -> str:
     """`case`'s details (a gate's feedback: bot/judge/gate.py) with a parametrized test's
     parameters named, and the values its failing assertion compared, whole, in place of pytest's
     request for -v."""
-    text = case.details
-    if case.params:
-        named = ", ".join(f"{name}={clip_line(value, PARAM_CHARS)}" for name, value in case.params)
-        text = f"parameters: {named}\n{text}"
+    text = f"{parameters(case)}\n{case.details}" if case.params else case.details
     whole = whole_values(case, f"{case.message}\n{case.details}")
     return f"{ASK_VERBOSE.sub('', text).rstrip()}\n{whole}" if whole else text
 

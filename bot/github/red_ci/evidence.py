@@ -14,7 +14,7 @@ Files are read inside the work tree only and never through a symbolic link: a pu
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Set
 
 from bot.core import source
 from bot.core.edit_file import WHOLE_LINES
@@ -113,7 +113,7 @@ def changed_lines(diff: str | None) -> dict[str, set[int]]:
     return found
 
 
-def enclosing(code: str, lines: set[int]) -> list[str]:
+def enclosing(code: str, lines: Set[int]) -> list[str]:
     """The names of the innermost functions or classes holding `lines`."""
     spans = source.definitions(code)
     names = []
@@ -139,9 +139,9 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str], changed: dic
             if path in work.originals
             else " (changed by the pull request)"
         )
-        around = pointed.get(path, set()) | changed.get(path, set())
-        names = enclosing(entry.text, changed.get(path, set())) if entry.text else []
-        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry, large=around, names=names)}")
+        edited = changed.get(path, set())
+        around = pointed.get(path, set()) | edited
+        parts.append(f"### {path}{note}{protection(work, path)}\n{content(entry, large=around, changed=edited)}")
     for path, wanted in sorted(pointed.items()):
         if path not in whole:
             heading = f"### {path} (lines the tracebacks point at){protection(work, path)}"
@@ -150,11 +150,11 @@ def files(baseline: Baseline, work: Workspace, pr_paths: list[str], changed: dic
 
 
 def content(
-    entry: Entry, wanted: set[int] | None = None, large: set[int] | None = None, names: Sequence[str] = ()
+    entry: Entry, wanted: set[int] | None = None, large: set[int] | None = None, changed: Set[int] = frozenset()
 ) -> str:
     """A text file with numbered lines (only those around `wanted` when given; for a file longer
-    than WHOLE_LINES, its outline, the lines around `large` and the definitions named in `names`);
-    a link or a binary file is named, never read."""
+    than WHOLE_LINES, its outline, the lines around `large` and the functions holding the lines
+    the pull request `changed`); a link or a binary file is named, never read."""
     if entry.kind == "link":
         return f"A symbolic link, not followed:\n{fence(entry.link or '')}"
     if entry.text is None:
@@ -164,6 +164,7 @@ def content(
         return f"({what}: not shown)"
     lines = entry.text.splitlines()
     if wanted is None and large is not None and len(lines) > WHOLE_LINES:
+        names = enclosing(entry.text, changed)
         shown = source.windows(entry.text, large, names) or "(no line of it is named in the tracebacks)"
         told = "the lines the tracebacks point at" + (" and the functions the pull request changed" if names else "")
         outline = fence(source.outline(entry.text, large))
