@@ -51,9 +51,20 @@ demo: $(CORE) system-deps
 # failed at random with "Permission denied" on a file of its own workspace.
 TEST_TEMPROOT := /tmp/autofix-pytest
 test: export PYTEST_DEBUG_TEMPROOT = $(TEST_TEMPROOT)
-test: lint system-deps image-env js-deps $(DEV)
+test: lint system-deps image-env js-deps suite-env $(DEV)
 	mkdir -p $(TEST_TEMPROOT)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
+
+# The Python the fixture repositories' test commands run (tests/support/suite_env.py): pytest
+# alone, pinned in tests/suite-env.txt, so that no run loads the dev venv's pytest plugins.
+SUITE_ENV := $(VENV)/suite
+.PHONY: suite-env
+suite-env: $(SUITE_ENV)/.stamp
+$(SUITE_ENV)/.stamp: tests/suite-env.txt | $(PY)
+	rm -rf $(SUITE_ENV)
+	python3 -m venv $(SUITE_ENV)
+	$(SUITE_ENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/suite-env.txt
+	touch $@
 
 # The Action image's Python environment without building the image: autofix's wheel, built as the
 # Dockerfile builds it, installed with --no-deps beside .github/image/requirements.txt's pins in a
@@ -64,7 +75,7 @@ image-env: $(FAST)
 	$(PY) tests/image_env.py
 
 # The suite without compiling llama-cpp-python (minutes on a machine without its wheel cached).
-test-fast: lint system-deps
+test-fast: lint system-deps suite-env
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider -ra
 
 # The code's shape (style, types, layers), then the Action's files against GitHub's own schemas,

@@ -1,9 +1,8 @@
 """What counts as reproducing a bug: the model's test file run by the repository's own pytest in
 the bwrap sandbox, its failures read from autofix's plugin and judged (bot/core/reproduce.py)."""
 
-import sys
-
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.core.reproduce import Reproduction, Wanted, collected, judge
 from bot.judge import gate
@@ -25,7 +24,7 @@ def judged(tmp_path, sandbox, test: str, issue: str = ISSUE) -> Reproduction | s
     (tmp_path / "tests/autofix").mkdir(parents=True)
     (tmp_path / "calc.py").write_text(CALC)
     (tmp_path / PATH).write_text(test)
-    suite = gate.Suite(sandbox, f"{sys.executable} -m pytest -q tests", DEFAULT_PROTECT, 60)
+    suite = gate.Suite(sandbox, f"{SUITE_PYTHON} -m pytest -q tests", DEFAULT_PROTECT, 60)
     return judge(collected(suite, tmp_path, PATH), PATH, test, [], issue)
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from null_places import Last
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.core.loop import solve
 from bot.core.report import Report
@@ -132,7 +133,7 @@ def under_pytest(tmp_path: Path, *replies: str, screen=guard.findings, strength:
     (tmp_path / "tests" / "test_unique.py").write_text(
         "from unique import unique_items\n\n\ndef test_order():\n    assert unique_items([3, 1, 3]) == [3, 1]\n"
     )
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    command = f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider tests"
     spec = Spec.model_validate(
         {"task": "t", "target": "unique.py", "tests": {"command": command}, "strength": strength}
     )

@@ -7,7 +7,6 @@ harmless-but-nosy correct code, pass with nothing leaked.
 import json
 import socket
 import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import EXAMPLES, RIGHT
 from fake_openai import ScriptedOpenAI
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.cli import main
 
@@ -73,7 +73,7 @@ def pytest_task(tmp_path) -> Path:
         "task: Write unique_items(items) keeping first-seen order.\n"
         "target: unique.py\n"
         "entry: unique_items\n"
-        f"tests:\n  command: {sys.executable} -m pytest -q tests\n"
+        f"tests:\n  command: {SUITE_PYTHON} -m pytest -q tests\n"
         "timeout: 20\n"
     )
     return spec

@@ -8,11 +8,11 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import threading
 
 import pytest
 from action_world import API_KEY, REPO, TOKEN, World, act, payload
+from suite_env import PYTHON as SUITE_PYTHON
 
 CALC = (
     "def add(a, b):\n    return a + b\n\n\n"
@@ -35,7 +35,7 @@ def test_add_negative_and_zero():
     assert add(-4, 0) == -4
 """
 TEST_TEXT = 'from text import shout\n\n\ndef test_shout():\n    assert shout("hi") == "HI!"\n'
-COMMAND = f"{sys.executable} -m pytest -q tests"
+COMMAND = f"{SUITE_PYTHON} -m pytest -q tests"
 CONFIG = f"tests:\n  command: {COMMAND}\nmax_attempts: 3\n"
 BROKEN_ADD = CALC.replace("a + b", "a - b")
 JOB_LOG = (

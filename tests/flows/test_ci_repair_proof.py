@@ -1,17 +1,16 @@
 """A red-CI fix that passes the gate is mutated and judged by the tests it had to make pass: when
 none of its mutants fails them, the fix is proposed as a draft whose proof says it is unproven."""
 
-import sys
-
 import pytest
 from action_world import REPO, World, act
+from suite_env import PYTHON as SUITE_PYTHON
 from test_ci_repair import block, open_pull, run_event
 
 CALC = "def add(a, b):\n    return a + b\n"
 # Fails on `a - b` (2 - 3 is -1), passes on `a + b`, and passes on the fix's one mutant, `return None`.
 WEAK_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) != -1\n"
 STRONG_TEST = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 1\n"
+CONFIG = f"tests:\n  command: {SUITE_PYTHON} -m pytest -q tests\nmax_attempts: 1\n"
 FIX = block("calc.py", "    return a - b\n", "    return a + b\n")
 
 

@@ -3,17 +3,16 @@ pytest load on their own: end to end through `autofix action`, with real git, th
 the scripted model and the real sandbox (issues as in test_issue_gate.py, red CI as in
 test_ci_repair.py)."""
 
-import sys
-
 import pytest
 from action_world import REPO, act
 from fake_openai import Reply
+from suite_env import PYTHON as SUITE_PYTHON
 from test_ci_repair import BROKEN_ADD, CALC, CONFIG, FIX_ADD, block, open_pull, run_event, world  # noqa: F401 - world: a fixture
 from test_freeform import FIX, PASSES_ALREADY, REPRODUCES, shop  # noqa: F401 - shop: a fixture
 from test_freeform import issue as freeform_issue
 from test_issue_gate import TEST_UNIQUE, by
 
-MAKEFILE = f"test:\n\t{sys.executable} -m pytest -q tests/test_unique.py\n"
+MAKEFILE = f"test:\n\t{SUITE_PYTHON} -m pytest -q tests/test_unique.py\n"
 
 
 def make_repository(world) -> None:
@@ -124,12 +123,12 @@ def test_a_red_ci_reply_never_edits_the_makefile_the_test_command_runs(world, gi
     would report whatever it likes."""
     world.commit_to_origin(
         {".github/autofix.yml": "tests:\n  command: make test\nmax_attempts: 2\nstrategy: repair\n",
-         "Makefile": f"test:\n\t{sys.executable} -m pytest -q tests\n"}
+         "Makefile": f"test:\n\t{SUITE_PYTHON} -m pytest -q tests\n"}
     )  # fmt: skip
     pull, run = open_pull(world, github, {"calc.py": BROKEN_ADD})
     world.event("workflow_run", run_event(github, pull, run))
     forged = block(
-        "Makefile", f"\t{sys.executable} -m pytest -q tests\n", f"\t{sys.executable} -m pytest -q tests || true\n"
+        "Makefile", f"\t{SUITE_PYTHON} -m pytest -q tests\n", f"\t{SUITE_PYTHON} -m pytest -q tests || true\n"
     )
     code, out, openai = act(capsys, world, [forged, FIX_ADD])
     assert code == 0, "\n".join(out)
@@ -137,11 +136,11 @@ def test_a_red_ci_reply_never_edits_the_makefile_the_test_command_runs(world, gi
         "- block 1 (Makefile): a protected path (tests and CI configuration can't be edited); "
         "fix the code under test instead"
     ) in openai.prompts()[-1]
-    assert world.file_at("autofix/pr-2", "Makefile") == f"test:\n\t{sys.executable} -m pytest -q tests\n"
+    assert world.file_at("autofix/pr-2", "Makefile") == f"test:\n\t{SUITE_PYTHON} -m pytest -q tests\n"
 
 
 def test_a_free_form_repair_never_edits_the_makefile_the_test_command_runs(shop, github, capsys):
-    recipe = f"\t{sys.executable} -m pytest -q tests\n"
+    recipe = f"\t{SUITE_PYTHON} -m pytest -q tests\n"
     shop.commit_to_origin(
         {
             ".github/autofix.yml": "tests:\n  command: make test\nmax_attempts: 2\nstrategy: repair\n",

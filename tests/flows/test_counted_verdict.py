@@ -4,13 +4,12 @@
 tests/judge/test_verdict_count.py), rendered by cmark-gfm as GitHub shows it.
 End to end through `autofix action`, like test_action.py."""
 
-import sys
-
 import gfm
 from action_world import REPO, act, labeled
 from conftest import RIGHT, WRONG
+from suite_env import PYTHON as SUITE_PYTHON
 
-COMMAND = f"{sys.executable} -m pytest -q tests"
+COMMAND = f"{SUITE_PYTHON} -m pytest -q tests"
 TESTS = """\
 import pytest
 

@@ -3,14 +3,14 @@ sees the code it must change and never the whole file; and a test command that c
 anything stops before any model call, blaming the environment, not a candidate."""
 
 import json
-import sys
 from pathlib import Path
 
 from fake_openai import ScriptedOpenAI
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.cli import main
 
-PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
+PYTEST = f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider"
 BROKEN = "def window_sums(items, size):\n    return [sum(items[i : i + size]) for i in range(len(items) - size)]\n"
 FIXED = "def window_sums(items, size):\n    return [sum(items[i : i + size]) for i in range(len(items) - size + 1)]\n"
 WRONG_FIX = "def window_sums(items, size):\n    return [sum(items[i : i + size - 1]) for i in range(len(items))]\n"

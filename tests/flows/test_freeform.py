@@ -5,11 +5,11 @@ has something to search."""
 
 import json
 import re
-import sys
 
 import pytest
 from action_world import REPO, World, act, labeled
 from fake_openai import Reply
+from suite_env import PYTHON as SUITE_PYTHON
 
 DURATIONS = '''\
 """Durations written the way people write them."""
@@ -66,7 +66,7 @@ def test_legacy_format():
 """
 # map_tokens: a hosted model's map. The scripted server listens on loopback, where the map would
 # be 2,000 tokens: 49 of the 58 files.
-CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 2\nmap_tokens: 6000\n"
+CONFIG = f"tests:\n  command: {SUITE_PYTHON} -m pytest -q tests\nmax_attempts: 2\nmap_tokens: 6000\n"
 ISSUE = (
     "`parse_duration('1h30m')` returns 1860 seconds instead of 5400.\n\n"
     "Hours seem to be counted as minutes: `shipping_seconds('2h')` gives 120."
@@ -267,7 +267,7 @@ def test_the_reproduction_test_cannot_be_edited_into_passing(shop, github, capsy
 
 def test_a_writer_s_issue_may_name_the_test_command_in_its_yaml_block(shop, github, capsys):
     shop.commit_to_origin({".github/autofix.yml": "max_attempts: 2\n"})  # the repository names no command
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     shop.event("issues", issue(ISSUE + f"\n\n```yaml\nfiles: [shop/durations.py]\ntests:\n  command: {command}\n```\n"))
     script = {"reproduce": [Reply(REPRODUCES)], "repair": [Reply(FIX)]}  # `files:` given: no localize call
     code, out, openai = act(capsys, shop, script)

@@ -5,15 +5,15 @@ issue asks for that name, and then the fix must run it; a fix none of whose muta
 reproduction is proposed as unproven."""
 
 import os
-import sys
 
 import pytest
 from action_world import REPO, World, act, labeled
 from fake_openai import Reply
+from suite_env import PYTHON as SUITE_PYTHON
 
 CALC = "def add(a, b):\n    return a - b\n"
 TESTS = "from calc import add\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n"
-CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 2\n"
+CONFIG = f"tests:\n  command: {SUITE_PYTHON} -m pytest -q tests\nmax_attempts: 2\n"
 ISSUE = "`add(2, 3)` returns -1 instead of 5."
 ASKS = "`add` is broken and callers rely on it; please add a function `add_fixed(a, b)` that returns the sum."
 LOCATE = [Reply("```\ncalc.py\n```")]

@@ -1,15 +1,14 @@
 """Anyone can open an issue; only the repository's writers set the tests that judge its code.
 End to end through `autofix action`, like test_action.py."""
 
-import sys
-
 from action_world import REPO, act, labeled
 from conftest import WRONG
+from suite_env import PYTHON as SUITE_PYTHON
 
 TEST_UNIQUE = (
     "from unique import unique_items\n\n\ndef test_order():\n    assert unique_items([3, 1, 3, 2]) == [3, 1, 2]\n"
 )
-COMMAND = f"{sys.executable} -m pytest -q tests/test_unique.py"
+COMMAND = f"{SUITE_PYTHON} -m pytest -q tests/test_unique.py"
 CONFIG = f"tests:\n  command: {COMMAND}\nmax_attempts: 2\n"
 GATE = '```yaml\ntarget: unique.py\ntests:\n  command: "true"\nmax_attempts: 50\n```\n'
 

@@ -4,13 +4,13 @@ confirmation. The real sandbox runs them; a recorder around it notes when each r
 ended and what it was asked to run, so the tests see them overlap, and see no run started that
 the verdict doesn't read."""
 
-import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.core.gated import GateJudge
 from bot.core.proof import ProofJudge
@@ -24,7 +24,7 @@ from bot.judge.validate import python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import DEFAULT_PROTECT
 
-COMMAND = f"{sys.executable} -m pytest -q tests"
+COMMAND = f"{SUITE_PYTHON} -m pytest -q tests"
 CALC = "def add(a, b):\n    return a + b\n"
 BROKEN = "def add(a, b):\n    return a - b\n"
 TESTS = (

@@ -6,10 +6,10 @@ failed lint job on its branch (a workflow run, or a check run) is one follow-up 
 thread's round. An outsider's comment, or a check run of another branch, starts nothing."""
 
 import re
-import sys
 
 from action_world import REPO, act, payload
 from fake_openai import Reply
+from suite_env import PYTHON as SUITE_PYTHON
 from test_review_loop import BRANCH, CONFIG, autofix_pull, world  # noqa: F401 (world: the review's repository)
 
 DIGITS = "def digits(n):\n    return len(str(n))\n"
@@ -72,11 +72,11 @@ def test_autofix_with_text_on_its_own_pull_request_pushes_one_proven_commit_and_
     [answer] = autofix_comments(github, pull, {asked.id})
     assert answer.body.startswith(
         f"<!-- autofix:request-{asked.id} -->\n\n✅ autofix answered `/autofix` (comment {asked.id}) by @Codertocat "
-        f"with {head[:12]}: changed `digits.py`; the 5 tests of `{sys.executable} -m pytest -q tests` passed on "
+        f"with {head[:12]}: changed `digits.py`; the 5 tests of `{SUITE_PYTHON} -m pytest -q tests` passed on "
         "attempt 1 of 2."
     )
     assert (
-        f"**Evidence:** the whole suite (`{sys.executable} -m pytest -q tests`) in autofix's sandbox: 5 passed, "
+        f"**Evidence:** the whole suite (`{SUITE_PYTHON} -m pytest -q tests`) in autofix's sandbox: 5 passed, "
         f"0 new failures; `{test}` (`tests.autofix.test_request_{asked.id}::test_negative`) failed before, "
         "passes after." in answer.body
     )
@@ -144,7 +144,7 @@ def test_a_failed_lint_job_on_its_branch_gets_one_commit_then_stops_after_max_ro
     [summary] = github.comments(REPO, pull.number)
     assert summary.body.startswith(
         f"<!-- autofix:ci-{run.id} -->\n\n✅ autofix answered run {run.id} with {head[:12]}: changed `calc.py`; "
-        f"the 3 tests of `{sys.executable} -m pytest -q tests` passed on attempt 1 of 2."
+        f"the 3 tests of `{SUITE_PYTHON} -m pytest -q tests` passed on attempt 1 of 2."
     )
     said = r"\*\*Round 1 of 1\*\* of red CI on this pull request \(`max_rounds`\); spent so far: ([\d,]+) tokens"
     spent = re.search(said, summary.body)
@@ -199,7 +199,7 @@ def test_a_failed_check_run_on_its_branch_gets_one_follow_up_commit(world, githu
     [summary] = github.comments(REPO, pull.number)
     assert summary.body.startswith(
         f"<!-- autofix:ci-{check['id']} -->\n\n✅ autofix answered run {check['id']} with {head[:12]}: changed "
-        f"`calc.py`; the 3 tests of `{sys.executable} -m pytest -q tests` passed on attempt 1 of 2."
+        f"`calc.py`; the 3 tests of `{SUITE_PYTHON} -m pytest -q tests` passed on attempt 1 of 2."
     )
     assert "**Round 1 of 3** of red CI on this pull request (`max_rounds`)" in summary.body
 

@@ -4,12 +4,11 @@ autofix's branch, a reply on every thread, the addressed ones resolved, one summ
 outsider's review, a bot's review that doesn't mention autofix and a fork's pull request start
 nothing."""
 
-import sys
-
 import gfm
 import pytest
 from action_world import REPO, World, act, payload
 from fake_openai import Reply
+from suite_env import PYTHON as SUITE_PYTHON
 
 CALC = "def add(a, b):\n    return a + b\n\n\ndef total(items):\n    return sum(items)\n"
 TEXT = 'def shout(words):\n    return words.upper() + "!"\n'
@@ -19,7 +18,7 @@ TESTS = (
     "def test_total():\n    assert total([1, 2]) == 3\n\n\n"
     'def test_shout():\n    assert shout("hi") == "HI!"\n'
 )
-CONFIG = f"tests:\n  command: {sys.executable} -m pytest -q tests\nmax_attempts: 2\n"
+CONFIG = f"tests:\n  command: {SUITE_PYTHON} -m pytest -q tests\nmax_attempts: 2\n"
 BRANCH = "autofix/issue-1"
 HUNK = '@@ -1,2 +1,2 @@\n def shout(words):\n-    return words.upper()\n+    return words.upper() + "!"'
 BEHAVIOUR = "shout(None) should return an empty string instead of raising."
@@ -112,7 +111,7 @@ def test_a_review_of_three_threads_gets_one_commit_two_resolved_threads_and_one_
     replies = {t.id: github.review_comments_by_id[t.comments[-1]].body for t in (behaviour, suggestion, impossible)}
     assert all(len(t.comments) == 2 for t in (behaviour, suggestion, impossible))
     evidence = (
-        f"**Evidence:** the whole suite (`{sys.executable} -m pytest -q tests`) in autofix's sandbox: 4 passed, "
+        f"**Evidence:** the whole suite (`{SUITE_PYTHON} -m pytest -q tests`) in autofix's sandbox: 4 passed, "
         f"0 new failures; `tests/autofix/test_review_{review.id}.py` "
         f"(`tests.autofix.test_review_{review.id}::test_shout_none`) failed before, passes after."
     )
@@ -125,7 +124,7 @@ def test_a_review_of_three_threads_gets_one_commit_two_resolved_threads_and_one_
     [summary] = github.comments(REPO, pull.number)
     assert summary.body.startswith(
         f"<!-- autofix:review-{review.id} -->\n\n✅ autofix answered review {review.id} by @Codertocat with "
-        f"{head[:12]}: 2 of 3 threads addressed; the 4 tests of `{sys.executable} -m pytest -q tests` passed on "
+        f"{head[:12]}: 2 of 3 threads addressed; the 4 tests of `{SUITE_PYTHON} -m pytest -q tests` passed on "
         "attempt 1 of 2."
     )
     assert (
@@ -164,7 +163,7 @@ def test_resolve_threads_false_leaves_resolving_to_the_reviewer(world, github, c
     [summary] = github.comments(REPO, pull.number)
     assert gfm.read(summary.body).first() == (
         f"✅ autofix answered review {review.id} by @Codertocat with {world.show(BRANCH)[:12]}: 1 of 1 thread "
-        f"addressed; the 3 tests of {sys.executable} -m pytest -q tests passed with no model call."
+        f"addressed; the 3 tests of {SUITE_PYTHON} -m pytest -q tests passed with no model call."
     )
 
 

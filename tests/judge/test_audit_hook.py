@@ -7,6 +7,7 @@ anything else noticing."""
 import sys
 
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.judge.validate import Validator, python_paths
 from bot.sandbox.tiers import open_sandbox
@@ -81,7 +82,7 @@ ASKED_AT = {"sys._getframe": 27, "gc.get_objects": 27, "a frame (.tb_frame)": 29
 sandboxes = {}
 
 
-def checker(folder, tier):
+def checker(folder, tier, python=SUITE_PYTHON):
     if tier not in sandboxes:
         sandboxes[tier] = open_sandbox(tier, readable=python_paths())
     (folder / "tests").mkdir()
@@ -90,7 +91,7 @@ def checker(folder, tier):
         {
             "task": "t",
             "target": "unique.py",
-            "tests": {"command": f"{sys.executable} -m pytest -q tests"},
+            "tests": {"command": f"{python} -m pytest -q tests"},
             "timeout": 30,
         }
     )
@@ -242,7 +243,7 @@ def test_order_kept(items):
 
 @pytest.mark.parametrize("tier", TIERS)
 def test_a_hypothesis_suite_judges_a_right_fix_right_and_a_wrong_one_wrong(tmp_path, tier):
-    judge = checker(tmp_path, tier)
+    judge = checker(tmp_path, tier, sys.executable)  # the dev venv's, which has hypothesis
     (tmp_path / "tests" / "test_given.py").write_text(GIVEN)
     wrong = "def unique_items(items):\n" + WRONG
     right = "def unique_items(items):\n    return list(dict.fromkeys(items))\n"

@@ -1,8 +1,7 @@
 """Feedback per failing test: with many failures, the model still sees every distinct one, with
 its node id and its own frames, the target's first, and not 40 copies of an environment error."""
 
-import sys
-
+from suite_env import PYTHON as SUITE_PYTHON
 from test_verdict import suite
 
 from bot.judge.failures import node_id, own_frames, per_test
@@ -54,7 +53,7 @@ ENV_TESTS = "".join(
 
 
 def test_through_the_validator_many_failures_still_show_the_real_one(tmp_path):
-    checker = suite(tmp_path, "bwrap", f"{sys.executable} -m pytest -q -p no:cacheprovider tests")
+    checker = suite(tmp_path, "bwrap", f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider tests")
     (tmp_path / "tests" / "test_zones.py").write_text(ENV_TESTS)
     verdict = checker.check("def unique_items(items):\n    return list(set(items))\n")
     assert not verdict.passed

@@ -1,8 +1,7 @@
 """The red-CI gate on a test command that is not pytest: the command itself is the one test."""
 
-import sys
-
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.errors import UserError
 from bot.judge import gate
@@ -58,7 +57,7 @@ def test_a_suite_that_writes_into_the_tree_is_told_to_exempt_the_path_then_judge
     (tmp_path / "tests" / "test_cache.py").write_text(HYPOTHESIS_LIKE)
     (tmp_path / "state.py").write_text("def value():\n    return 1\n")
     sandbox = open_sandbox("bwrap", readable=python_paths())
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     with pytest.raises(UserError, match=r"the tests write tests/\.hypothesis, and the tree under test is read-only"):
         gate.Baseline.measure(gate.Suite(sandbox, command, DEFAULT_PROTECT, timeout=30), tmp_path)
     pytest_suite = gate.Suite(sandbox, command, DEFAULT_PROTECT, timeout=30, exempt=("tests/.hypothesis",))
@@ -82,7 +81,7 @@ def pytest_gate(tmp_path) -> gate.Suite:
     for relpath, text in PYTEST_SUITE.items():
         (tmp_path / relpath).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / relpath).write_text(text)
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    command = f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider tests"
     return gate.Suite(open_sandbox("bwrap", readable=python_paths()), command, DEFAULT_PROTECT, timeout=30)
 
 

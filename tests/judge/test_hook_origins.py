@@ -3,9 +3,8 @@ attributes point elsewhere (#40 item 2): the attacker's plugin set its hook func
 standard-library function, and the check of where hooks come from,
 which followed those attributes, placed it outside the work folder."""
 
-import sys
-
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.judge.validate import python_paths
 from bot.judge.verdict import Plugins, run_tests
@@ -54,6 +53,6 @@ def test_a_hook_from_the_code_under_repair_is_found_through_any_disguise(tmp_pat
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
     (tmp_path / "tests" / "conftest.py").write_text(CONFTEST)
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     run = run_tests(sandbox(tier), command, tmp_path, Limits(wall_seconds=30), "calc.py", plugins=Plugins())
     assert run.tampered == ["the hook pytest_runtest_makereport was implemented by calc.py"], run.outcome.output

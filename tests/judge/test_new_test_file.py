@@ -3,13 +3,12 @@ test command collects it as it stands, so the project's own CI runs it after the
 (found on toolz, whose suite runs as `pytest toolz/tests`: a test under tests/autofix/ ran in
 autofix's runs only, named to pytest by autofix)."""
 
-import sys
-
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.judge import gate
 
-PYTEST = f"{sys.executable} -m pytest -q"
+PYTEST = f"{SUITE_PYTHON} -m pytest -q"
 
 
 @pytest.mark.parametrize(

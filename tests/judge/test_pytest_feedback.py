@@ -2,9 +2,8 @@
 with pytest's own introspection of both sides, and the test's lines up to the failure, from its
 file when the traceback style leaves them out."""
 
-import sys
-
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 from test_verdict import validator
 
 SHOP_TESTS = """\
@@ -22,7 +21,7 @@ WRONG = "def minutes(start, end):\n    return end - start + 1\n"
 def shop(tmp_path, options: str = "", folder: str = "tests", preflight: bool = True):
     (tmp_path / folder).mkdir(parents=True)
     (tmp_path / folder / "test_shop.py").write_text(SHOP_TESTS)
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider {options} tests".replace("  ", " ")
+    command = f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider {options} tests".replace("  ", " ")
     checker = validator(tmp_path, "bwrap", {"command": command}, target="shop.py")
     if preflight:  # then the failing tests run first, alone (Validator.rejected_quickly)
         checker.preflight()
@@ -79,7 +78,7 @@ def test_an_import_error_shows_the_test_file_and_not_autofix_s_stand_ins(tmp_pat
     stand-in's frames in a folder it has never seen."""
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_shop.py").write_text(SHOP_TESTS)
-    command = f"{sys.executable} -m pytest -q -p no:cacheprovider tests"
+    command = f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider tests"
     checker = validator(tmp_path, "bwrap", {"command": command}, target="shop.py")
     verdict = checker.check("def hours(start, end):\n    return end - start\n")
     assert "from shop import minutes\nE   ImportError: cannot import name 'minutes' from 'shop'" in verdict.feedback

@@ -2,15 +2,14 @@
 whole suite, and rejected in the time those take when it still fails them; a quick run never
 passes anyone, and what it hides from the judgement is never a reason to pass."""
 
-import sys
-
+from suite_env import PYTHON as SUITE_PYTHON
 from test_verdict import RIGHT, WRONG, suite
 
 OTHER_TESTS = "".join(f"def test_other_{i}():\n    assert True\n\n\n" for i in range(8))
 
 
 def quick_suite(tmp_path, *more_tests: str):
-    checker = suite(tmp_path, "bwrap", f"{sys.executable} -m pytest -p no:cacheprovider tests")
+    checker = suite(tmp_path, "bwrap", f"{SUITE_PYTHON} -m pytest -p no:cacheprovider tests")
     (tmp_path / "tests" / "test_other.py").write_text(OTHER_TESTS)
     for number, test in enumerate(more_tests):
         (tmp_path / "tests" / f"test_more_{number}.py").write_text(test)

@@ -23,6 +23,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 from test_sandbox import ROOT, private_tmp  # noqa: F401 - private_tmp: a fixture
 
 from bot.judge import gate
@@ -169,7 +170,7 @@ def test_the_whole_suite_sees_no_file_an_earlier_run_left(private_tmp, tier):
         "    assert not os.path.exists('data/left.txt') and not os.path.exists('data/nested/deep/left.txt')\n"
         "    open('data/left.txt', 'w').write('left')\n    open('data/nested/deep/left.txt', 'w').write('left')\n"
     )
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     spec = Spec.model_validate(  # the tree is read-only to the suite but for its exempt folder
         {"task": "t", "target": "unique.py", "tests": {"command": command, "exempt": ["data"]}}
     )
@@ -195,7 +196,7 @@ def test_a_judgement_whose_uid_is_busy_takes_another_and_the_copy_follows(privat
 def test_a_gates_copy_takes_in_what_changed_in_the_folder(private_tmp):
     folder = work_folder(private_tmp / "work")
     suite = gate.Suite(
-        open_sandbox("bwrap", readable=python_paths(folder)), f"{sys.executable} -m pytest -q tests", (), 20
+        open_sandbox("bwrap", readable=python_paths(folder)), f"{SUITE_PYTHON} -m pytest -q tests", (), 20
     )
     assert suite.run(folder).failing == {"tests.test_unique::test_order"}
     (folder / "unique.py").write_text(RIGHT)

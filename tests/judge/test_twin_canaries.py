@@ -4,9 +4,8 @@ of the suite's failing tests, beside it in its module, running that test's own c
 message of the same shape, and the two can't both pass: a forger keyed on the function's name,
 the failure's text or the module flips both, and the report is forged."""
 
-import sys
-
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.errors import UserError
 from bot.judge.validate import Validator, python_paths
@@ -80,14 +79,14 @@ def tree(root, conftest=""):
 
 
 def validator(root, tier):
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     spec = Spec.model_validate({"task": "t", "target": "calc.py", "tests": {"command": command}, "timeout": 30})
     spec.workdir = root
     return Validator(spec, sandbox(tier), screen=None)
 
 
 def run(root, tier, prefer, outcomes_only=False, avoid=()):
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     return run_tests(
         sandbox(tier),
         command,

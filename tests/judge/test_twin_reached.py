@@ -3,7 +3,7 @@ last `==` of the test's own body, never one in a `try`, a branch or a loop, whic
 never run. A twin whose changed assertion was never reached passes beside its original, and an
 honest run was read as forged ("a canary and the test it contradicts were both reported passed")."""
 
-import sys
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.judge.validate import python_paths
 from bot.judge.verdict import Plugins, run_tests
@@ -32,7 +32,7 @@ def test_a_twin_never_changes_an_assertion_its_run_may_not_reach(tmp_path):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_calc.py").write_text(TESTS)
     sandbox = open_sandbox("bwrap", readable=python_paths())
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     for _ in range(3):  # the one test is the one to twin, in every run
         run = run_tests(sandbox, command, tmp_path, Limits(wall_seconds=30), "calc.py", plugins=Plugins())
         assert run.forged == [] and run.tampered == []
@@ -49,7 +49,7 @@ def test_a_twin_of_an_assertion_against_an_empty_list_compiles(tmp_path):
         "from evens import evens\n\n\ndef test_none():\n    assert evens([1, 3]) == []\n"
     )
     sandbox = open_sandbox("bwrap", readable=python_paths())
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     limits = Limits(wall_seconds=30)  # outcomes only: no assertion rewriting, which would fill the place in
     run = run_tests(sandbox, command, tmp_path, limits, "evens.py", plugins=Plugins(), outcomes_only=True)
     assert "INTERNALERROR" not in run.outcome.output and run.forged == []

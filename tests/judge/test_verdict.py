@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+from suite_env import PYTHON as SUITE_PYTHON
 
 from bot.errors import UserError
 from bot.judge import hooks
@@ -50,7 +51,7 @@ def inline(tmp_path, tier):
     return validator(tmp_path, tier, {"code": CHECKS})
 
 
-def suite(tmp_path, tier, command=f"{sys.executable} -m pytest -q tests"):
+def suite(tmp_path, tier, command=f"{SUITE_PYTHON} -m pytest -q tests"):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_unique.py").write_text(TEST_FILE)
     return validator(tmp_path, tier, {"command": command})
@@ -278,7 +279,7 @@ def test_unittest_exiting_at_import_fails(tmp_path, tier):
 def test_a_cache_the_suite_writes_in_an_exempt_folder_is_not_tampering(tmp_path, tier):
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "test_unique.py").write_text(TEST_FILE)
-    command = f"{sys.executable} -m pytest -q tests"
+    command = f"{SUITE_PYTHON} -m pytest -q tests"
     checker = validator(tmp_path, tier, {"command": command, "exempt": ["tests/.hypothesis"]})
     (tmp_path / "tests" / "test_cache.py").write_text(
         "import os, tempfile\n\n\ndef test_cache():\n"
@@ -302,7 +303,7 @@ def test_a_suite_that_writes_elsewhere_in_the_tree_is_told_where_and_how(tmp_pat
 @pytest.mark.parametrize("tier", TIERS)
 def test_an_import_path_into_the_original_folder_is_a_configuration_error(tmp_path, tier):
     (tmp_path / "src").mkdir()
-    checker = suite(tmp_path, tier, f"PYTHONPATH={tmp_path}/src:$PYTHONPATH {sys.executable} -m pytest -q tests")
+    checker = suite(tmp_path, tier, f"PYTHONPATH={tmp_path}/src:$PYTHONPATH {SUITE_PYTHON} -m pytest -q tests")
     with pytest.raises(UserError, match=f"the tests import from {tmp_path}/src, inside the work folder autofix copies"):
         checker.check(RIGHT)
 
@@ -338,7 +339,7 @@ def test_an_installed_copy_that_shadows_the_target_is_a_configuration_error(tmp_
         tier,
         {
             "command": f"cd tests && PYTHONPATH={installed}:$PYTHONPATH "
-            f"{sys.executable} -m pytest -q -p no:cacheprovider ."
+            f"{SUITE_PYTHON} -m pytest -q -p no:cacheprovider ."
         },
     )
     checker.sandbox = open_sandbox(tier, readable=[*python_paths(), installed])
@@ -366,7 +367,7 @@ def test_the_plugin_is_inert_outside_autofix(tmp_path):
         with hooks.generated(empty, None, tmp_path, "") as hook:
             environ = {"PYTHONPATH": str(hook.folder), "PATH": "/usr/bin:/bin"}
             done = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-p", hook.plugin, "-p", "no:cacheprovider", str(tmp_path)],
+                [SUITE_PYTHON, "-m", "pytest", "-q", "-p", hook.plugin, "-p", "no:cacheprovider", str(tmp_path)],
                 capture_output=True,
                 text=True,
                 env=environ,
@@ -621,7 +622,7 @@ def test_the_same_failure_reads_the_same_in_every_run(tmp_path):
         "from unique import unique_items\n\n\nclass Box:\n    pass\n\n\n"
         "def test_order():\n    box = Box()\n    assert unique_items([3, 1, 3]) == [3, 1], box\n"
     )
-    checker = validator(tmp_path, "bwrap", {"command": f"{sys.executable} -m pytest -q tests"})
+    checker = validator(tmp_path, "bwrap", {"command": f"{SUITE_PYTHON} -m pytest -q tests"})
     first, second = checker.check(WRONG).feedback, checker.check(WRONG).feedback
     assert "<test_unique.Box object at 0x…>" in first
     assert first == second

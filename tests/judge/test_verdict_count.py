@@ -5,6 +5,8 @@ exit code."""
 
 import sys
 
+from suite_env import PYTHON as SUITE_PYTHON
+
 from bot.judge.validate import Validator, python_paths
 from bot.sandbox.tiers import open_sandbox
 from bot.spec import Spec
@@ -61,7 +63,7 @@ def validator(folder, command, test_file):
 
 
 def test_a_pytest_run_counts_the_tests_its_report_says_passed(tmp_path):
-    checker = validator(tmp_path, f"{sys.executable} -m pytest -q tests", PYTEST_FILE)
+    checker = validator(tmp_path, f"{SUITE_PYTHON} -m pytest -q tests", PYTEST_FILE)
     passed = checker.check(RIGHT)
     assert passed.passed and passed.tests == 4  # 3 parameters and test_order; not the skipped one, nor canaries
     assert not checker.check(WRONG).passed
