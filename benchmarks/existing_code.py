@@ -135,6 +135,7 @@ def run_autofix(mode: str, work: Path, original: str, sandbox: str = "auto") -> 
         "timeout": 600,  # the suite takes ~20 s bare; leave room for a loaded 2-core machine
         "mode": mode,
         "strength": "off",  # this measures the repair; `make bench-strength` measures the mutants
+        "strategy": "repair",  # the second reply edits the first's code (resample starts afresh)
     }
     spec.write_text(yaml.safe_dump(task, sort_keys=False), encoding="utf-8")
     replay.write_text(yaml.safe_dump({"replies": replies(mode, original)}), encoding="utf-8")
