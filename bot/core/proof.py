@@ -23,7 +23,7 @@ from bot.core.protocol import Candidate
 from bot.core.report import Report
 from bot.core.reproduce import Wanted
 from bot.judge import gate
-from bot.judge.strength import Strength, judged
+from bot.judge.strength import Mutant, Strength, judged
 from bot.judge.validate import Verdict
 from bot.lang import registry
 
@@ -124,7 +124,16 @@ class ProofJudge:
             self.seconds,
             self.inner.suite.jobs,  # each variant is judged in a copy of its own, side by side
             self.clock,
+            self.together,
         )
+
+    def together(self, variants: list[tuple[str, Mutant]]) -> list[bool] | None:
+        """Whether the tests still pass each variant, all judged in one run where the suite's
+        runner can (gate.Suite.run_variants), else None."""
+        work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
+        only = set(self.tests)
+        runs = suite.run_variants(work.root, [{path: mutant.code} for path, mutant in variants], only)
+        return None if runs is None else [gate.judge(baseline, run, only).passed for run in runs]
 
     def passes(self, variant: dict[str, str], outcomes_only: bool = False) -> bool:
         """Whether the tests still pass with the files of `variant` written over the fix's, in the

@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 import shlex
 import threading
-from collections.abc import Callable, Iterator, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Sequence, Set
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
@@ -221,6 +221,41 @@ class Suite:
             self.plugins = run.plugins
         if baseline and run.cases:
             self.failing = {case.test_id for case in run.cases if case.outcome in ("failed", "error")}
+        return self.finished(run, work, tampered, runner)
+
+    def run_variants(
+        self, folder: Path, variants: Sequence[Mapping[str, str]], only: set[str]
+    ) -> list[SuiteRun] | None:
+        """Each of `variants` (files written over the folder's: the proof's mutants) judged by the
+        tests `only`, all in one run when the folder's runner can (Runner.run_variants), in order;
+        None when it can't: then each is a run of its own (`overlay`)."""
+        with self.lock:
+            copies = self.copies.get(folder)
+            if copies is None:
+                copies = self.copies[folder] = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
+        with copies.use() as scratch:
+            work = scratch.work
+            runner = runner_for(self.command, work)
+            if runner is None or isinstance(runner, Unread):
+                return None
+            runs = runner.run_variants(
+                self.sandbox,
+                work,
+                self.limits,
+                self.twinned,
+                variants,
+                only=only,
+                prefer=only,
+                avoid=self.flaky,
+                writable=writable_in(work, self.exempt),
+            )
+            tampered = scratch.restore()
+        return None if runs is None else [self.finished(run, work, tampered, runner) for run in runs]
+
+    def finished(
+        self, run: TestRun, work: Path, tampered: list[tuple[str, str]], runner: Runner | Unread | None
+    ) -> SuiteRun:
+        """What the judges read of a run."""
         outcome, cases = run.outcome, run.cases
         if cases is None:  # not pytest, or it died: the command itself is the one test
             problems = run.unittest.failing() if run.unittest else []

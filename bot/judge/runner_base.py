@@ -67,6 +67,24 @@ class Runner(Protocol):
         the log when none can."""
         ...
 
+    def run_variants(
+        self,
+        sandbox: Sandbox,
+        work: Path,
+        limits: Limits,
+        twinned: Mapping[str, str],
+        variants: Sequence[Mapping[str, str]],
+        *,
+        only: Iterable[str],
+        prefer: Iterable[str] = (),
+        avoid: Iterable[str] = (),
+        writable: Sequence[str] | None = None,
+    ) -> list[TestRun] | None:
+        """Each of `variants` (files written over `work`'s: the proof's mutants) judged by the
+        tests `only`, all in one run, in order; None when this runner can't (then each variant is
+        a run of its own)."""
+        ...
+
     def declared(self, workdir: str) -> Callable[[str], set[str]] | None:
         """What a unit of the suite that couldn't load on the repository's own code (its id
         `unit::`) declares, which every run must report; None when the command runs some tests

@@ -173,10 +173,12 @@ def judged(
     seconds: float,
     workers: int,
     clock: Callable[[], float] = time.monotonic,
+    together: Callable[[list[tuple[str, Mutant]]], list[bool] | None] | None = None,
 ) -> Strength:
     """Up to `budget` mutants of the lines written in `files` (path: the code and its original,
     None for a new file), and the null mutants, each judged by `passes` (True: the tests passed
-    it) on `workers` threads, starting none after `seconds`."""
+    it) on `workers` threads, starting none after `seconds`; or all at once by `together` (each
+    variant's True or False, in order), when it can judge them (not None)."""
     started = clock()
     deadline = started + seconds
     share = max(1, budget // max(1, len(files)))
@@ -198,8 +200,12 @@ def judged(
             return None
         return passes(*pair) is True  # a mutant whose run never ends was told apart: killed
 
-    with ThreadPoolExecutor(max(1, min(len(queue), workers)), thread_name_prefix="strength") as pool:
-        outcomes = list(pool.map(outcome, queue))
+    outcomes: list[bool | None] | None = None
+    if together is not None and queue:
+        outcomes = list(together(queue) or []) or None
+    if outcomes is None:
+        with ThreadPoolExecutor(max(1, min(len(queue), workers)), thread_name_prefix="strength") as pool:
+            outcomes = list(pool.map(outcome, queue))
     killed_nulls = [pair for pair, passed in zip(nulls, outcomes[: len(nulls)], strict=True) if passed is False]
     judged = [(pair, passed) for pair, passed in zip(queue[len(nulls) :], outcomes[len(nulls) :], strict=True)]
     judged = [(pair, passed) for pair, passed in judged if passed is not None]

@@ -146,34 +146,9 @@ def run_go(
     docstring)."""
     module = module_of(work)
     cache = warm(sandbox, go, work, limits)
-    last = dict(last or {})
-    if only is not None:  # twins of the tests that run: an echo's original must come back beside it
-        only = set(only)
-        tops = {canaries.top(test) for test in only}
-        last = {test: outcome for test, outcome in last.items() if canaries.top(test) in tops}
-    elif go.filtered:
-        last = {}  # the command's own -run/-skip would leave the twins out
-    drawn = canaries.plant(str(work), last, prefer, avoid) if planted is True and last else []
-    twins = drawn if planted is True else list(planted) if planted else []
-    flags: list[str] = list(go.flags)
-    packages: list[str] = list(go.packages)
-    if only is not None:
-        chosen: dict[str, set[str]] = {}
-        for test in [*only, *(twin.test_id for one in twins for twin in one.twins)]:
-            folder, _, name = test.partition("::")
-            if name:
-                chosen.setdefault(folder, set()).add(name.split("/", 1)[0])
-        names = sorted(set().union(*chosen.values())) if chosen else []
-        flags = [*go.without_filters(), f"-run=^({'|'.join(re.escape(n) for n in names)})$"] if names else flags
-        packages = sorted(package_arg(folder, module) for folder in chosen) or packages
-    words = ["test", "-json", "-count=1", f"-p={parallel()}", *flags, *packages]
+    twins, words = selected(go, work, module, last, prefer, avoid, only, planted)
     try:
-        for one in twins:
-            safefs.write_file(work, one.path, one.text.encode("utf-8"))
-            like = os.path.join(work, os.path.dirname(one.path), one.like)
-            if one.like and os.path.isfile(like) and not os.path.islink(like):
-                stat = os.stat(like)  # the copy's times are its neighbour's
-                os.utime(os.path.join(work, one.path), ns=(stat.st_atime_ns, stat.st_mtime_ns), follow_symlinks=False)
+        write_twins(work, twins)
         outcome, stream = started(sandbox, go, work, limits, words, cache, writable, twins, module)
     finally:
         for one in twins:
@@ -196,6 +171,50 @@ def run_go(
         case.message = canaries.scrub(case.message, twins)
         case.details = canaries.scrub(case.details, twins)
     return decided(outcome, found, forged, bool(twins) and sift)
+
+
+def selected(
+    go: GoTest,
+    work: Path,
+    module: str,
+    last: Mapping[str, str] | None,
+    prefer: Iterable[str],
+    avoid: Iterable[str],
+    only: Iterable[str] | None,
+    planted: Sequence[canaries.Planted] | bool | None,
+) -> tuple[list[canaries.Planted], list[str]]:
+    """The twins a run plants (run_go's `planted`) and go's words for it: with `only`, those
+    tests' top-level tests and their twins' alone, in their packages."""
+    last = dict(last or {})
+    if only is not None:  # twins of the tests that run: an echo's original must come back beside it
+        only = set(only)
+        tops = {canaries.top(test) for test in only}
+        last = {test: outcome for test, outcome in last.items() if canaries.top(test) in tops}
+    elif go.filtered:
+        last = {}  # the command's own -run/-skip would leave the twins out
+    drawn = canaries.plant(str(work), last, prefer, avoid) if planted is True and last else []
+    twins = drawn if planted is True else list(planted) if planted else []
+    flags: list[str] = list(go.flags)
+    packages: list[str] = list(go.packages)
+    if only is not None:
+        chosen: dict[str, set[str]] = {}
+        for test in [*only, *(twin.test_id for one in twins for twin in one.twins)]:
+            folder, _, name = test.partition("::")
+            if name:
+                chosen.setdefault(folder, set()).add(name.split("/", 1)[0])
+        names = sorted(set().union(*chosen.values())) if chosen else []
+        flags = [*go.without_filters(), f"-run=^({'|'.join(re.escape(n) for n in names)})$"] if names else flags
+        packages = sorted(package_arg(folder, module) for folder in chosen) or packages
+    return twins, ["test", "-json", "-count=1", f"-p={parallel()}", *flags, *packages]
+
+
+def write_twins(work: Path, twins: Sequence[canaries.Planted]) -> None:
+    for one in twins:
+        safefs.write_file(work, one.path, one.text.encode("utf-8"))
+        like = os.path.join(work, os.path.dirname(one.path), one.like)
+        if one.like and os.path.isfile(like) and not os.path.islink(like):
+            stat = os.stat(like)  # the copy's times are its neighbour's
+            os.utime(os.path.join(work, one.path), ns=(stat.st_atime_ns, stat.st_mtime_ns), follow_symlinks=False)
 
 
 def calibrate(
@@ -240,13 +259,15 @@ def started(
     writable: Sequence[str] | None,
     twins: Sequence[canaries.Planted] = (),
     module: str = "",
+    variants: Mapping[str, object] | None = None,
 ) -> tuple[Outcome, bytes | None]:
     """go with `words` in the sandbox, its stdout on a memfd: the run's outcome, and the stream
     (None when it is over STREAM_CAP). With `twins` planted, the run is staged (staged.py): every
     test binary is built before any runs, and the planted files are emptied in between (the run
     may write them, then, whatever `writable` says)."""
     env = environment(go, cache)
-    if twins:
+    staged = bool(twins) or variants is not None
+    if staged:
         env.update(
             AUTOFIX_GO_PLANTED=json.dumps([one.path for one in twins]),
             AUTOFIX_GO_MODULE=module,
@@ -254,9 +275,11 @@ def started(
         )
         if writable is not None:
             writable = [*writable, *(os.path.join(os.path.realpath(work), one.path) for one in twins)]
+    if variants is not None:
+        env["AUTOFIX_GO_VARIANTS"] = json.dumps(variants)
     fd = os.memfd_create("autofix-go-events")
     try:
-        argv = launched(go, fd, words, staged=bool(twins))
+        argv = launched(go, fd, words, staged=staged)
         outcome = sandbox.run(argv, work, env, limits, pass_fds=(fd,), writable=writable)
         data = os.pread(fd, STREAM_CAP + 1, 0)
     finally:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from bot.judge.go import run
 from bot.judge.go.command import GoTest, runner_of
+from bot.judge.go.variants import run_variants
 from bot.judge.integrity import Case
 from bot.judge.runner_base import Unread
 from bot.judge.verdict import TestRun
@@ -53,6 +54,33 @@ class Go:
         self, sandbox: Sandbox, work: Path, limits: Limits, cases: Iterable[Case], writable: Sequence[str] | None
     ) -> tuple[dict[str, str], str]:
         return run.calibrate(sandbox, self.test, work, limits, cases, writable)
+
+    def run_variants(
+        self,
+        sandbox: Sandbox,
+        work: Path,
+        limits: Limits,
+        twinned: Mapping[str, str],
+        variants: Sequence[Mapping[str, str]],
+        *,
+        only: Iterable[str],
+        prefer: Iterable[str] = (),
+        avoid: Iterable[str] = (),
+        writable: Sequence[str] | None = None,
+    ) -> list[TestRun] | None:
+        """Every variant in one run: one test binary per package, run once per variant (variants.py)."""
+        return run_variants(
+            sandbox,
+            self.test,
+            work,
+            limits,
+            variants,
+            last=twinned,
+            only=only,
+            prefer=prefer,
+            avoid=avoid,
+            writable=writable,
+        )
 
     def declared(self, workdir: str) -> Callable[[str], set[str]] | None:
         if self.test.filtered:

@@ -32,6 +32,7 @@ import concurrent.futures, json, os, shutil, subprocess, sys, tempfile, threadin
 planted = json.loads(os.environ.pop('AUTOFIX_GO_PLANTED'))
 module = os.environ.pop('AUTOFIX_GO_MODULE')
 parallel = int(os.environ.pop('AUTOFIX_GO_PARALLEL'))
+variants = json.loads(os.environ.pop('AUTOFIX_GO_VARIANTS', 'null'))
 go, words = sys.argv[2], sys.argv[3:]
 root = os.getcwd()
 stash = tempfile.mkdtemp(prefix='autofix-go-binaries-')
@@ -93,12 +94,21 @@ try:
 except ValueError:
     minor = 99
 mark = '\x16' if minor >= 24 else ''  # go1.24 marks the FAIL line it adds, as the binary's framing
-def run(found):
+def run(found, chosen=None):
     output = os.path.join(stash, os.path.basename(found['binary']) + '.out')
     began = time.monotonic()
+    env = dict(os.environ, PWD=found['dir'])
+    if chosen is not None:
+        env[variants['variable']] = str(chosen)
     with open(output, 'wb') as out:
-        done = subprocess.run([found['binary'], *found['args']], cwd=found['dir'], stdout=out,
-                              stderr=subprocess.STDOUT, env=dict(os.environ, PWD=found['dir']))
+        child = subprocess.Popen([found['binary'], *found['args']], cwd=found['dir'], stdout=out,
+                                 stderr=subprocess.STDOUT, env=env)
+        try:
+            child.wait(timeout=variants['seconds'] if chosen is not None else None)
+        except subprocess.TimeoutExpired:  # a variant that never ends: told apart
+            child.kill()
+            child.wait()
+        done = child
     took = '%.3fs' % (time.monotonic() - began)
     with open(output, 'rb') as out:
         out.seek(0, 2)
@@ -120,7 +130,15 @@ def run(found):
     emit(events)
     return done.returncode
 with concurrent.futures.ThreadPoolExecutor(max(1, parallel)) as pool:
-    codes = list(pool.map(run, binaries))
+    if variants is None:
+        codes = list(pool.map(run, binaries))
+    elif built or converter.returncode:  # a schema that didn't build: no variant's run says anything
+        codes = [3]
+    else:
+        codes = []
+        for index, chosen in enumerate(variants['values']):
+            emit(b'autofix-variant %d\n' % index)
+            codes += pool.map(lambda found: run(found, chosen), binaries)
 shutil.rmtree(stash, ignore_errors=True)
-sys.exit(1 if built or any(codes) or converter.returncode else 0)
+sys.exit(3 if codes == [3] else 1 if built or any(codes) or converter.returncode else 0)
 """

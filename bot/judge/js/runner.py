@@ -58,6 +58,22 @@ class JavaScript:
     ) -> tuple[dict[str, str], str]:
         return calibrate(sandbox, self.started, work, limits, cases, writable)
 
+    def run_variants(
+        self,
+        sandbox: Sandbox,
+        work: Path,
+        limits: Limits,
+        twinned: Mapping[str, str],
+        variants: Sequence[Mapping[str, str]],
+        *,
+        only: Iterable[str],
+        prefer: Iterable[str] = (),
+        avoid: Iterable[str] = (),
+        writable: Sequence[str] | None = None,
+    ) -> list[TestRun] | None:
+        """None: a JavaScript runner judges each variant in a run of its own."""
+        return None
+
     def declared(self, workdir: str) -> Callable[[str], set[str]] | None:
         if expected.filtered(self.started.argv):
             return None
