@@ -10,7 +10,9 @@ its tests ship in the module: 55 tests in 2 packages), with `Ordinal` giving "12
 
 As red_ci.py does it (its `step`): the fake GitHub behind real PyGithub, a bare git origin, the
 scripted OpenAI server, the real sandbox, the two interleaved over RUNS and their medians compared.
-`--trace` prints each sandboxed `go` run of the last step and its wall time. The module is kept
+`--trace` prints each sandboxed `go` run of the last step and its wall time; `--compare` times the
+step a third way, each of the proof's variants judged in a go run of its own (as before the mutant
+schema, bot/lang/go_schema.py), interleaved with the others. The module is kept
 under out/bench-red-ci-go.
 
 Run with `make bench-red-ci` (after red_ci_js.py), or `make bench-red-ci-go` alone.
@@ -43,6 +45,7 @@ from red_ci import step, verdict  # noqa: E402
 from test_ci_repair import open_pull, run_event  # noqa: E402
 
 from bot.judge.go import run as go_run  # noqa: E402
+from bot.judge.go.runner import Go  # noqa: E402
 
 CACHE = ROOT / "out" / "bench-red-ci-go"
 MODULE, VERSION = "github.com/dustin/go-humanize", "v1.1.0"
@@ -151,12 +154,17 @@ def main() -> None:
     parser.add_argument("--log", action="store_true", help="print the last step's whole log")
     parser.add_argument("--trace", action="store_true", help="print the last step's go runs and their times")
     parser.add_argument("--strict", action="store_true", help="exit 1 when the goal is missed")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also time the step with the proof's variants judged one go run each, as before the mutant schema",
+    )
     args = parser.parse_args()
     tree = pristine_tree()
     files = files_of(tree)
     log = job_log(files)
     plain(tree)  # warms the build cache
-    times: dict[str, list[float]] = {"plain": [], "red CI": []}
+    times: dict[str, list[float]] = {"plain": [], "red CI": []} | ({"one run each": []} if args.compare else {})
     out = ""
     trace: list[str] = []
     for number in range(args.runs):
@@ -165,6 +173,13 @@ def main() -> None:
             trace.clear()
             seconds, out = red_ci(files, log, Path(scratch), args.jobs, trace)
             times["red CI"].append(seconds)
+        if args.compare:
+            with (
+                tempfile.TemporaryDirectory(prefix="bench-red-ci-go-") as scratch,
+                pytest.MonkeyPatch.context() as patch,
+            ):
+                patch.setattr(Go, "run_variants", lambda *args, **kwargs: None)
+                times["one run each"].append(red_ci(files, log, Path(scratch), args.jobs, [])[0])
         print(f"run {number + 1}: " + ", ".join(f"{name} {seconds[-1]:.2f} s" for name, seconds in times.items()))
     medians = {name: statistics.median(seconds) for name, seconds in times.items()}
     cores = len(os.sched_getaffinity(0))
@@ -179,6 +194,13 @@ def main() -> None:
     print(f"plain suite run: {medians['plain']:.2f} s (median of {args.runs})")
     ratio = medians["red CI"] / medians["plain"]
     print(f"red CI step, passing on attempt 1: {medians['red CI']:.2f} s = {ratio:.2f}x plain ({verdict(ratio, GOAL)})")
+    if args.compare:
+        before = medians["one run each"]
+        print(
+            f"the same step with each of the proof's variants a go run of its own: {before:.2f} s = "
+            f"{before / medians['plain']:.2f}x plain; the mutant schema's step takes "
+            f"{medians['red CI'] / before:.2f} of it"
+        )
     if args.strict and ratio > GOAL:
         sys.exit(1)
 

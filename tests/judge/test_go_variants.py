@@ -204,6 +204,30 @@ def test_the_variants_run_in_a_drawn_order_and_come_back_in_theirs(calc, sandbox
     assert re.search(r"func Add_\w+0\(a, b int\) int \{\n\treturn a - b", made)  # the killing one ran first
 
 
+# A fix that imports os, and a variant of it that reads the file its code is in: every variant's
+# code is there in the schema, and which number picks which. It returns the wrong sum while the
+# file has any text.
+WITH_OS = FIXED.replace("package calc\n", 'package calc\n\nimport "os"\n\nvar _ = os.Getpid\n')
+READS_ITSELF = WITH_OS.replace(
+    "\treturn a + b", '\tif data, _ := os.ReadFile("calc.go"); len(data) > 0 {\n\t\treturn a - b\n\t}\n\treturn a + b'
+)
+
+
+def test_no_variant_can_read_the_schema(calc, sandbox):
+    (calc / "calc" / "calc.go").write_text(WITH_OS)
+    found = variants.run_variants(
+        sandbox,
+        read("go test ./...", PATH),
+        calc,
+        Limits(wall_seconds=60),
+        [{"calc/calc.go": READS_ITSELF}, {"calc/calc.go": WITH_OS.replace("return a + b", "return a * b")}],
+        last={},
+        only={"./calc::TestAdd"},
+    )
+    assert found is not None and [run.outcome.returncode for run in found] == [0, 1]
+    assert (calc / "calc" / "calc.go").read_text() == WITH_OS
+
+
 def test_a_schema_that_does_not_build_is_no_verdict(calc, sandbox):
     unused = FIXED.replace("\treturn a + b", "\tc := a\n\treturn a + b")
     found = variants.run_variants(

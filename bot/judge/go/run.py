@@ -260,21 +260,24 @@ def started(
     twins: Sequence[canaries.Planted] = (),
     module: str = "",
     variants: Mapping[str, object] | None = None,
+    hidden: Sequence[str] = (),
 ) -> tuple[Outcome, bytes | None]:
     """go with `words` in the sandbox, its stdout on a memfd: the run's outcome, and the stream
-    (None when it is over STREAM_CAP). With `twins` planted, the run is staged (staged.py): every
-    test binary is built before any runs, and the planted files are emptied in between (the run
-    may write them, then, whatever `writable` says)."""
+    (None when it is over STREAM_CAP). With `twins` planted, or `variants` (variants.py), the run
+    is staged (staged.py): every test binary is built before any runs, and the planted files and
+    those `hidden` are emptied in between (the run may write them, then, whatever `writable`
+    says)."""
     env = environment(go, cache)
     staged = bool(twins) or variants is not None
+    emptied = [*(one.path for one in twins), *hidden]
     if staged:
         env.update(
-            AUTOFIX_GO_PLANTED=json.dumps([one.path for one in twins]),
+            AUTOFIX_GO_PLANTED=json.dumps(emptied),
             AUTOFIX_GO_MODULE=module,
             AUTOFIX_GO_PARALLEL=str(parallel()),
         )
         if writable is not None:
-            writable = [*writable, *(os.path.join(os.path.realpath(work), one.path) for one in twins)]
+            writable = [*writable, *(os.path.join(os.path.realpath(work), path) for path in emptied)]
     if variants is not None:
         env["AUTOFIX_GO_VARIANTS"] = json.dumps(variants)
     fd = os.memfd_create("autofix-go-events")

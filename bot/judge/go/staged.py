@@ -20,13 +20,19 @@ for its compiler. So the launcher (run.py's, in the sandbox) stages the run:
 A package that didn't reach STASH (its build or vet failed, or it has no tests) keeps step 1's
 events. What stays: a binary holds its twins' machine code; telling an echo from a broken twin by
 that is decompiling its own executable.
+
+A run of variants (variants.py: AUTOFIX_GO_VARIANTS names the environment variable, the values
+and each variant's seconds) does step 3 once per value, with the variable set, after a line
+`autofix-variant N` of its own, each binary stopped after the variant's seconds; when step 1
+failed (a schema that doesn't build or vet) it runs none and exits 3.
 """
 
 from __future__ import annotations
 
 # Runs as `python -S -s -c STAGED <memfd> <go> test <flags and packages>`, after LAUNCH's
 # set-up (run.py: stdout on the memfd, GOCACHE ready), with AUTOFIX_GO_PLANTED (JSON: the
-# planted files, relative), AUTOFIX_GO_MODULE and AUTOFIX_GO_PARALLEL in its environment.
+# planted files, relative), AUTOFIX_GO_MODULE and AUTOFIX_GO_PARALLEL in its environment, and
+# AUTOFIX_GO_VARIANTS (JSON) for a run of variants.
 STAGED = r"""
 import concurrent.futures, json, os, shutil, subprocess, sys, tempfile, threading, time
 planted = json.loads(os.environ.pop('AUTOFIX_GO_PLANTED'))

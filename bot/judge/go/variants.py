@@ -7,7 +7,9 @@ picking the one that runs), a file autofix writes beside it declares that number
 environment variable whose name is drawn for the run, and the staged run (staged.py) builds each
 test binary once, then runs it once per variant with the variable set, each variant's events
 after a line of their own. The twins are planted once, among the tests the variants are judged
-by, and sifted out of each variant's events as out of any run's.
+by, and sifted out of each variant's events as out of any run's. The schema and the selector's
+file are emptied with the planted files once every binary is built: code that read its own file
+would find every variant's code there, and which number picks which.
 
 A variant's binaries get a share of the run's time (a mutant may loop forever: stopped, it was
 told apart). No schema (a variant changes more than functions), a schema that doesn't build or
@@ -122,6 +124,7 @@ def in_one_run(
             twins,
             module,
             {"variable": variable, "values": values, "seconds": seconds},
+            [*schemata, *switches],  # emptied once built: no variant reads which code the others are
         )
     finally:
         for one in twins:
