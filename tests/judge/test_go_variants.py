@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from test_go_runner import FIXED, GO, PATH, project
 
+from bot.judge import drawn_order
 from bot.judge.go import run as go_run
 from bot.judge.go import variants
 from bot.judge.go.command import read
@@ -183,8 +184,8 @@ def test_one_go_run_judges_every_variant(calc, sandbox, monkeypatch):
 def test_the_variants_run_in_a_drawn_order_and_come_back_in_theirs(calc, sandbox, monkeypatch):
     """The proof lists its null mutants first: run in that order, code that counts its runs or
     reads its copy's name (`Add_…0`) would know which variants are null."""
-    assert len({tuple(variants.drawn_order(4)) for _ in range(50)}) > 1
-    monkeypatch.setattr(variants, "drawn_order", lambda count: list(reversed(range(count))))
+    assert len({tuple(drawn_order.drawn(4)) for _ in range(50)}) > 1
+    monkeypatch.setattr(drawn_order, "drawn", lambda count: list(reversed(range(count))))
     schemata: list[str] = []
     real = go_run.started
     monkeypatch.setattr(

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from bot import safefs
+from bot.judge.drawn_order import in_drawn_order
 from bot.judge.go import canaries, report
 from bot.judge.go import run as go_run
 from bot.judge.go.command import GoTest
@@ -51,21 +52,10 @@ def run_variants(
     writable: Sequence[str] | None = None,
 ) -> list[TestRun] | None:
     """Each variant's run of the tests `only` (files written over the work folder's), in order;
-    None when they can't share one run. They run in an order drawn for the run: the proof lists
-    its null mutants first, and code that counted its runs or read its copy's name would know
-    which variants those are."""
-    order = drawn_order(len(variants))
-    runs = in_one_run(sandbox, go, work, limits, [variants[i] for i in order], last, only, prefer, avoid, writable)
-    if runs is None:
-        return None
-    back: list[TestRun] = [runs[0]] * len(variants)
-    for place, index in enumerate(order):
-        back[index] = runs[place]
-    return back
-
-
-def drawn_order(count: int) -> list[int]:
-    return secrets.SystemRandom().sample(range(count), count)
+    None when they can't share one run. They run in an order drawn for the run (drawn_order.py)."""
+    return in_drawn_order(
+        variants, lambda ordered: in_one_run(sandbox, go, work, limits, ordered, last, only, prefer, avoid, writable)
+    )
 
 
 def in_one_run(

@@ -12,6 +12,7 @@ from bot.judge.integrity import Case
 from bot.judge.js import expected
 from bot.judge.js.command import Started, runner_of
 from bot.judge.js.run import calibrate, run_js
+from bot.judge.js.variants import run_variants
 from bot.judge.runner_base import Unread
 from bot.judge.verdict import TestRun
 from bot.sandbox.tiers import Limits, Sandbox
@@ -71,8 +72,9 @@ class JavaScript:
         avoid: Iterable[str] = (),
         writable: Sequence[str] | None = None,
     ) -> list[TestRun] | None:
-        """None: a JavaScript runner judges each variant in a run of its own."""
-        return None
+        """Jest's in one run through a mutant schema (variants.py); node:test's and Vitest's: None,
+        each variant a run of its own."""
+        return run_variants(sandbox, self.started, work, limits, variants, only=only, writable=writable)
 
     def declared(self, workdir: str) -> Callable[[str], set[str]] | None:
         if expected.filtered(self.started.argv):
