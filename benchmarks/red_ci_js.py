@@ -11,7 +11,9 @@ beside its code, with camelCase no longer split (11 tests fail) -- the project a
 
 As red_ci.py does it (its `step`): the fake GitHub behind real PyGithub, a bare git origin, the
 scripted OpenAI server, the real sandbox, the two interleaved over RUNS and their medians compared.
-The tarball and its node_modules are kept under out/bench-red-ci-js.
+The tarball and its node_modules are kept under out/bench-red-ci-js. `--compare` times the step a
+third way, each of the proof's variants judged in a Jest run of its own (as before the mutant
+schema, bot/lang/js_schema.py), interleaved with the others.
 
 Run with `make bench-red-ci` (after red_ci.py), or `make bench-red-ci-js` alone.
 Not a test: a missed goal still exits 0 (`--strict` makes it exit 1); a broken benchmark exits non-zero.
@@ -42,6 +44,8 @@ from projects import NO_CASE, NPM_FLAGS, fetch_npm  # noqa: E402
 from red_ci import step, verdict  # noqa: E402
 from scenarios import NO_CASE_LOG, edit_block  # noqa: E402
 from test_ci_repair import open_pull, run_event  # noqa: E402
+
+from bot.judge.js.runner import JavaScript  # noqa: E402
 
 CACHE = ROOT / "out" / "bench-red-ci-js"
 PACKAGE = f"{NO_CASE.name}-{NO_CASE.version}"
@@ -110,17 +114,29 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=RUNS)
     parser.add_argument("--log", action="store_true", help="print the last step's whole log")
     parser.add_argument("--strict", action="store_true", help="exit 1 when the goal is missed")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also time the step with the proof's variants judged one Jest run each, as before the mutant schema",
+    )
     args = parser.parse_args()
     tree = pristine_tree()
     files = files_of(tree)
     plain(tree)  # warms the page cache
-    times: dict[str, list[float]] = {"plain": [], "red CI": []}
+    times: dict[str, list[float]] = {"plain": [], "red CI": []} | ({"one run each": []} if args.compare else {})
     log = ""
     for number in range(args.runs):
         with tempfile.TemporaryDirectory(prefix="bench-red-ci-js-") as scratch:
             times["plain"].append(plain(tree))
             seconds, log = red_ci(tree, files, Path(scratch), args.jobs)
             times["red CI"].append(seconds)
+        if args.compare:
+            with (
+                tempfile.TemporaryDirectory(prefix="bench-red-ci-js-") as scratch,
+                pytest.MonkeyPatch.context() as patch,
+            ):
+                patch.setattr(JavaScript, "run_variants", lambda *args, **kwargs: None)
+                times["one run each"].append(red_ci(tree, files, Path(scratch), args.jobs)[0])
         print(f"run {number + 1}: " + ", ".join(f"{name} {seconds[-1]:.2f} s" for name, seconds in times.items()))
     medians = {name: statistics.median(seconds) for name, seconds in times.items()}
     cores = len(os.sched_getaffinity(0))
@@ -133,6 +149,13 @@ def main() -> None:
     print(f"plain suite run: {medians['plain']:.2f} s (median of {args.runs})")
     ratio = medians["red CI"] / medians["plain"]
     print(f"red CI step, passing on attempt 1: {medians['red CI']:.2f} s = {ratio:.2f}x plain ({verdict(ratio, GOAL)})")
+    if args.compare:
+        before = medians["one run each"]
+        print(
+            f"the same step with each of the proof's variants a Jest run of its own: {before:.2f} s = "
+            f"{before / medians['plain']:.2f}x plain; the mutant schema's step takes "
+            f"{medians['red CI'] / before:.2f} of it"
+        )
     if args.strict and ratio > GOAL:
         sys.exit(1)
 
