@@ -11,7 +11,7 @@ import shutil
 import subprocess
 
 import pytest
-from test_js_spec import FIXED, TESTS
+from test_js_spec import FIXED, NODE_TESTS, TESTS
 
 from bot.judge import drawn_order
 from bot.judge.js import runner as js_runner
@@ -153,6 +153,21 @@ def test_one_jest_run_judges_every_variant(head, monkeypatch):
     # The work folder is the fix again: no schema, no copy left.
     assert (head / "src" / "chunk.js").read_text() == FIXED
     assert sorted(path.name for path in (head / "test").iterdir()) == ["chunk.test.js"]
+
+
+def test_one_node_test_run_judges_every_variant(head):
+    (head / "test" / "chunk.test.js").write_text(NODE_TESTS)
+    (head / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "node --test"}}))
+    sandbox = open_test_sandbox("bwrap", "--sandbox", print, also=linked_modules(head))
+    node = runner_for("npm test", head)
+    assert isinstance(node, js_runner.JavaScript) and node.name == "node"
+    found = node.run_variants(
+        sandbox, head, Limits(wall_seconds=60), {}, [{"src/chunk.js": KILLED}, {"src/chunk.js": NULL}], only={PAIRS}
+    )
+    assert found is not None
+    outcomes = [{case.test_id: case.outcome for case in run.cases or []} for run in found]
+    assert outcomes[0][PAIRS] == "failed" and set(outcomes[1].values()) == {"passed"} and PAIRS in outcomes[1]
+    assert [run.outcome.returncode for run in found] == [1, 0]
 
 
 def test_what_has_no_schema_is_no_verdict(head):

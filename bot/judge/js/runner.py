@@ -72,7 +72,7 @@ class JavaScript:
         avoid: Iterable[str] = (),
         writable: Sequence[str] | None = None,
     ) -> list[TestRun] | None:
-        """Jest's in one run through a mutant schema (variants.py); node:test's and Vitest's: None,
+        """Jest's and node:test's in one run through a mutant schema (variants.py); Vitest's: None,
         each variant a run of its own."""
         return run_variants(sandbox, self.started, work, limits, variants, only=only, writable=writable)
 

@@ -1,20 +1,22 @@
-"""Variants of a fix (the proof's mutants and null mutants) judged in one Jest run.
+"""Variants of a fix (the proof's mutants and null mutants) judged in one Jest or node:test run.
 
 A Jest run's cost is mostly Jest starting; judged one run each, the proof's variants of a
 one-line fix cost four to eight runs. Here the changed module becomes its mutant schema
 (bot/lang/js_schema.py: every variant's changed functions in one file, a global picking the copy
 that runs), and each test file the variants are judged by is copied once per variant beside
 itself, under a name drawn from the suite's words as the twins' are, with the global set on its
-first line: Jest runs every test file in a context and a module registry of its own, so each copy
-runs its variant. The copies' cases come back under their original's name, one run per variant.
+first line: Jest runs every test file in a context and a module registry of its own, node --test
+every file in a process of its own (unless the command sets its isolation), so each copy runs its
+variant. The copies' cases come back under their original's name, one run per variant.
 
 The copies are the run's planted files (run.py): written before it, removed after, not sifted.
 They carry no twins: a forger gains nothing in the proof that its null mutants don't catch (a
 report forged to fail a variant fails a null one as surely), and the fix the proof judges passed
 the gate's twins. What is not guaranteed: code that runs while a test file's imports load (they
 are hoisted above the global's line in a module) sees the fix itself, not the variant, so a mutant
-only such code would reveal survives. Jest alone, and JavaScript files alone (TypeScript's checker
-would refuse the untyped global): anything else, and each variant is a run of its own."""
+only such code would reveal survives. Jest and node:test alone (Vitest may share a worker's
+global object between files), and JavaScript files alone (TypeScript's checker would refuse the
+untyped global): anything else, and each variant is a run of its own."""
 
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ def run_variants(
 ) -> list[TestRun] | None:
     """Each variant's run of the tests `only` (their files: Jest selects by file), in order;
     None when they can't share one run. They run in an order drawn for the run (drawn_order.py)."""
-    if started.runner != "jest":
+    if started.runner not in ("jest", "node") or any("isolation" in word for word in started.argv):
         return None
     return in_drawn_order(variants, lambda ordered: in_one_run(sandbox, started, work, limits, ordered, only, writable))
 
