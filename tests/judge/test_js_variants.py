@@ -170,6 +170,22 @@ def test_one_node_test_run_judges_every_variant(head):
     assert [run.outcome.returncode for run in found] == [1, 0]
 
 
+def test_a_copy_the_runner_does_not_collect_is_no_verdict(head, monkeypatch):
+    """A configuration that names its test files collects some copies and not others: read as a
+    variant whose tests never ran, that variant would count as killed."""
+    config = {"name": "p", "scripts": {"test": "jest"}, "jest": {"testMatch": ["**/test/chunk*.test.js"]}}
+    (head / "package.json").write_text(json.dumps(config))
+    names = iter(["test/chunk-one-two.test.js", "test/other-one-two.test.js"])
+    monkeypatch.setattr(variants.canaries, "planted_name", lambda relative, words: next(names))
+    sandbox = open_test_sandbox("bwrap", "--sandbox", print, also=linked_modules(head))
+    jest = runner_for("npm test", head)
+    assert isinstance(jest, js_runner.JavaScript)
+    found = jest.run_variants(
+        sandbox, head, Limits(wall_seconds=60), {}, [{"src/chunk.js": NULL}, {"src/chunk.js": NULL}], only={PAIRS}
+    )
+    assert found is None
+
+
 def test_what_has_no_schema_is_no_verdict(head):
     sandbox = open_test_sandbox("bwrap", "--sandbox", print, also=linked_modules(head))
     jest = runner_for("npm test", head)
