@@ -133,7 +133,11 @@ class ProofJudge:
         work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
         only = set(self.tests)
         runs = suite.run_variants(work.root, [{path: mutant.code} for path, mutant in variants], only)
-        return None if runs is None else [gate.judge(baseline, run, only).passed for run in runs]
+        if runs is None:
+            return None
+        if any(run.killed for (_, mutant), run in zip(variants, runs, strict=True) if mutant.operator == "null"):
+            return None  # a null mutant stopped by its time (a loaded machine) is judged again, alone
+        return [gate.judge(baseline, run, only).passed for run in runs]
 
     def passes(self, variant: dict[str, str], outcomes_only: bool = False) -> bool:
         """Whether the tests still pass with the files of `variant` written over the fix's, in the

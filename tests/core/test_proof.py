@@ -26,3 +26,29 @@ def test_a_class_or_an_assignment_becomes_a_function_that_raises():
 def test_a_name_defined_elsewhere_or_not_at_the_top_has_no_stub():
     assert stub("def other():\n    add_fixed = 1\n", "add_fixed") is None
     assert stub("def f(:\n", "add_fixed") is None
+
+
+def test_variants_judged_together_send_a_stopped_null_mutant_back_to_a_run_of_its_own():
+    """A null mutant stopped by its share of the run's time (a loaded machine) would count as
+    failed and void the proof: the proof judges every variant alone instead, which runs it again.
+    A real mutant stopped counts as killed, as a run of its own that never ends does."""
+    from types import SimpleNamespace
+
+    from bot.core.proof import ProofJudge
+    from bot.judge.gate import SuiteRun
+    from bot.judge.integrity import Case
+    from bot.judge.strength import Mutant
+
+    def run(killed: str | None) -> SuiteRun:
+        return SuiteRun({"t::a": Case("t::a", "passed", "", "")}, 0, "", killed, "/w")
+
+    answers: list[list[SuiteRun]] = []
+    suite = SimpleNamespace(run_variants=lambda root, variants, only: answers.pop(0))
+    baseline = SimpleNamespace(target=["t::a"], passing=set(), first=SimpleNamespace(sealed=False, tampered=[]))
+    inner = SimpleNamespace(work=SimpleNamespace(root="/w"), suite=suite, baseline=baseline)
+    proof = ProofJudge(inner, ["t::a"], [], SimpleNamespace())  # type: ignore[arg-type]
+    null, real = Mutant(1, "null", "", "", ""), Mutant(1, "comparison", "", "", "")
+    answers.append([run(None), run("stopped")])
+    assert proof.together([("m.go", null), ("m.go", real)]) == [True, False]
+    answers.append([run("stopped"), run(None)])
+    assert proof.together([("m.go", null), ("m.go", real)]) is None

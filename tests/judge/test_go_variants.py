@@ -175,6 +175,7 @@ def test_one_go_run_judges_every_variant(calc, sandbox, monkeypatch):
     ]
     assert "Add(1, 2) = -1, want 3" in (found[0].cases or [])[0].message
     assert [run.outcome.returncode for run in found] == [1, 0, 1] and not any(run.forged for run in found)
+    assert [run.outcome.killed for run in found] == [None, None, variants.STOPPED]  # the endless one, said
     assert len(runs) == 1 and "-vet=off" in runs[0]
     # The work folder is the fix again: no schema, no selector's file, no twin left.
     assert (calc / "calc" / "calc.go").read_text() == FIXED

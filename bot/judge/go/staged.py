@@ -23,8 +23,9 @@ that is decompiling its own executable.
 
 A run of variants (variants.py: AUTOFIX_GO_VARIANTS names the environment variable, the values
 and each variant's seconds) does step 3 once per value, with the variable set, after a line
-`autofix-variant N` of its own, each binary stopped after the variant's seconds; when step 1
-failed (a schema that doesn't build or vet) it runs none and exits 3.
+`autofix-variant N` of its own, each binary stopped after the variant's seconds (a line
+`autofix-stopped` says so); when step 1 failed (a schema that doesn't build or vet) it runs none
+and exits 3.
 """
 
 from __future__ import annotations
@@ -111,9 +112,10 @@ def run(found, chosen=None):
                                  stderr=subprocess.STDOUT, env=env)
         try:
             child.wait(timeout=variants['seconds'] if chosen is not None else None)
-        except subprocess.TimeoutExpired:  # a variant that never ends: told apart
+        except subprocess.TimeoutExpired:  # a variant that never ends: told apart, and said
             child.kill()
             child.wait()
+            emit(b'autofix-stopped\n')
         done = child
     took = '%.3fs' % (time.monotonic() - began)
     with open(output, 'rb') as out:

@@ -11,9 +11,11 @@ by, and sifted out of each variant's events as out of any run's. The schema and 
 file are emptied with the planted files once every binary is built: code that read its own file
 would find every variant's code there, and which number picks which.
 
-A variant's binaries get a share of the run's time (a mutant may loop forever: stopped, it was
-told apart). No schema (a variant changes more than functions), a schema that doesn't build or
-vet, or a run stopped as a whole: None, and each variant is judged in a run of its own."""
+A variant's binaries get a share of the run's time: a variant stopped there has its run marked
+stopped (a mutant that loops was told apart; a null mutant stopped, on a loaded machine, sends the
+proof back to judging each variant in a run of its own, which judges it again). No schema (a
+variant changes more than functions), a schema that doesn't build or vet, or a run stopped as a
+whole: None, and each variant is judged in a run of its own."""
 
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from bot.sandbox.tiers import Limits, Outcome, Sandbox
 SEPARATOR = re.compile(rb"^autofix-variant (\d+)\n", re.M)  # staged.py's line before a variant's events
 SOURCE_CAP = 1 << 20  # bytes of a changed file read
 LEAST_SECONDS = 5.0  # a variant's binaries may always take this long
+STOPPED = "a test binary ran past the variant's share of the run's time"
 
 
 def run_variants(
@@ -145,5 +148,6 @@ def sections(
         for case in kept:
             case.message = canaries.scrub(case.message, twins)
             case.details = canaries.scrub(case.details, twins)
-        runs.append(decided(Outcome(1, "", 0, seconds, None), kept, forged, True))
+        stopped = STOPPED if re.search(rb"^autofix-stopped$", events, re.M) else None
+        runs.append(decided(Outcome(1, "", 0, seconds, stopped), kept, forged, True))
     return runs
