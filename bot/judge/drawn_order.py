@@ -1,6 +1,6 @@
-"""Variants judged together run in an order drawn for the run (bot/judge/go/variants.py,
-bot/judge/js/variants.py): the proof lists its null mutants first, and code that counted its
-runs, or read which copy of itself runs, would know which variants those are."""
+"""Variants judged together run in an order drawn for the run (gate.Suite.run_variants, whatever
+the runner): the proof lists its null mutants first, and code that counted its runs, or read
+which copy of itself runs, would know which variants those are."""
 
 from __future__ import annotations
 

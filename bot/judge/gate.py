@@ -23,6 +23,7 @@ from bot import safefs
 from bot.errors import UserError
 from bot.judge import launch, nodeids
 from bot.judge.canaries import FORGED
+from bot.judge.drawn_order import in_drawn_order
 from bot.judge.failures import with_whole_values
 from bot.judge.integrity import Case
 from bot.judge.runners import Runner, Unread, runner_for
@@ -167,6 +168,14 @@ class Suite:
             if self.plugins is None:
                 self.plugins = Plugins()
 
+    def copies_of(self, folder: Path) -> Copies:
+        """The scratch copies of `folder`, made at its first run."""
+        with self.lock:
+            copies = self.copies.get(folder)
+            if copies is None:
+                copies = self.copies[folder] = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
+            return copies
+
     def forget(self, folder: Path) -> None:
         """Drop the copies of a folder no run will judge again (the base's checkout)."""
         with self.lock:
@@ -180,10 +189,7 @@ class Suite:
         tree it judges is a configuration error (UserError). `outcomes_only`: a run whose failure
         messages no one reads (the baseline's whole run and its run at the base, the proof's
         mutants): faster (verdict.PLAIN)."""
-        with self.lock:
-            copies = self.copies.get(folder)
-            if copies is None:
-                copies = self.copies[folder] = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
+        copies = self.copies_of(folder)
         with copies.use() as scratch:
             work = scratch.work
             for path, text in (getattr(self.variants, "files", None) or {}).items():
@@ -228,27 +234,26 @@ class Suite:
     ) -> list[SuiteRun] | None:
         """Each of `variants` (files written over the folder's: the proof's mutants) judged by the
         tests `only`, all in one run when the folder's runner can (Runner.run_variants), in order;
-        None when it can't: then each is a run of its own (`overlay`)."""
-        with self.lock:
-            copies = self.copies.get(folder)
-            if copies is None:
-                copies = self.copies[folder] = Copies(folder, self.sandbox, self.protected, self.exempt, follow=True)
+        None when it can't: then each is a run of its own (`overlay`). The run takes them in an
+        order drawn for it (drawn_order.py)."""
+        copies = self.copies_of(folder)
         with copies.use() as scratch:
             work = scratch.work
             runner = runner_for(self.command, work)
             if runner is None or isinstance(runner, Unread):
                 return None
-            runs = runner.run_variants(
+            together = partial(
+                runner.run_variants,
                 self.sandbox,
                 work,
                 self.limits,
                 self.twinned,
-                variants,
                 only=only,
                 prefer=only,
                 avoid=self.flaky,
                 writable=writable_in(work, self.exempt),
             )
+            runs = in_drawn_order(variants, together)
             tampered = scratch.restore()
         return None if runs is None else [self.finished(run, work, tampered, runner) for run in runs]
 

@@ -12,13 +12,14 @@ from pathlib import Path
 import pytest
 from test_go_runner import FIXED, GO, PATH, project
 
-from bot.judge import drawn_order
+from bot.judge import drawn_order, gate
 from bot.judge.go import run as go_run
 from bot.judge.go import variants
 from bot.judge.go.command import read
 from bot.judge.validate import open_test_sandbox
 from bot.lang.go_schema import schema, selector_file
 from bot.sandbox.tiers import Limits
+from bot.spec import DEFAULT_PROTECT
 
 SHAPES = """package shapes
 
@@ -184,24 +185,18 @@ def test_one_go_run_judges_every_variant(calc, sandbox, monkeypatch):
 
 def test_the_variants_run_in_a_drawn_order_and_come_back_in_theirs(calc, sandbox, monkeypatch):
     """The proof lists its null mutants first: run in that order, code that counts its runs or
-    reads its copy's name (`Add_…0`) would know which variants are null."""
+    reads its copy's name (`Add_…0`) would know which variants are null. The suite draws the
+    order, whatever the runner."""
     assert len({tuple(drawn_order.drawn(4)) for _ in range(50)}) > 1
     monkeypatch.setattr(drawn_order, "drawn", lambda count: list(reversed(range(count))))
     schemata: list[str] = []
     real = go_run.started
     monkeypatch.setattr(
-        go_run, "started", lambda *args: schemata.append((calc / "calc" / "calc.go").read_text()) or real(*args)
+        go_run, "started", lambda *args: schemata.append((args[2] / "calc" / "calc.go").read_text()) or real(*args)
     )
-    found = variants.run_variants(
-        sandbox,
-        read("go test ./...", PATH),
-        calc,
-        Limits(wall_seconds=60),
-        [{"calc/calc.go": NULL}, {"calc/calc.go": KILLED}],
-        last={},
-        only={"./calc::TestAdd"},
-    )
-    assert found is not None and [run.outcome.returncode for run in found] == [0, 1]
+    suite = gate.Suite(sandbox, "go test ./...", DEFAULT_PROTECT, timeout=60)
+    found = suite.run_variants(calc, [{"calc/calc.go": NULL}, {"calc/calc.go": KILLED}], {"./calc::TestAdd"})
+    assert found is not None and [run.returncode for run in found] == [0, 1]
     (made,) = schemata
     assert re.search(r"func Add_\w+0\(a, b int\) int \{\n\treturn a - b", made)  # the killing one ran first
 

@@ -13,7 +13,6 @@ import subprocess
 import pytest
 from test_js_spec import FIXED, NODE_TESTS, TESTS
 
-from bot.judge import drawn_order
 from bot.judge.js import runner as js_runner
 from bot.judge.js import variants
 from bot.judge.js.command import linked_modules
@@ -122,8 +121,6 @@ PAIRS = "test/chunk.test.js::chunk > splits into pairs"
 
 
 def test_one_jest_run_judges_every_variant(head, monkeypatch):
-    """In a drawn order (here reversed: the null one runs first), the results in the variants'."""
-    monkeypatch.setattr(drawn_order, "drawn", lambda count: list(reversed(range(count))))
     sandbox = open_test_sandbox("bwrap", "--sandbox", print, also=linked_modules(head))
     runs: list[list[str]] = []
     real = variants.run_js

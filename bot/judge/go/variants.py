@@ -26,7 +26,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from bot import safefs
-from bot.judge.drawn_order import in_drawn_order
 from bot.judge.go import canaries, report
 from bot.judge.go import run as go_run
 from bot.judge.go.command import GoTest
@@ -55,24 +54,7 @@ def run_variants(
     writable: Sequence[str] | None = None,
 ) -> list[TestRun] | None:
     """Each variant's run of the tests `only` (files written over the work folder's), in order;
-    None when they can't share one run. They run in an order drawn for the run (drawn_order.py)."""
-    return in_drawn_order(
-        variants, lambda ordered: in_one_run(sandbox, go, work, limits, ordered, last, only, prefer, avoid, writable)
-    )
-
-
-def in_one_run(
-    sandbox: Sandbox,
-    go: GoTest,
-    work: Path,
-    limits: Limits,
-    variants: Sequence[Mapping[str, str]],
-    last: Mapping[str, str],
-    only: Iterable[str],
-    prefer: Iterable[str],
-    avoid: Iterable[str],
-    writable: Sequence[str] | None,
-) -> list[TestRun] | None:
+    None when they can't share one run."""
     token = secrets.token_hex(4)
     selector, variable = f"autofix{token}", f"AUTOFIX_{secrets.token_hex(6).upper()}"
     values = secrets.SystemRandom().sample(range(1, 1 << 30), len(variants))

@@ -27,7 +27,6 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot import safefs
-from bot.judge.drawn_order import in_drawn_order
 from bot.judge.js import canaries
 from bot.judge.js.command import Started
 from bot.judge.js.run import run_js
@@ -51,21 +50,9 @@ def run_variants(
     writable: Sequence[str] | None = None,
 ) -> list[TestRun] | None:
     """Each variant's run of the tests `only` (their files: Jest selects by file), in order;
-    None when they can't share one run. They run in an order drawn for the run (drawn_order.py)."""
+    None when they can't share one run."""
     if started.runner not in ("jest", "node") or any("isolation" in word for word in started.argv):
         return None
-    return in_drawn_order(variants, lambda ordered: in_one_run(sandbox, started, work, limits, ordered, only, writable))
-
-
-def in_one_run(
-    sandbox: Sandbox,
-    started: Started,
-    work: Path,
-    limits: Limits,
-    variants: Sequence[Mapping[str, str]],
-    only: Iterable[str],
-    writable: Sequence[str] | None,
-) -> list[TestRun] | None:
     token = secrets.token_hex(4)
     selector = f"autofix{token}"
     values = secrets.SystemRandom().sample(range(1, 1 << 30), len(variants))
