@@ -164,13 +164,22 @@ def run_go(
         return verdict.TestRun(outcome, None)
     if baseline and not outcome.killed and not go.filtered and not reported_all(work, stream or b"", module, found):
         found += unreported(sandbox, go, work, limits, module, cache, writable, found)
-    forged: list[str] = []
-    if twins and sift:
-        found, forged = canaries.sift(found, twins)
+    kept, forged = sifted(found, twins) if sift else (scrubbed(found, twins), [])
+    return decided(outcome, kept, forged, bool(twins) and sift)
+
+
+def sifted(found: list[Case], twins: Sequence[canaries.Planted]) -> tuple[list[Case], list[str]]:
+    """The run's cases without the twins, and why the report is forged, their words scrubbed."""
+    kept, forged = canaries.sift(found, twins) if twins else (found, [])
+    return scrubbed(kept, twins), forged
+
+
+def scrubbed(found: list[Case], twins: Sequence[canaries.Planted]) -> list[Case]:
+    """The cases with no line naming the planted file or a twin in their words."""
     for case in found:
         case.message = canaries.scrub(case.message, twins)
         case.details = canaries.scrub(case.details, twins)
-    return decided(outcome, found, forged, bool(twins) and sift)
+    return found
 
 
 def selected(

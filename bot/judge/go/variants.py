@@ -79,13 +79,12 @@ def run_variants(
     cache = go_run.warm(sandbox, go, work, limits)
     twins, words = go_run.selected(go, work, module, last, prefer, avoid, only, True)
     words = [*words[:4], "-vet=off", *words[4:]]  # vet judged the fix; a variant is judged by the tests alone
-    switches = [os.path.join(folder, f"zz_autofix_{token}.go") for folder in packages]
+    switches = {os.path.join(folder, f"zz_autofix_{token}.go"): package for folder, package in packages.items()}
     seconds = max(LEAST_SECONDS, limits.wall_seconds / (len(variants) + 1))
     try:
         for path, text in schemata.items():
             safefs.write_file(work, path, text.encode("utf-8"))
-        for folder, package in packages.items():
-            switch = os.path.join(folder, f"zz_autofix_{token}.go")
+        for switch, package in switches.items():
             safefs.write_file(work, switch, selector_file(package, selector, variable).encode("utf-8"))
         go_run.write_twins(work, twins)
         outcome, stream = go_run.started(
@@ -126,10 +125,7 @@ def sections(
         found = report.cases(report.events(common + events), module)
         if found is None:
             return None
-        kept, forged = canaries.sift(found, twins) if twins else (found, [])
-        for case in kept:
-            case.message = canaries.scrub(case.message, twins)
-            case.details = canaries.scrub(case.details, twins)
+        kept, forged = go_run.sifted(found, twins)
         stopped = STOPPED if re.search(rb"^autofix-stopped$", events, re.M) else None
         runs.append(decided(Outcome(1, "", 0, seconds, stopped), kept, forged, True))
     return runs
