@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 from ast_grep_py import SgNode
 
-from bot.lang.tree import parsed, problem, span
+from bot.lang.tree import edited, name_of, parsed, problem, renamed, span
 
 FUNCTIONS = frozenset({"function_declaration", "method_declaration"})
 PARAMETERS = frozenset({"parameter_declaration", "variadic_parameter_declaration"})
@@ -65,10 +65,7 @@ def schema(code: str, variants: Sequence[str], selectors: Sequence[int], selecto
         edits += made
         for i, declarations in enumerate(theirs):
             copies.append(renamed(declarations[index], f"{name}{token}{i}"))
-    text = code
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text.rstrip("\n") + "\n\n" + "\n\n".join(copies) + "\n"
+    return edited(code, edits).rstrip("\n") + "\n\n" + "\n\n".join(copies) + "\n"
 
 
 def selector_file(package: str, selector: str, variable: str) -> str:
@@ -89,21 +86,6 @@ def package_of(code: str) -> str:
                 if child.kind() == "package_identifier":
                     return child.text()
     return ""
-
-
-def name_of(function: SgNode) -> str:
-    name = function.field("name")
-    return name.text() if name is not None else ""
-
-
-def renamed(function: SgNode, new: str) -> str:
-    """The function's text with its name `new`."""
-    name = function.field("name")
-    assert name is not None
-    start, _ = span(function)
-    left, right = span(name)
-    text = function.text()
-    return text[: left - start] + new + text[right - start :]
 
 
 def dispatch(function: SgNode, copies: list[tuple[int, str]], selector: str) -> list[tuple[int, int, str]] | None:

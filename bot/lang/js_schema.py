@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from ast_grep_py import SgNode
 
-from bot.lang.tree import parsed, problem, span
+from bot.lang.tree import edited, name_of, parsed, problem, renamed, span
 
 FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
 LANGUAGE = "javascript"
@@ -75,11 +75,8 @@ def schema(code: str, variants: Sequence[str], selectors: Sequence[int], selecto
         for i, functions in enumerate(theirs):
             variant_function = functions[index]
             assert variant_function is not None
-            copies.append(renamed(variant_function, f"{name}{token}{i}"))
-    text = code
-    for start, end, new in sorted(edits, reverse=True):
-        text = text[:start] + new + text[end:]
-    return text.rstrip("\n") + "\n\n" + "\n\n".join(copies) + "\n"
+            copies.append(renamed(variant_function, f"{name}{token}{i}"))  # the declaration alone: never exported
+    return edited(code, edits).rstrip("\n") + "\n\n" + "\n\n".join(copies) + "\n"
 
 
 def selecting(test: str, selector: str, value: int) -> str | None:
@@ -111,18 +108,3 @@ def function_of(node: SgNode) -> SgNode | None:
 
 def text_before(statement: SgNode, function: SgNode) -> str:
     return statement.text()[: span(function)[0] - span(statement)[0]]
-
-
-def name_of(function: SgNode) -> str:
-    name = function.field("name")
-    return name.text() if name is not None else ""
-
-
-def renamed(function: SgNode, new: str) -> str:
-    """The function's text with its name `new` (never exported: the copy is the module's own)."""
-    name = function.field("name")
-    assert name is not None
-    start, _ = span(function)
-    left, right = span(name)
-    text = function.text()
-    return text[: left - start] + new + text[right - start :]

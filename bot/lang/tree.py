@@ -35,6 +35,29 @@ def span(node: SgNode) -> tuple[int, int]:
     return where.start.index, where.end.index
 
 
+def name_of(node: SgNode) -> str:
+    """The text of the node's `name` field (a function's, a method's), or ""."""
+    name = node.field("name")
+    return name.text() if name is not None else ""
+
+
+def renamed(node: SgNode, new: str) -> str:
+    """The node's text with its `name` field's text `new`."""
+    name = node.field("name")
+    assert name is not None
+    start, _ = span(node)
+    left, right = span(name)
+    text = node.text()
+    return text[: left - start] + new + text[right - start :]
+
+
+def edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end, new) edit made, the last first, so that no index moves."""
+    for start, end, new in sorted(edits, reverse=True):
+        text = text[:start] + new + text[end:]
+    return text
+
+
 def line(node: SgNode) -> int:
     """The line `node` starts on (1-based)."""
     return node.range().start.line + 1
