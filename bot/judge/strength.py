@@ -200,9 +200,8 @@ def judged(
             return None
         return passes(*pair) is True  # a mutant whose run never ends was told apart: killed
 
-    outcomes: list[bool | None] | None = None
-    if together is not None and queue:
-        outcomes = list(together(queue) or []) or None
+    batch = together(queue) if together is not None and queue else None
+    outcomes: list[bool | None] | None = list(batch) if batch is not None else None
     if outcomes is None:
         with ThreadPoolExecutor(max(1, min(len(queue), workers)), thread_name_prefix="strength") as pool:
             outcomes = list(pool.map(outcome, queue))

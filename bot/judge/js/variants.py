@@ -27,6 +27,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from bot import safefs
+from bot.judge.integrity import Case
 from bot.judge.js import canaries
 from bot.judge.js.command import Started
 from bot.judge.js.run import run_js
@@ -59,23 +60,23 @@ def run_variants(
     schemata: dict[str, str] = {}
     originals: dict[str, bytes] = {}
     for path in sorted({path for variant in variants for path in variant}):
-        code = readable(work, path)
-        if code is None:
+        data = readable(work, path)
+        if data is None:
             return None
+        code = data.decode("utf-8", "replace")
         chosen = [(value, variant[path]) for value, variant in zip(values, variants, strict=True) if path in variant]
         made = schema(code, [text for _, text in chosen], [value for value, _ in chosen], selector, f"_{token}")
         if made is None:
             return None
-        schemata[path], originals[path] = made, code.encode("utf-8")
-    files = sorted({test.split("::", 1)[0] for test in only})
+        schemata[path], originals[path] = made, data
+    tests = {original: readable(work, original) for original in sorted({test.split("::", 1)[0] for test in only})}
     words = canaries.vocabulary(only)
     copies: list[Planted] = []
     owner: dict[str, tuple[int, str]] = {}  # a copy's path: its variant, its original
     for index, value in enumerate(values):
-        for original in files:
-            text = readable(work, original)
+        for original, data in tests.items():
             name = canaries.planted_name(original, words)
-            selected = selecting(text, selector, value) if text is not None else None
+            selected = selecting(data.decode("utf-8", "replace"), selector, value) if data is not None else None
             if selected is None or name is None or name in owner or os.path.lexists(work / name):
                 return None
             copies.append(Planted(name, selected, ()))
@@ -92,7 +93,7 @@ def run_variants(
     reported = {case.test_id.partition("::")[0] for case in run.cases}
     if set(owner) - reported:
         return None  # a copy the runner didn't collect (its configuration names files): no verdict of it
-    cases: list[list] = [[] for _ in variants]
+    cases: list[list[Case]] = [[] for _ in variants]
     for case in run.cases:
         path, _, rest = case.test_id.partition("::")
         if path not in owner:
@@ -102,9 +103,6 @@ def run_variants(
     return [decided(replace(run.outcome), kept, [], True) for kept in cases]
 
 
-def readable(work: Path, path: str) -> str | None:
-    """A JavaScript file's text, or None."""
-    if not path.endswith(SCRIPTS):
-        return None
-    data = safefs.read_regular(work / path, SOURCE_CAP)
-    return data.decode("utf-8", "replace") if data is not None else None
+def readable(work: Path, path: str) -> bytes | None:
+    """A JavaScript file's bytes, or None."""
+    return safefs.read_regular(work / path, SOURCE_CAP) if path.endswith(SCRIPTS) else None
