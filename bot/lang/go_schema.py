@@ -20,7 +20,8 @@ from collections.abc import Callable, Sequence
 
 from ast_grep_py import SgNode
 
-from bot.lang.tree import edited, name_of, parsed, problem, renamed, span
+from bot.lang import schemata
+from bot.lang.tree import name_of, parsed, span
 
 FUNCTIONS = frozenset({"function_declaration", "method_declaration"})
 PARAMETERS = frozenset({"parameter_declaration", "variadic_parameter_declaration"})
@@ -30,42 +31,15 @@ def schema(code: str, variants: Sequence[str], selectors: Sequence[int], selecto
     """`code` with every variant's changed functions beside its own, the copy of variant i run
     when the package variable `selector` equals `selectors[i]` (0 runs `code` itself); copies are
     named `<name><token><i>`. None when a variant changes more than functions."""
-    root = parsed(code, "go")
-    if problem(root) is not None:
-        return None
-    mine = root.children()
-    theirs: list[list[SgNode]] = []
-    changed: set[int] = set()
-    for variant in variants:
-        other = parsed(variant, "go")
-        if problem(other) is not None:
-            return None
-        declarations = other.children()
-        if len(declarations) != len(mine):
-            return None
-        for index, (one, two) in enumerate(zip(mine, declarations, strict=True)):
-            if one.text() == two.text():
-                continue
-            if one.kind() not in FUNCTIONS or two.kind() != one.kind() or name_of(one) != name_of(two):
-                return None
-            changed.add(index)
-        theirs.append(declarations)
-    if not changed:
-        return None
-    edits: list[tuple[int, int, str]] = []
-    copies: list[str] = []
-    for index in sorted(changed):
-        function = mine[index]
-        name = name_of(function)
-        if name in ("", "_"):
-            return None
-        made = dispatch(function, [(value, f"{name}{token}{i}") for i, value in enumerate(selectors)], selector)
-        if made is None:
-            return None
-        edits += made
-        for i, declarations in enumerate(theirs):
-            copies.append(renamed(declarations[index], f"{name}{token}{i}"))
-    return edited(code, edits).rstrip("\n") + "\n\n" + "\n\n".join(copies) + "\n"
+    return schemata.schema(
+        code,
+        variants,
+        selectors,
+        token,
+        "go",
+        lambda node: node if node.kind() in FUNCTIONS else None,
+        lambda function, copies: None if name_of(function) in ("", "_") else dispatch(function, copies, selector),
+    )
 
 
 def selector_file(package: str, selector: str, variable: str) -> str:

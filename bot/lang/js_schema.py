@@ -18,7 +18,8 @@ from collections.abc import Sequence
 
 from ast_grep_py import SgNode
 
-from bot.lang.tree import edited, name_of, parsed, problem, renamed, span
+from bot.lang import schemata
+from bot.lang.tree import parsed, problem, span
 
 FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration"})
 LANGUAGE = "javascript"
@@ -28,55 +29,37 @@ def schema(code: str, variants: Sequence[str], selectors: Sequence[int], selecto
     """`code` with every variant's changed functions beside its own, the copy of variant i run
     while `globalThis.<selector>` equals `selectors[i]`; copies are named `<name><token><i>`.
     None when a variant changes more than top-level function declarations."""
-    root = parsed(code, LANGUAGE)
-    if problem(root) is not None:
+    return schemata.schema(
+        code,
+        variants,
+        selectors,
+        token,
+        LANGUAGE,
+        function_of,
+        lambda function, copies: dispatch(function, copies, selector),
+        comparable,
+    )
+
+
+def comparable(one: SgNode, first: SgNode, two: SgNode, second: SgNode) -> bool:
+    """Two declarations a schema may hold: `export` neither added nor dropped, and no
+    `new.target` (`apply` calls a copy, never constructs it)."""
+    unbuilt = "new.target" not in first.text() and "new.target" not in second.text()
+    return text_before(one, first) == text_before(two, second) and unbuilt
+
+
+def dispatch(function: SgNode, copies: list[tuple[int, str]], selector: str) -> list[tuple[int, int, str]] | None:
+    """The `switch` after the body's `{` that calls the copy the selector names with the
+    function's own `this` and `arguments` (a generator delegates to it)."""
+    body = function.field("body")
+    if body is None:
         return None
-    mine = [function_of(node) for node in root.children()]
-    theirs: list[list[SgNode | None]] = []
-    changed: set[int] = set()
-    for variant in variants:
-        other = parsed(variant, LANGUAGE)
-        if problem(other) is not None:
-            return None
-        declarations = other.children()
-        if len(declarations) != len(mine):
-            return None
-        functions = [function_of(node) for node in declarations]
-        for index, (one, two) in enumerate(zip(root.children(), declarations, strict=True)):
-            if one.text() == two.text():
-                continue
-            first, second = mine[index], functions[index]
-            if first is None or second is None or name_of(first) != name_of(second) or first.kind() != second.kind():
-                return None
-            if text_before(one, first) != text_before(two, second):  # `export` added or dropped
-                return None
-            if "new.target" in first.text() or "new.target" in second.text():  # `apply` calls, never constructs
-                return None
-            changed.add(index)
-        theirs.append(functions)
-    if not changed:
-        return None
-    edits: list[tuple[int, int, str]] = []
-    copies: list[str] = []
-    for index in sorted(changed):
-        function = mine[index]
-        assert function is not None
-        name = name_of(function)
-        body = function.field("body")
-        if body is None:
-            return None
-        generator = function.kind() == "generator_function_declaration"
-        cases = "; ".join(
-            f"case {value}: return {'yield* ' if generator else ''}{name}{token}{i}.apply(this, arguments)"
-            for i, value in enumerate(selectors)
-        )
-        opened = span(body)[0] + 1
-        edits.append((opened, opened, f" switch (globalThis.{selector}) {{ {cases} }}"))
-        for i, functions in enumerate(theirs):
-            variant_function = functions[index]
-            assert variant_function is not None
-            copies.append(renamed(variant_function, f"{name}{token}{i}"))  # the declaration alone: never exported
-    return edited(code, edits).rstrip("\n") + "\n\n" + "\n\n".join(copies) + "\n"
+    generator = function.kind() == "generator_function_declaration"
+    cases = "; ".join(
+        f"case {value}: return {'yield* ' if generator else ''}{copy}.apply(this, arguments)" for value, copy in copies
+    )
+    opened = span(body)[0] + 1
+    return [(opened, opened, f" switch (globalThis.{selector}) {{ {cases} }}")]
 
 
 def selecting(test: str, selector: str, value: int) -> str | None:
