@@ -84,14 +84,18 @@ class EditTree:
 class GateJudge:
     """The loop's judge for an edited tree: the static guard over the edited files, then the whole suite
     in a clean copy against the baseline (bot/judge/gate.py), after a quick run of the tests that
-    failed last; with more than one job, the whole suite twice at once in two clean copies instead,
-    which confirms a pass (the loop asks no second time)."""
+    failed last; with more than one job, the whole suite and a run of the target tests at once in
+    two clean copies instead. Either way a pass is confirmed by the target tests passing in two
+    clean copies (the loop asks no second time): they are the tests whose outcome the candidate
+    changed, so luck or a copy's state would show there; a test that passed at the baseline and
+    passes again needed no luck."""
 
     def __init__(self, suite: gate.Suite, baseline: gate.Baseline, work: Workspace):
         self.suite, self.baseline, self.work = suite, baseline, work
         self.verdict: gate.Judgement | None = None  # the last suite run's, for the proof
         self.run: gate.SuiteRun | None = None  # the last run of the whole suite
         self.last_failing = set(baseline.target)  # run first next time: a candidate still failing them is told fast
+        self.quick: set[str] = set()  # the tests the last quick run ran and passed, in a clean copy of their own
 
     def preflight(self) -> list[str]:
         return []  # the baseline, measured before any model call, was the preflight
@@ -107,6 +111,7 @@ class GateJudge:
             return None
         verdict = gate.judge(self.baseline, run, only)
         if verdict.passed:
+            self.quick = only
             return None
         self.verdict = verdict
         self.last_failing = set(verdict.names) & only or only
@@ -120,19 +125,29 @@ class GateJudge:
             # The whole suite and its confirmation at once take about what one run takes: a quick
             # run of the failing tests first would save little on a failure, and cost a run on a pass.
             return self.side_by_side()
+        self.quick = set()
         quick = self.quick_rejection()
         if quick is not None:
             return quick
+        targets = set(self.baseline.target)
+        quick_ran = bool(targets) and self.quick == targets  # what quick_rejection ran and passed
         run = self.run = self.suite.run(self.work.root)
-        return self.verdict_of(run, gate.judge(self.baseline, run))
+        verdict = self.verdict_of(run, gate.judge(self.baseline, run))
+        verdict.confirmed = verdict.passed and quick_ran
+        return verdict
 
     def side_by_side(self) -> Verdict:
-        """The whole suite twice at once, each in a clean copy: both must pass; the first to fail tells."""
-        runs = self.suite.side_by_side(partial(self.suite.run, self.work.root), partial(self.suite.run, self.work.root))
-        verdicts = [gate.judge(self.baseline, run) for run in runs]
+        """The whole suite and its confirmation at once, each in a clean copy: both must pass; the
+        first to fail tells. The confirmation runs the target tests alone (the whole suite again
+        when there are none: a request or a regeneration has no test whose outcome it must change)."""
+        targets = set(self.baseline.target) or None
+        confirmation = partial(self.suite.run, self.work.root, only=targets)
+        runs = self.suite.side_by_side(partial(self.suite.run, self.work.root), confirmation)
+        verdicts = [gate.judge(self.baseline, run, only) for run, only in zip(runs, (None, targets), strict=True)]
         failed = [i for i, verdict in enumerate(verdicts) if not verdict.passed]
         chosen = next((i for i in failed if verdicts[i].forged), failed[0] if failed else 0)  # a forgery stops the flow
         verdict = self.verdict_of(runs[chosen], verdicts[chosen])
+        self.run = runs[0]  # what the reports count is the whole suite's run, whichever run told
         if failed == [1]:
             verdict.feedback = REPEATED_FAILED + verdict.feedback
         verdict.confirmed = verdict.passed

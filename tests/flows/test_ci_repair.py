@@ -431,8 +431,8 @@ def test_a_flaky_test_is_named_and_left_out(world, github, capsys, monkeypatch, 
     assert code == 0
     # At the head: the whole suite (outcomes only), the flake check, and, as it flipped, once more as the
     # first run to tell a flaky test from one needing assertion rewriting; once at the base (what failed at
-    # the head, beside the flake check); twice for the fix.
-    assert flip.asked == 6
+    # the head, beside the flake check); once for the fix, whose confirmation runs the target tests alone.
+    assert flip.asked == 5
     assert "autofix: baseline: 5 tests, 2 failing in both runs, flaky: tests.test_flaky::test_sometimes" in out
     named = proof(flaky="`tests/test_flaky.py::test_sometimes` (left out of the judgement)", total=5)
     assert named in github.pull(REPO, 3).body and named in github.comments(REPO, 2)[0].body
