@@ -1,19 +1,26 @@
 """What a whole `autofix action` red-CI step costs on a real Go suite, against one plain
-`go test ./...`: github.com/dustin/go-humanize v1.1.0 from the Go module proxy (`go mod download`,
-its tests ship in the module: 55 tests in 2 packages), with `Ordinal` giving "12nd" (1 test fails).
+`go test ./...`, on two modules from the Go module proxy (`go mod download`; their tests ship in
+the module):
 
-- red CI: a pull request breaks `Ordinal`; its failed `workflow_run` goes to the step, and the
-  model's first edit fixes it (goal: <= 3 plain runs);
-- plain: `go test -count=1 ./...` on the original code, no sandbox, the machine's build cache
-  warm (one run before timing; -count=1 so that the tests run rather than come from go's cache
-  of test results).
+- github.com/shopspring/decimal v1.4.0 (104 tests in 1 package, about 6 s: three tests take most
+  of it), with `Max` keeping the smallest item (1 test fails) — a suite whose run is mostly its
+  tests, as a project's CI suite is;
+- github.com/dustin/go-humanize v1.1.0 (55 tests in 2 packages, a quarter of a second: go
+  starting is most of it), with `Ordinal` giving "12nd" (1 test fails) — a suite so small that
+  what every step costs whatever the suite (the sandbox, building the changed package, the model,
+  git, GitHub) is most of the step.
+
+For each: a pull request breaks the function; its failed `workflow_run` goes to the step, and the
+model's first edit fixes it (goal: <= 3 plain runs); plain: `go test -count=1 ./...` on the
+original code, no sandbox, the machine's build cache warm (one run before timing; -count=1 so that
+the tests run rather than come from go's cache of test results).
 
 As red_ci.py does it (its `step`): the fake GitHub behind real PyGithub, a bare git origin, the
 scripted OpenAI server, the real sandbox, the two interleaved over RUNS and their medians compared.
 `--trace` prints each sandboxed `go` run of the last step and its wall time; `--compare` times the
 step a third way, each of the proof's variants judged in a go run of its own (as before the mutant
-schema, bot/lang/go_schema.py), interleaved with the others. The module is kept
-under out/bench-red-ci-go.
+schema, bot/lang/go_schema.py), interleaved with the others; `--module` picks one. The modules are
+kept under out/bench-red-ci-go.
 
 Run with `make bench-red-ci` (after red_ci_js.py), or `make bench-red-ci-go` alone.
 Not a test: a missed goal still exits 0 (`--strict` makes it exit 1); a broken benchmark exits non-zero.
@@ -30,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -48,14 +56,58 @@ from bot.judge.go import run as go_run  # noqa: E402
 from bot.judge.go.runner import Go  # noqa: E402
 
 CACHE = ROOT / "out" / "bench-red-ci-go"
-MODULE, VERSION = "github.com/dustin/go-humanize", "v1.1.0"
-TARGET = "ordinals.go"
-RIGHT, WRONG = "\tcase 2:\n\t\tif x%100 != 12 {\n", "\tcase 2:\n\t\tif x%100 != 11 {\n"
 RUNS = 3
 GOAL = 3.0
 CONFIG = "tests:\n  command: go test ./...\nmax_attempts: 2\n"
-FIX = f"`Ordinal` lost its twelfth.\n\n{TARGET}\n```go\n<<<<<<< SEARCH\n{WRONG}=======\n{RIGHT}>>>>>>> REPLACE\n```\n"
 STAMP = "2024-05-01T10:00:00.0000000Z "
+
+
+@dataclass(frozen=True)
+class Module:
+    name: str  # what --module and the report call it
+    path: str
+    version: str
+    target: str  # the file the bug is in
+    right: str  # the line as the module has it, and as the fix puts it back
+    wrong: str  # the pull request's
+    bug: str  # the report's words for it
+    title: str  # the pull request's
+
+    @property
+    def fix(self) -> str:
+        return (
+            f"The comparison was turned around.\n\n{self.target}\n```go\n<<<<<<< SEARCH\n{self.wrong}=======\n"
+            f"{self.right}>>>>>>> REPLACE\n```\n"
+        )
+
+
+MODULES = {
+    module.name: module
+    for module in (
+        Module(
+            "decimal",
+            "github.com/shopspring/decimal",
+            "v1.4.0",
+            "decimal.go",
+            "func Max(first Decimal, rest ...Decimal) Decimal {\n\tans := first\n\tfor _, item := range rest {\n"
+            "\t\tif item.Cmp(ans) > 0 {\n",
+            "func Max(first Decimal, rest ...Decimal) Decimal {\n\tans := first\n\tfor _, item := range rest {\n"
+            "\t\tif item.Cmp(ans) < 0 {\n",
+            "Max keeps the smallest item",
+            "Max: one comparison",
+        ),
+        Module(
+            "go-humanize",
+            "github.com/dustin/go-humanize",
+            "v1.1.0",
+            "ordinals.go",
+            "\tcase 2:\n\t\tif x%100 != 12 {\n",
+            "\tcase 2:\n\t\tif x%100 != 11 {\n",
+            'Ordinal(12) gives "12nd"',
+            "Ordinal: fewer branches",
+        ),
+    )
+}
 
 
 def go() -> str:
@@ -65,15 +117,15 @@ def go() -> str:
     return found
 
 
-def pristine_tree() -> Path:
+def pristine_tree(module: Module) -> Path:
     """The module's files from the Go module proxy, copied writable: once."""
-    tree = CACHE / f"go-humanize-{VERSION}"
+    tree = CACHE / f"{module.name}-{module.version}"
     if (tree / "go.mod").exists():
         return tree
     shutil.rmtree(tree, ignore_errors=True)
     CACHE.mkdir(parents=True, exist_ok=True)
     done = subprocess.run(
-        [go(), "mod", "download", "-json", f"{MODULE}@{VERSION}"], capture_output=True, text=True, cwd=CACHE
+        [go(), "mod", "download", "-json", f"{module.path}@{module.version}"], capture_output=True, text=True, cwd=CACHE
     )
     if done.returncode != 0:
         sys.exit(f"bench-red-ci-go: go mod download failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -87,22 +139,22 @@ def pristine_tree() -> Path:
     return tree
 
 
-def files_of(tree: Path) -> dict[str, str]:
+def files_of(module: Module, tree: Path) -> dict[str, str]:
     files = {str(path.relative_to(tree)): path.read_text(encoding="utf-8") for path in sorted(tree.rglob("*.go"))}
     files |= {"go.mod": (tree / "go.mod").read_text(encoding="utf-8")}
-    if files[TARGET].count(RIGHT) != 1:
-        sys.exit(f"bench-red-ci-go: {TARGET} no longer has the line the bug changes")
+    if files[module.target].count(module.right) != 1:
+        sys.exit(f"bench-red-ci-go: {module.target} no longer has the line the bug changes")
     return files | {".github/autofix.yml": CONFIG}
 
 
-def broken(files: dict[str, str]) -> dict[str, str]:
-    return {TARGET: files[TARGET].replace(RIGHT, WRONG)}
+def broken(module: Module, files: dict[str, str]) -> dict[str, str]:
+    return {module.target: files[module.target].replace(module.right, module.wrong)}
 
 
-def job_log(files: dict[str, str]) -> str:
+def job_log(module: Module, files: dict[str, str]) -> str:
     """The failed job's log: go test's own words on the broken code, with the runner's stamps."""
     with tempfile.TemporaryDirectory(prefix="bench-red-ci-go-log-") as tmp:
-        for relpath, text in (files | broken(files)).items():
+        for relpath, text in (files | broken(module, files)).items():
             (Path(tmp) / relpath).parent.mkdir(parents=True, exist_ok=True)
             (Path(tmp) / relpath).write_text(text, encoding="utf-8")
         done = subprocess.run([go(), "test", "./..."], cwd=tmp, capture_output=True, text=True)
@@ -121,7 +173,9 @@ def plain(tree: Path) -> float:
     return seconds
 
 
-def red_ci(files: dict[str, str], log: str, folder: Path, jobs: str, trace: list[str]) -> tuple[float, str]:
+def red_ci(
+    module: Module, files: dict[str, str], log: str, folder: Path, jobs: str, trace: list[str]
+) -> tuple[float, str]:
     with FakeGitHub() as github, pytest.MonkeyPatch.context() as patch:
         patch.setenv("PATH", f"{os.path.dirname(go())}:{os.environ.get('PATH', '')}")
         patch.setattr(test_ci_repair, "JOB_LOG", log)  # the failed job's log open_pull gives its run
@@ -141,28 +195,17 @@ def red_ci(files: dict[str, str], log: str, folder: Path, jobs: str, trace: list
         world = World(folder, patch, github)
         world.input("jobs", jobs)
         world.commit_to_origin(files)
-        pull, run = open_pull(world, github, broken(files), title="Ordinal: fewer branches")
+        pull, run = open_pull(world, github, broken(module, files), title=module.title)
         world.event("workflow_run", run_event(github, pull, run))
         zero[0] = time.perf_counter()
-        return step(world, github, [FIX], f"autofix-pr-{pull.number}.json")
+        return step(world, github, [module.fix], f"autofix-pr-{pull.number}.json")
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--jobs", default="", help="runs of the suite at once (default: one more than the cores)")
-    parser.add_argument("--runs", type=int, default=RUNS)
-    parser.add_argument("--log", action="store_true", help="print the last step's whole log")
-    parser.add_argument("--trace", action="store_true", help="print the last step's go runs and their times")
-    parser.add_argument("--strict", action="store_true", help="exit 1 when the goal is missed")
-    parser.add_argument(
-        "--compare",
-        action="store_true",
-        help="also time the step with the proof's variants judged one go run each, as before the mutant schema",
-    )
-    args = parser.parse_args()
-    tree = pristine_tree()
-    files = files_of(tree)
-    log = job_log(files)
+def measured(module: Module, args: argparse.Namespace) -> bool:
+    """The module's step against its plain run, interleaved; whether the goal was met."""
+    tree = pristine_tree(module)
+    files = files_of(module, tree)
+    log = job_log(module, files)
     plain(tree)  # warms the build cache
     times: dict[str, list[float]] = {"plain": [], "red CI": []} | ({"one run each": []} if args.compare else {})
     out = ""
@@ -171,7 +214,7 @@ def main() -> None:
         with tempfile.TemporaryDirectory(prefix="bench-red-ci-go-") as scratch:
             times["plain"].append(plain(tree))
             trace.clear()
-            seconds, out = red_ci(files, log, Path(scratch), args.jobs, trace)
+            seconds, out = red_ci(module, files, log, Path(scratch), args.jobs, trace)
             times["red CI"].append(seconds)
         if args.compare:
             with (
@@ -179,11 +222,11 @@ def main() -> None:
                 pytest.MonkeyPatch.context() as patch,
             ):
                 patch.setattr(Go, "run_variants", lambda *args, **kwargs: None)
-                times["one run each"].append(red_ci(files, log, Path(scratch), args.jobs, [])[0])
-        print(f"run {number + 1}: " + ", ".join(f"{name} {seconds[-1]:.2f} s" for name, seconds in times.items()))
+                times["one run each"].append(red_ci(module, files, log, Path(scratch), args.jobs, [])[0])
+        print(f"{module.name} run {number + 1}: " + ", ".join(f"{name} {s[-1]:.2f} s" for name, s in times.items()))
     medians = {name: statistics.median(seconds) for name, seconds in times.items()}
     cores = len(os.sched_getaffinity(0))
-    print(f"\ngo-humanize {VERSION} (go test), Ordinal(12) gives 12nd; cores: {cores}, jobs: {args.jobs or 'default'}")
+    print(f"\n{module.name} {module.version} (go test), {module.bug}; cores: {cores}, jobs: {args.jobs or 'default'}")
     if args.log:
         print("".join(f"  | {line}\n" for line in out.splitlines()))
     else:
@@ -201,7 +244,27 @@ def main() -> None:
             f"{before / medians['plain']:.2f}x plain; the mutant schema's step takes "
             f"{medians['red CI'] / before:.2f} of it"
         )
-    if args.strict and ratio > GOAL:
+    print()
+    return ratio <= GOAL
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--module", choices=sorted(MODULES), help="one module (default: each)")
+    parser.add_argument("--jobs", default="", help="runs of the suite at once (default: one more than the cores)")
+    parser.add_argument("--runs", type=int, default=RUNS)
+    parser.add_argument("--log", action="store_true", help="print the last step's whole log")
+    parser.add_argument("--trace", action="store_true", help="print the last step's go runs and their times")
+    parser.add_argument("--strict", action="store_true", help="exit 1 when a module misses the goal")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also time the step with the proof's variants judged one go run each, as before the mutant schema",
+    )
+    args = parser.parse_args()
+    chosen = [MODULES[args.module]] if args.module else list(MODULES.values())
+    met = [measured(module, args) for module in chosen]
+    if args.strict and not all(met):
         sys.exit(1)
 
 

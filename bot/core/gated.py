@@ -96,6 +96,9 @@ class GateJudge:
         self.run: gate.SuiteRun | None = None  # the last run of the whole suite
         self.last_failing = set(baseline.target)  # run first next time: a candidate still failing them is told fast
         self.quick: set[str] = set()  # the tests the last quick run ran and passed, in a clean copy of their own
+        # What to do once a candidate's confirmation passed, while its whole-suite run goes on,
+        # in at most the given runs at once (the proof, ProofJudge.early).
+        self.then: Callable[[int], None] | None = None
 
     def preflight(self) -> list[str]:
         return []  # the baseline, measured before any model call, was the preflight
@@ -141,7 +144,13 @@ class GateJudge:
         first to fail tells. The confirmation runs the target tests alone (the whole suite again
         when there are none: a request or a regeneration has no test whose outcome it must change)."""
         targets = set(self.baseline.target) or None
-        confirmation = partial(self.suite.run, self.work.root, only=targets)
+
+        def confirmation() -> gate.SuiteRun:
+            run = self.suite.run(self.work.root, only=targets)
+            if self.then is not None and targets and gate.judge(self.baseline, run, targets).passed:
+                self.then(max(1, self.suite.jobs - 1))  # the whole suite's run holds a slot
+            return run
+
         runs = self.suite.side_by_side(partial(self.suite.run, self.work.root), confirmation)
         verdicts = [gate.judge(self.baseline, run, only) for run, only in zip(runs, (None, targets), strict=True)]
         failed = [i for i, verdict in enumerate(verdicts) if not verdict.passed]

@@ -9,7 +9,9 @@
   its own source or bytecode) and is refused.
 
 Each variant is written into a scratch copy of the work tree (gate.Suite.overlay), judged by the
-suite's run of those tests alone there, at most `jobs` side by side; the work tree keeps the fix."""
+suite's run of those tests alone there, at most `jobs` side by side; the work tree keeps the fix.
+The proof starts as soon as the gate's confirmation (those tests, in a clean copy) passed, beside
+the whole suite's run (GateJudge.then); a candidate the whole suite then refuses keeps nothing of it."""
 
 from __future__ import annotations
 
@@ -58,7 +60,10 @@ class ProofJudge:
         self.skip = skip  # paths never mutated (the reproduction test)
         self.budget, self.seconds, self.clock = budget, seconds, clock
         self.strength: Strength | None = None  # of the last candidate the gate passed
-        self.measured: tuple[Candidate, Verdict | None] | None = None  # the loop judges a pass twice
+        # The proof of the candidate being judged, once measured: its strength and refusal.
+        self.measured: tuple[Candidate, Strength | None, Verdict | None] | None = None
+        self.judging: Candidate | None = None
+        inner.then = self.early
 
     @property
     def verdict(self) -> gate.Judgement | None:
@@ -78,15 +83,28 @@ class ProofJudge:
         return self.inner.preflight()
 
     def check(self, candidate: Candidate) -> Verdict:
-        verdict = self.inner.check(candidate)
+        self.judging = candidate
+        try:
+            verdict = self.inner.check(candidate)
+        finally:
+            self.judging = None
         if not verdict.passed:
             return verdict
         if self.measured is None or self.measured[0] is not candidate:
-            self.measured = candidate, self.refusal()
-        return self.measured[1] or verdict
+            self.measured = candidate, *self.refusal()
+        _, strength, refusal = self.measured
+        if strength is not None:
+            self.strength = self.report.strength = strength
+        return refusal or verdict
 
-    def refusal(self) -> Verdict | None:
-        """Why the passing fix proves nothing, or None."""
+    def early(self, jobs: int) -> None:
+        """The proof of the candidate being judged, measured while the whole suite runs (in at
+        most `jobs` runs at once): its confirmation passed, so the proof is likely read."""
+        if self.judging is not None:
+            self.measured = self.judging, *self.refusal(jobs)
+
+    def refusal(self, jobs: int | None = None) -> tuple[Strength | None, Verdict | None]:
+        """The fix's strength, when measured, and why the passing fix proves nothing, or None."""
         work = self.inner.work
         files = {
             path: (text, original)
@@ -96,25 +114,25 @@ class ProofJudge:
             if text is not None
         }
         if not self.tests:  # no test the fix had to make pass (an unproven fix): nothing to judge mutants by
-            return None
+            return None, None
         if self.wanted:
             stubbed = stubs({path: both for path, both in files.items() if path.endswith(".py")}, self.wanted)
             if isinstance(stubbed, str):
-                return Verdict(False, ["(proof) the new names"], stubbed)
+                return None, Verdict(False, ["(proof) the new names"], stubbed)
             # As the gate runs: in plain mode a candidate could fail this check on purpose, and a
             # void proof's fallback to the gate's mode would never come back to it.
             if self.passes(stubbed):
                 names = ", ".join(f"`{wanted.name}`" for wanted in self.wanted)
-                return Verdict(False, ["(proof) the new names"], UNUSED_FEEDBACK.format(names=names))
-        strength = self.mutated(files, outcomes_only=True)
+                return None, Verdict(False, ["(proof) the new names"], UNUSED_FEEDBACK.format(names=names))
+        jobs = jobs or self.inner.suite.jobs  # each variant is judged in a copy of its own, side by side
+        strength = self.mutated(files, outcomes_only=True, jobs=jobs)
         if strength.void:  # a test that needs pytest's assertion rewriting to pass? Judged as the gate runs it
-            strength = self.mutated(files, outcomes_only=False)
-        self.strength = self.report.strength = strength
+            strength = self.mutated(files, outcomes_only=False, jobs=jobs)
         if strength.void:
-            return Verdict(False, ["(strength) void"], VOID_FEEDBACK.format(why=strength.void))
-        return None
+            return strength, Verdict(False, ["(strength) void"], VOID_FEEDBACK.format(why=strength.void))
+        return strength, None
 
-    def mutated(self, files: dict[str, tuple[str, str | None]], outcomes_only: bool) -> Strength:
+    def mutated(self, files: dict[str, tuple[str, str | None]], outcomes_only: bool, jobs: int) -> Strength:
         """The fix's mutants and null mutants, each judged by the tests it had to make pass;
         `outcomes_only`: without the failure messages no one reads (gate.Suite.run)."""
         return judged(
@@ -122,7 +140,7 @@ class ProofJudge:
             lambda path, mutant: self.passes({path: mutant.code}, outcomes_only),
             self.budget,
             self.seconds,
-            self.inner.suite.jobs,  # each variant is judged in a copy of its own, side by side
+            jobs,
             self.clock,
             self.together,
         )

@@ -6,6 +6,7 @@ the verdict doesn't read."""
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,14 +53,23 @@ class Recorded:
         self.runs: list[Run] = []
         self.meet, self.started, self.met = 0, 0, True
         self.arrived = threading.Condition()
+        # (which runs wait before they start, for which run to have started): `met` says it did
+        self.hold: tuple[Callable[[list[str]], bool], Callable[[list[str]], bool]] | None = None
+        self.begun: list[list[str]] = []
 
     def run(self, argv, *args, **kwargs):
         with self.arrived:
             self.started += 1
-            if self.started <= self.meet:
-                self.arrived.notify_all()
-                if not self.arrived.wait_for(lambda: self.started >= self.meet, timeout=MEET_SECONDS):
-                    self.met = False
+            self.begun.append(list(argv))
+            self.arrived.notify_all()
+            met = self.started > self.meet or self.arrived.wait_for(
+                lambda: self.started >= self.meet, timeout=MEET_SECONDS
+            )
+            self.met = self.met and met
+            if self.hold is not None and self.hold[0](list(argv)):
+                until = self.hold[1]
+                held = self.arrived.wait_for(lambda: any(until(begun) for begun in self.begun), timeout=MEET_SECONDS)
+                self.met = self.met and held
         started = time.monotonic()
         try:
             return self.sandbox.run(argv, *args, **kwargs)
@@ -88,7 +98,11 @@ def overlap(runs: list[Run]) -> bool:
 
 
 def whole(run: Run) -> bool:
-    return run.argv[-1] == "tests" and not any("::" in word for word in run.argv)
+    return whole_argv(run.argv)
+
+
+def whole_argv(argv: list[str]) -> bool:
+    return argv[-1] == "tests" and not any("::" in word for word in argv)
 
 
 def by_node_id(run: Run, *ids: str) -> bool:
@@ -249,17 +263,47 @@ def test_with_one_job_a_pass_is_confirmed_by_its_quick_run_and_a_failure_never(t
     assert whole(only)
 
 
+def variant(argv: list[str]) -> bool:
+    """A run of the proof's: the target test alone, outcomes only."""
+    return "--assert=plain" in argv and argv[-1] == "tests/test_calc.py::test_add"
+
+
 def test_the_proofs_mutants_are_judged_side_by_side_each_in_a_copy_of_its_own(tmp_path, sandbox):
-    head, suite, judge = measured(tmp_path, sandbox)
+    head, suite, judge = measured(tmp_path, sandbox, jobs=3)  # the whole suite's run holds one of the 3
     judge.work.originals["calc.py"] = BROKEN  # what the edits changed, as applying them records it
     (head / "calc.py").write_text(CALC)
     proof = ProofJudge(judge, [TARGET], [], Report(model="m", sandbox="bwrap", target="calc", max_attempts=1))
     assert confirmed(proof, Candidate("", "", {})).passed
-    mutants = sandbox.runs[2:]
+    mutants = [run for run in sandbox.runs if variant(run.argv)]
     assert proof.strength is not None and proof.strength.killed > 0 and len(mutants) >= 2
-    assert all(by_node_id(run, "tests/test_calc.py::test_add") for run in mutants)
     assert overlap(mutants[:2])
     assert (head / "calc.py").read_text() == CALC  # no variant was ever written into the work tree
+
+
+def test_the_proof_starts_once_the_confirmation_passed_beside_the_whole_suites_run(tmp_path, sandbox):
+    """The whole suite's run waits to start until a variant of the proof has started: which only
+    the confirmation passing, while the whole run has not ended, starts."""
+    head, suite, judge = measured(tmp_path, sandbox, jobs=3)
+    judge.work.originals["calc.py"] = BROKEN
+    (head / "calc.py").write_text(CALC)
+    proof = ProofJudge(judge, [TARGET], [], Report(model="m", sandbox="bwrap", target="calc", max_attempts=1))
+    sandbox.hold = (whole_argv, variant)
+    assert confirmed(proof, Candidate("", "", {})).passed
+    assert sandbox.met and proof.strength is not None and proof.strength.killed > 0
+
+
+def test_a_proof_measured_beside_a_whole_run_that_fails_is_kept_by_no_one(tmp_path, sandbox):
+    """The target test passes (so the proof starts), the whole suite fails: no strength reported."""
+    head, suite, judge = measured(tmp_path, sandbox, jobs=3)
+    judge.work.originals["calc.py"] = BROKEN
+    (head / "calc.py").write_text(BREAKS_ZERO)
+    report = Report(model="m", sandbox="bwrap", target="calc", max_attempts=1)
+    proof = ProofJudge(judge, [TARGET], [], report)
+    sandbox.hold = (whole_argv, variant)
+    verdict = confirmed(proof, Candidate("", "", {}))
+    assert not verdict.passed and verdict.failing == ["tests.test_calc::test_zero"]
+    assert sandbox.met  # the proof did run
+    assert proof.strength is None and report.strength is None
 
 
 def test_a_reproduction_outside_the_commands_paths_is_named_from_its_first_run(tmp_path, sandbox):

@@ -7,7 +7,8 @@ import shutil
 
 import pytest
 
-from bot.judge.js.command import Started, Unread, is_javascript, resolve
+from bot.errors import UserError
+from bot.judge.js.command import Started, Unread, is_javascript, resolve, runner_of
 
 NODE = shutil.which("node")
 PATH = os.environ["PATH"]
@@ -97,3 +98,23 @@ def test_which_commands_are_javascript():
         True,
         False,
     ]
+
+
+@pytest.mark.parametrize(("version", "refused"), [("20.0.4", True), ("28.1.3", True), ("29.0.0", False)])
+def test_a_jest_older_than_29_is_one_line_naming_it(tmp_path, version, refused):
+    """Jest before 29 refuses --workerIdleMemoryLimit: its every run would fail at the command line,
+    and the baseline would read that as pre-existing failures. The task stops, saying why."""
+    work = project(tmp_path, {"test": "jest"})
+    manifest = work / "node_modules" / "jest" / "package.json"
+    manifest.write_text(json.dumps({"name": "jest", "version": version, "bin": {"jest": "./bin/jest.js"}}))
+    if not refused:
+        assert resolve("npm test", work, PATH) == Started("jest", [NODE, entry(work, "jest")], via="npm test -> jest")
+        return
+    why = (
+        f"Jest {version} (node_modules/jest) is older than 29, the first that autofix can run apart from its "
+        "reporter (--workerIdleMemoryLimit): upgrade Jest to 29 or later"
+    )
+    assert resolve("npm test", work, PATH) == Unread(why, missing=True)
+    with pytest.raises(UserError) as stopped:
+        runner_of("npm test", work)
+    assert str(stopped.value) == f"tests.command `npm test`: {why}"

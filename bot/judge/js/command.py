@@ -35,6 +35,9 @@ RUN_WORDS = {"npm": ("run", "run-script", "rum", "urn"), "pnpm": ("run",), "yarn
 TEST_WORDS = ("test", "t", "tst")  # `npm test` and its aliases run the `test` script
 PACKAGES = ("jest", "vitest")  # runners started from their package's `bin` file
 DEPTH = 3  # scripts naming scripts
+# Jest 29 is the first with --workerIdleMemoryLimit, which makes it run the tests in a worker of
+# their own, apart from autofix's reporter (bot/judge/js/run.py): an older one refuses the option.
+JEST_FLOOR = 29
 MANIFEST_CAP = 1 << 20  # bytes of package.json read
 
 
@@ -165,6 +168,14 @@ class Reader:
         if node is None:
             return Unread("node isn't on the PATH the tests run with", missing=True)
         runner: Runner = "jest" if name == "jest" else "vitest"
+        version = (manifest(self.work / "node_modules" / name / "package.json") or {}).get("version")
+        major = str(version).split(".", 1)[0]
+        if runner == "jest" and major.isdigit() and int(major) < JEST_FLOOR:
+            return Unread(
+                f"Jest {version} (node_modules/jest) is older than {JEST_FLOOR}, the first that autofix can run apart "
+                f"from its reporter (--workerIdleMemoryLimit): upgrade Jest to {JEST_FLOOR} or later",
+                missing=True,
+            )
         if runner == "vitest":
             if args[:1] in (["watch"], ["dev"]) or "--watch" in args:
                 return Unread("vitest in watch mode never ends; use `vitest run`")
