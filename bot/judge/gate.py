@@ -274,7 +274,7 @@ class Suite:
                     outcome.output[-DETAIL_CHARS:],
                 )
             ]
-        results = {case.test_id: case for case in cases}
+        results = by_id(cases)
         sealed = run.cases is not None or run.unittest is not None
         return SuiteRun(
             results,
@@ -415,6 +415,18 @@ class Baseline:
     @property
     def total(self) -> int:
         return len(self.first.results)
+
+
+def by_id(cases: Sequence[Case]) -> dict[str, Case]:
+    """Each test's case by its id. A runner may report two tests of one name (Jest's `it.each`,
+    ESLint's RuleTester): the name's outcome is the one that didn't pass, so a pass after it
+    can't hide a failure."""
+    results: dict[str, Case] = {}
+    for case in cases:
+        kept = results.get(case.test_id)
+        if kept is None or (kept.outcome == "passed" and case.outcome != "passed"):
+            results[case.test_id] = case
+    return results
 
 
 def with_details(first: SuiteRun, again: SuiteRun) -> SuiteRun:

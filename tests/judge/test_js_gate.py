@@ -43,3 +43,31 @@ def test_the_gate_judges_a_jest_suite_and_its_twins_catch_a_forger(head, tier):
     (head / "src" / "chunk.js").write_text(EVERYWHERE)
     run = suite.run(head)
     assert run.forged and "a canary that fails by construction was reported passed" in run.forged[0]
+
+
+DOUBLE = "exports.double = (x) => x * 2;\n"
+SAME_NAMES = (
+    'const { double } = require("../src/double");\n\n'
+    'test("doubles", () => {\n  expect(double(2)).toBe(4);\n});\n\n'
+    'test("doubles", () => {\n  expect(double(0)).toBe(0);\n});\n'
+)
+
+
+def test_of_two_tests_of_one_name_the_one_that_fails_is_the_name_s_outcome(tmp_path, node_modules):
+    """Jest reports both (an `it.each` or ESLint's RuleTester makes many); the judges key a test by
+    its file and name. A candidate breaking the first of the two, the second passing after it, is
+    refused: read as one outcome per name, the last one's pass would hide the failure."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "test").mkdir()
+    (tmp_path / "src" / "double.js").write_text(DOUBLE)
+    (tmp_path / "test" / "double.test.js").write_text(SAME_NAMES)
+    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
+    (tmp_path / "node_modules").symlink_to(node_modules)
+    sandbox = open_test_sandbox("bwrap", "--sandbox", print, also=linked_modules(tmp_path))
+    suite = gate.Suite(sandbox, "npm test", DEFAULT_PROTECT, timeout=60, jobs=2)
+    baseline = gate.Baseline.measure(suite, tmp_path)
+    assert baseline.passing == {"test/double.test.js::doubles"}
+    (tmp_path / "src" / "double.js").write_text("exports.double = (x) => (x === 2 ? 5 : x * 2);\n")
+    verdict = gate.judge(baseline, suite.run(tmp_path))
+    assert not verdict.passed
+    assert [name for name, _ in verdict.newly_broken] == ["test/double.test.js::doubles"]
