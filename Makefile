@@ -126,14 +126,16 @@ bench-red-ci: $(DEV) system-deps
 	$(PY) benchmarks/red_ci_js.py
 	$(PY) benchmarks/red_ci_go.py
 
-# The JavaScript twin: a red-CI step on no-case 3.0.4's Jest suite (its tarball and devDependencies
-# from the npm registry, kept under out/bench-red-ci-js), passing on attempt 1, against one plain run.
+# The JavaScript twin: a red-CI step on eslint-plugin-jsx-a11y 5.1.1's and no-case 3.0.4's Jest suites
+# (tarballs and devDependencies from the npm registry, kept under out/bench-red-ci-js), passing on
+# attempt 1, against one plain run.
 .PHONY: bench-red-ci-js
 bench-red-ci-js: $(DEV) system-deps
 	$(PY) benchmarks/red_ci_js.py
 
-# The Go twin: a red-CI step on go-humanize v1.1.0's suite (from the Go module proxy, kept under
-# out/bench-red-ci-go), passing on attempt 1, against one plain `go test -count=1 ./...`, build cache warm.
+# The Go twin: a red-CI step on shopspring/decimal v1.4.0's and go-humanize v1.1.0's suites (from the
+# Go module proxy, kept under out/bench-red-ci-go), passing on attempt 1, against one plain
+# `go test -count=1 ./...`, build cache warm.
 .PHONY: bench-red-ci-go
 bench-red-ci-go: $(DEV) system-deps
 	$(PY) benchmarks/red_ci_go.py
