@@ -99,6 +99,7 @@ class GateJudge:
         # What to do once a candidate's confirmation passed, while its whole-suite run goes on,
         # in at most the given runs at once (the proof, ProofJudge.early).
         self.then: Callable[[int], None] | None = None
+        self.targets_seconds: float | None = None  # the last passing run of the target tests alone took
 
     def preflight(self) -> list[str]:
         return []  # the baseline, measured before any model call, was the preflight
@@ -115,6 +116,8 @@ class GateJudge:
         verdict = gate.judge(self.baseline, run, only)
         if verdict.passed:
             self.quick = only
+            if only == set(self.baseline.target):
+                self.targets_seconds = run.seconds
             return None
         self.verdict = verdict
         self.last_failing = set(verdict.names) & only or only
@@ -147,8 +150,10 @@ class GateJudge:
 
         def confirmation() -> gate.SuiteRun:
             run = self.suite.run(self.work.root, only=targets)
-            if self.then is not None and targets and gate.judge(self.baseline, run, targets).passed:
-                self.then(max(1, self.suite.jobs - 1))  # the whole suite's run holds a slot
+            if targets and gate.judge(self.baseline, run, targets).passed:
+                self.targets_seconds = run.seconds
+                if self.then is not None:
+                    self.then(max(1, self.suite.jobs - 1))  # the whole suite's run holds a slot
             return run
 
         runs = self.suite.side_by_side(partial(self.suite.run, self.work.root), confirmation)

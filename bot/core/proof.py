@@ -31,6 +31,11 @@ from bot.lang import registry
 
 BUDGET = 12  # mutants of a fix judged at most: each is a run of its tests
 SECONDS = 300.0  # no mutant starts after this
+# A mutant's run stops after FACTOR times what the fix's own run of the same tests took, plus
+# GRACE (never later than the suite's timeout): one that loops would otherwise hold the step for
+# the whole timeout (10 minutes by default), twice when a run of all variants stops first. Stopped,
+# it counts as killed, as a mutation tool counts a timeout (Stryker: 1.5 times, plus 5 s).
+FACTOR, GRACE = 3.0, 10.0
 STUB = "raise NotImplementedError"
 VOID_FEEDBACK = (
     "Your change passes the tests, but not once a line that does nothing is added to it: {why}. Code must not "
@@ -132,12 +137,22 @@ class ProofJudge:
             return strength, Verdict(False, ["(strength) void"], VOID_FEEDBACK.format(why=strength.void))
         return strength, None
 
+    @property
+    def bound(self) -> float | None:
+        """How long a mutant's run may take: from the fix's own run of the tests it had to make
+        pass (None when none was timed: the suite's timeout)."""
+        seconds = self.inner.targets_seconds
+        return None if seconds is None else FACTOR * seconds + GRACE
+
     def mutated(self, files: dict[str, tuple[str, str | None]], outcomes_only: bool, jobs: int) -> Strength:
         """The fix's mutants and null mutants, each judged by the tests it had to make pass;
-        `outcomes_only`: without the failure messages no one reads (gate.Suite.run)."""
+        `outcomes_only`: without the failure messages no one reads (gate.Suite.run). A null
+        mutant's run has the suite's whole timeout: stopped, it would void a right fix's proof."""
         return judged(
             files,
-            lambda path, mutant: self.passes({path: mutant.code}, outcomes_only),
+            lambda path, mutant: self.passes(
+                {path: mutant.code}, outcomes_only, None if mutant.operator == "null" else self.bound
+            ),
             self.budget,
             self.seconds,
             jobs,
@@ -150,19 +165,21 @@ class ProofJudge:
         runner can (gate.Suite.run_variants), else None."""
         work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
         only = set(self.tests)
-        runs = suite.run_variants(work.root, [{path: mutant.code} for path, mutant in variants], only)
+        bound = self.bound
+        with suite.bounded(None if bound is None else bound * (len(variants) + 1)):
+            runs = suite.run_variants(work.root, [{path: mutant.code} for path, mutant in variants], only)
         if runs is None:
             return None
         if any(run.killed for (_, mutant), run in zip(variants, runs, strict=True) if mutant.operator == "null"):
             return None  # a null mutant stopped by its time (a loaded machine) is judged again, alone
         return [gate.judge(baseline, run, only).passed for run in runs]
 
-    def passes(self, variant: dict[str, str], outcomes_only: bool = False) -> bool:
+    def passes(self, variant: dict[str, str], outcomes_only: bool = False, bound: float | None = None) -> bool:
         """Whether the tests still pass with the files of `variant` written over the fix's, in the
-        run's copy alone (the work tree keeps the fix)."""
+        run's copy alone (the work tree keeps the fix), the run stopped after `bound` seconds."""
         work, suite, baseline = self.inner.work, self.inner.suite, self.inner.baseline
         only = set(self.tests)
-        with suite.overlay(variant):
+        with suite.overlay(variant), suite.bounded(bound):
             return gate.judge(baseline, suite.run(work.root, only=only, outcomes_only=outcomes_only), only).passed
 
 

@@ -54,6 +54,7 @@ class SuiteRun:
     forged: list[str] = field(default_factory=list)  # how the canaries came back wrong (bot/judge/canaries.py)
     by_node_ids: bool = False  # the tests asked for went on pytest's command line: it collected no others
     runner: str = "pytest"  # how the failing list names the runner that ran (`jest`, `go`)
+    seconds: float = 0.0  # the run's wall time
 
     def ids(self, *outcomes: str) -> set[str]:
         return {r.test_id for r in self.results.values() if r.outcome in outcomes}
@@ -100,6 +101,23 @@ class Suite:
         self.twinned: dict[str, str] = {}  # a started runner's tests whose twins behave (its calibrate)
         self.notes: list[str] = []  # what the log should say once about how the suite is run
 
+    @property
+    def limits_now(self) -> Limits:
+        """The limits of this thread's runs: the suite's, or a bound set for them (`bounded`)."""
+        return getattr(self.variants, "limits", None) or self.limits
+
+    @contextmanager
+    def bounded(self, seconds: float | None) -> Iterator[None]:
+        """This thread's runs in the block stop after `seconds` (never later than the suite's
+        timeout); None: the suite's timeout."""
+        self.variants.limits = (
+            None if seconds is None else replace(self.limits, wall_seconds=min(self.limits.wall_seconds, seconds))
+        )
+        try:
+            yield
+        finally:
+            self.variants.limits = None
+
     def side_by_side(self, *runs: Callable[[], SuiteRun]) -> list[SuiteRun]:
         """The runs, each in a copy of its own, at most `jobs` at once; their results in order."""
         return at_once(runs, self.jobs)
@@ -123,7 +141,7 @@ class Suite:
         run = runner.run(
             self.sandbox,
             work,
-            self.limits,
+            self.limits_now,
             self.twinned,
             prefer=only or self.failing,
             avoid=self.flaky,
@@ -204,7 +222,7 @@ class Suite:
                     self.sandbox,
                     self.command,
                     work,
-                    self.limits,
+                    self.limits_now,
                     extra_options=also,
                     only=only,
                     known=self.known,
@@ -246,7 +264,7 @@ class Suite:
                 runner.run_variants,
                 self.sandbox,
                 work,
-                self.limits,
+                self.limits_now,
                 self.twinned,
                 only=only,
                 prefer=only,
@@ -288,6 +306,7 @@ class Suite:
             run.forged,
             run.by_node_ids,
             runner.name if runner is not None and not isinstance(runner, Unread) else "pytest",
+            outcome.seconds,
         )
 
 

@@ -32,6 +32,7 @@ def test_variants_judged_together_send_a_stopped_null_mutant_back_to_a_run_of_it
     """A null mutant stopped by its share of the run's time (a loaded machine) would count as
     failed and void the proof: the proof judges every variant alone instead, which runs it again.
     A real mutant stopped counts as killed, as a run of its own that never ends does."""
+    from contextlib import nullcontext
     from types import SimpleNamespace
 
     from bot.core.proof import ProofJudge
@@ -43,9 +44,11 @@ def test_variants_judged_together_send_a_stopped_null_mutant_back_to_a_run_of_it
         return SuiteRun({"t::a": Case("t::a", "passed", "", "")}, 0, "", killed, "/w")
 
     answers: list[list[SuiteRun]] = []
-    suite = SimpleNamespace(run_variants=lambda root, variants, only: answers.pop(0))
+    suite = SimpleNamespace(
+        run_variants=lambda root, variants, only: answers.pop(0), bounded=lambda seconds: nullcontext()
+    )
     baseline = SimpleNamespace(target=["t::a"], passing=set(), first=SimpleNamespace(sealed=False, tampered=[]))
-    inner = SimpleNamespace(work=SimpleNamespace(root="/w"), suite=suite, baseline=baseline)
+    inner = SimpleNamespace(work=SimpleNamespace(root="/w"), suite=suite, baseline=baseline, targets_seconds=None)
     proof = ProofJudge(inner, ["t::a"], [], SimpleNamespace())  # type: ignore[arg-type]
     null, real = Mutant(1, "null", "", "", ""), Mutant(1, "comparison", "", "", "")
     answers.append([run(None), run("stopped")])

@@ -22,7 +22,7 @@ from bot.core.rounds import confirmed
 from bot.core.workspace import Workspace
 from bot.judge import gate, side_by_side
 from bot.judge.validate import python_paths
-from bot.sandbox.tiers import open_sandbox
+from bot.sandbox.tiers import Limits, open_sandbox
 from bot.spec import DEFAULT_PROTECT
 
 COMMAND = f"{SUITE_PYTHON} -m pytest -q tests"
@@ -41,6 +41,7 @@ class Run:
     started: float
     ended: float
     argv: list[str]
+    seconds: float  # the wall time the run was given
 
 
 class Recorded:
@@ -74,7 +75,8 @@ class Recorded:
         try:
             return self.sandbox.run(argv, *args, **kwargs)
         finally:
-            self.runs.append(Run(started, time.monotonic(), list(argv)))
+            limits = next(arg for arg in (*args, *kwargs.values()) if isinstance(arg, Limits))
+            self.runs.append(Run(started, time.monotonic(), list(argv), limits.wall_seconds))
 
     def __getattr__(self, name):
         return getattr(self.sandbox, name)
@@ -278,6 +280,22 @@ def test_the_proofs_mutants_are_judged_side_by_side_each_in_a_copy_of_its_own(tm
     assert proof.strength is not None and proof.strength.killed > 0 and len(mutants) >= 2
     assert overlap(mutants[:2])
     assert (head / "calc.py").read_text() == CALC  # no variant was ever written into the work tree
+
+
+def test_a_mutant_s_run_stops_after_three_times_the_fix_s_own_run_of_its_tests_and_ten_seconds(tmp_path, sandbox):
+    """A mutant that loops would hold the step for the suite's whole timeout; a null mutant keeps
+    it (stopped early on a loaded machine, it would void a right fix's proof)."""
+    head, suite, judge = measured(tmp_path, sandbox, jobs=3)  # the suite's timeout: 60 s
+    judge.work.originals["calc.py"] = BROKEN
+    (head / "calc.py").write_text(CALC)
+    proof = ProofJudge(judge, [TARGET], [], Report(model="m", sandbox="bwrap", target="calc", max_attempts=1))
+    assert confirmed(proof, Candidate("", "", {})).passed
+    confirmation = next(run for run in sandbox.runs if not variant(run.argv) and not whole(run))
+    assert judge.targets_seconds is not None and 0 < judge.targets_seconds <= confirmation.ended - confirmation.started
+    bound = 3 * judge.targets_seconds + 10
+    given = [run.seconds for run in sandbox.runs if variant(run.argv)]
+    assert proof.strength is not None and proof.strength.total > 0
+    assert given.count(bound) == proof.strength.total and given.count(60) == len(given) - proof.strength.total > 0
 
 
 def test_the_proof_starts_once_the_confirmation_passed_beside_the_whole_suites_run(tmp_path, sandbox):
