@@ -30,9 +30,10 @@ $(FAST): pyproject.toml | $(PY)
 	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -e '.[test,lint,eval]'
 	touch $@ $(CORE)
 
-$(DEV): $(FAST)
+# Every extra in one pip run (each run resolves them all again): it makes the fast venv too.
+$(DEV): pyproject.toml | $(PY)
 	CMAKE_ARGS="$(LLAMA_CMAKE)" $(PIP) -e '.[test,lint,eval,local]'
-	touch $@
+	touch $@ $(FAST) $(CORE)
 
 # bubblewrap gives the strongest sandbox tier; without it autofix falls back to the process tier.
 system-deps:
@@ -51,12 +52,10 @@ demo: $(CORE) system-deps
 # failed at random with "Permission denied" on a file of its own workspace.
 TEST_TEMPROOT := /tmp/autofix-pytest
 # The checks and environments the tests need go at once once the dev venv is there (each is
-# mostly one core's work, or the network's: 2 minutes one after the other on a fresh clone);
-# the `local` extra (into the dev venv) after them, so nothing imports autofix while pip writes it.
+# mostly one core's work, or the network's: 2 minutes one after the other on a fresh clone).
 test: export PYTEST_DEBUG_TEMPROOT = $(TEST_TEMPROOT)
-test: $(FAST) system-deps
+test: $(DEV) system-deps
 	$(MAKE) --no-print-directory -j 4 --output-sync=target lint image-env js-deps suite-env
-	$(MAKE) --no-print-directory $(DEV)
 	mkdir -p $(TEST_TEMPROOT)
 	$(PY) -m pytest -q -n 2 -p no:cacheprovider
 
