@@ -159,6 +159,23 @@ def verdict(ratio: float, goal: float) -> str:
     return f"<= {goal}: {'met' if ratio <= goal else 'missed'}"
 
 
+def ratio_told(medians: dict[str, float], runs: int, goal: float, runner: str) -> float:
+    """The twins' (red_ci_js.py, red_ci_go.py) last lines: the plain run, the step against it, and
+    with "one run each" measured (--compare), the step with one `runner` run per proof variant."""
+    print(f"plain suite run: {medians['plain']:.2f} s (median of {runs})")
+    ratio = medians["red CI"] / medians["plain"]
+    print(f"red CI step, passing on attempt 1: {medians['red CI']:.2f} s = {ratio:.2f}x plain ({verdict(ratio, goal)})")
+    if "one run each" in medians:
+        before = medians["one run each"]
+        print(
+            f"the same step with each of the proof's variants a {runner} run of its own: {before:.2f} s = "
+            f"{before / medians['plain']:.2f}x plain; the mutant schema's step takes "
+            f"{medians['red CI'] / before:.2f} of it"
+        )
+    print()
+    return ratio
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", default="", help="runs of the suite at once (default: one more than the cores)")

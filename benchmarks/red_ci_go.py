@@ -49,7 +49,7 @@ for folder in ("support", "flows"):
 import test_ci_repair  # noqa: E402
 from action_world import World  # noqa: E402
 from fake_github import FakeGitHub  # noqa: E402
-from red_ci import step, verdict  # noqa: E402
+from red_ci import ratio_told, step  # noqa: E402
 from test_ci_repair import open_pull, run_event  # noqa: E402
 
 from bot.judge.go import run as go_run  # noqa: E402
@@ -234,18 +234,7 @@ def measured(module: Module, args: argparse.Namespace) -> bool:
     if args.trace:
         print(f"  the last step's {len(trace)} go runs (from the step's start; some at once):")
         print("".join(f"    {line}\n" for line in sorted(trace)), end="")
-    print(f"plain suite run: {medians['plain']:.2f} s (median of {args.runs})")
-    ratio = medians["red CI"] / medians["plain"]
-    print(f"red CI step, passing on attempt 1: {medians['red CI']:.2f} s = {ratio:.2f}x plain ({verdict(ratio, GOAL)})")
-    if args.compare:
-        before = medians["one run each"]
-        print(
-            f"the same step with each of the proof's variants a go run of its own: {before:.2f} s = "
-            f"{before / medians['plain']:.2f}x plain; the mutant schema's step takes "
-            f"{medians['red CI'] / before:.2f} of it"
-        )
-    print()
-    return ratio <= GOAL
+    return ratio_told(medians, args.runs, GOAL, "go") <= GOAL
 
 
 def main() -> None:

@@ -48,7 +48,7 @@ for folder in ("support", "container", "flows"):
 from action_world import World  # noqa: E402
 from fake_github import FakeGitHub  # noqa: E402
 from projects import NO_CASE, NPM_FLAGS, Bug, fetch_npm  # noqa: E402
-from red_ci import step, verdict  # noqa: E402
+from red_ci import ratio_told, step  # noqa: E402
 from scenarios import NO_CASE_LOG, edit_block  # noqa: E402
 from test_ci_repair import open_pull, run_event  # noqa: E402
 
@@ -247,18 +247,7 @@ def measured(package: Package, args: argparse.Namespace) -> bool:
         print("".join(f"  | {line}\n" for line in out.splitlines()))
     else:
         print("".join(f"  {line}\n" for line in out.splitlines() if line.startswith("autofix: baseline")), end="")
-    print(f"plain suite run: {medians['plain']:.2f} s (median of {args.runs})")
-    ratio = medians["red CI"] / medians["plain"]
-    print(f"red CI step, passing on attempt 1: {medians['red CI']:.2f} s = {ratio:.2f}x plain ({verdict(ratio, GOAL)})")
-    if args.compare:
-        before = medians["one run each"]
-        print(
-            f"the same step with each of the proof's variants a Jest run of its own: {before:.2f} s = "
-            f"{before / medians['plain']:.2f}x plain; the mutant schema's step takes "
-            f"{medians['red CI'] / before:.2f} of it"
-        )
-    print()
-    return ratio <= GOAL
+    return ratio_told(medians, args.runs, GOAL, "Jest") <= GOAL
 
 
 def main() -> None:

@@ -15,15 +15,19 @@ from bot.spec import DEFAULT_PROTECT
 FAILING = ["test/chunk.test.js::chunk > one per chunk", "test/chunk.test.js::chunk > splits into pairs"]
 
 
+def jest_project(folder, node_modules, files: dict[str, str]):
+    """`files` (path: text) beside a package.json whose `npm test` runs Jest, and the runners' node_modules."""
+    for path, text in files.items():
+        (folder / path).parent.mkdir(parents=True, exist_ok=True)
+        (folder / path).write_text(text)
+    (folder / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
+    (folder / "node_modules").symlink_to(node_modules)
+    return folder
+
+
 @pytest.fixture
 def head(tmp_path, node_modules):
-    (tmp_path / "src").mkdir()
-    (tmp_path / "test").mkdir()
-    (tmp_path / "src" / "chunk.js").write_text(BROKEN)
-    (tmp_path / "test" / "chunk.test.js").write_text(TESTS)
-    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
-    (tmp_path / "node_modules").symlink_to(node_modules)
-    return tmp_path
+    return jest_project(tmp_path, node_modules, {"src/chunk.js": BROKEN, "test/chunk.test.js": TESTS})
 
 
 @pytest.mark.parametrize("tier", ["bwrap", "landlock"])
@@ -57,12 +61,7 @@ def test_of_two_tests_of_one_name_the_one_that_fails_is_the_name_s_outcome(tmp_p
     """Jest reports both (an `it.each` or ESLint's RuleTester makes many); the judges key a test by
     its file and name. A candidate breaking the first of the two, the second passing after it, is
     refused: read as one outcome per name, the last one's pass would hide the failure."""
-    (tmp_path / "src").mkdir()
-    (tmp_path / "test").mkdir()
-    (tmp_path / "src" / "double.js").write_text(DOUBLE)
-    (tmp_path / "test" / "double.test.js").write_text(SAME_NAMES)
-    (tmp_path / "package.json").write_text(json.dumps({"name": "p", "scripts": {"test": "jest"}}))
-    (tmp_path / "node_modules").symlink_to(node_modules)
+    jest_project(tmp_path, node_modules, {"src/double.js": DOUBLE, "test/double.test.js": SAME_NAMES})
     sandbox = open_test_sandbox("bwrap", "--sandbox", print, also=linked_modules(tmp_path))
     suite = gate.Suite(sandbox, "npm test", DEFAULT_PROTECT, timeout=60, jobs=2)
     baseline = gate.Baseline.measure(suite, tmp_path)
