@@ -773,7 +773,7 @@ def layers(item):
         where = code.co_filename
         inside = inside_workdir(where)
         line = code.co_firstlineno if not inside or test_like(where) else 0
-        found.append([os.path.relpath(os.path.realpath(where), WORKDIR) if inside else where, code.co_name, line])
+        found.append([os.path.relpath(real_path(where), WORKDIR) if inside else where, code.co_name, line])
     return found
 
 

@@ -75,17 +75,28 @@ def lookup(key):
 
 
 WORKDIR = os.path.realpath(RUN["workdir"] or os.getcwd())
+REAL = {}  # path: its real path, as first looked up this run
+
+
+def real_path(path):
+    """os.path.realpath, once per path a run: the same few files are asked about for every hook of
+    every plugin (a lookup is a stat per folder of the path). A link changed later gains nothing:
+    code from a file outside the work folder is never counted as the work folder's anyway."""
+    real = REAL.get(path)
+    if real is None:
+        real = REAL[path] = os.path.realpath(path)
+    return real
 
 
 def inside_workdir(path):
-    real = os.path.realpath(path)
+    real = real_path(path)
     return real == WORKDIR or real.startswith(WORKDIR + os.sep)
 
 
 def test_like(path):
     """A file of the suite itself (autofix protects these): conftest.py, test_*.py, *_test.py,
     anything under a `tests` folder."""
-    relative = os.path.relpath(os.path.realpath(path), WORKDIR).split(os.sep)
+    relative = os.path.relpath(real_path(path), WORKDIR).split(os.sep)
     name = relative[-1]
     return name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py") or "tests" in relative[:-1]
 
