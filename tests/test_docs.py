@@ -127,7 +127,7 @@ EXPECT = {
     "make demo": Expect(
         re.escape(f"passed on attempt 2: wrote {COPY}/out/demo/unique.py (") + r"\d+\.\d\d s, 471 tokens\)"
     ),
-    "make test": Expect(r"\.venv/bin/python -m pytest -q -n 3 -p no:cacheprovider"),
+    "make test": Expect(r"\.venv/bin/python -m pytest -q -n 3 --dist worksteal -p no:cacheprovider"),
     "export OPENAI_API_KEY=sk-...": Expect(""),
     ".venv/bin/autofix run examples/unique_items.yml --model gpt-4.1-mini": Expect(
         # gpt-4.1-mini: 2000 input tokens at $0.40 per million, 1000 cached ones at $0.10, 1000
