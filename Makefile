@@ -11,8 +11,9 @@ DEV := $(VENV)/.dev-stamp
 .PHONY: demo test test-fast lint smoke bench bench-copy bench-eval bench-existing bench-red-ci bench-strength bench-plugin bench-model system-deps clean pictures
 
 # Debian's own Python 3.11 where the machine has it with venv (every machine of this kind does):
-# built with profile-guided and link-time optimization, it runs the suite's thousands of Python
-# processes (each judged run is one) a fifth faster than pyenv's shared build, which `python3` is.
+# libpython linked in statically, from Debian's optimized build, it runs the suite's thousands of
+# Python processes (each judged run is one) a fifth faster than pyenv's shared, unoptimized build,
+# which `python3` is.
 BASE_PYTHON := $(shell /usr/bin/python3.11 -c 'import ensurepip, venv' >/dev/null 2>&1 && echo /usr/bin/python3.11 || echo python3)
 
 $(PY):
