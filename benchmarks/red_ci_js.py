@@ -33,7 +33,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ for folder in ("support", "container", "flows"):
     sys.path.insert(0, str(ROOT / "tests" / folder))
 
 from action_world import World  # noqa: E402
+from archives import unpack  # noqa: E402
 from fake_github import FakeGitHub  # noqa: E402
 from projects import NO_CASE, NPM_FLAGS, Bug, fetch_npm  # noqa: E402
 from red_ci import ratio_told, step  # noqa: E402
@@ -136,8 +136,7 @@ def pristine_tree(package: Package) -> Path:
                 ["npm", "pack", *NPM_FLAGS, "--json", f"{package.name}@{package.version}"],
                 cwd=staging, check=True, capture_output=True, text=True,
             )  # fmt: skip
-            with tarfile.open(Path(staging) / json.loads(done.stdout)[0]["filename"]) as tar:
-                tar.extractall(staging, filter="data")
+            unpack(Path(staging) / json.loads(done.stdout)[0]["filename"], Path(staging))
             fetched = Path(staging) / "package"
             modernized(fetched)
             subprocess.run(["npm", "install", *NPM_FLAGS], cwd=fetched, check=True, stdout=subprocess.DEVNULL)

@@ -6,9 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+from archives import unpack
 
 
 def unpacked(requirement: str, sdist: str, cache: Path) -> Path:
@@ -26,7 +28,6 @@ def unpacked(requirement: str, sdist: str, cache: Path) -> Path:
             check=True,
         )
     with tempfile.TemporaryDirectory(dir=cache) as staging:
-        with tarfile.open(archive) as tar:
-            tar.extractall(staging, filter="data")
+        unpack(archive, Path(staging))
         os.rename(Path(staging) / sdist, tree)
     return tree

@@ -10,9 +10,10 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from archives import unpack
 
 # What a checkout wouldn't hold: setuptools' build records. PKG-INFO stays: it is in the sdist,
 # and setuptools-scm reads the version there where git can't give one.
@@ -161,8 +162,7 @@ def fetch(projects: tuple[Project | NpmProject | GoProject, ...], folder: Path) 
         subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
         for project in python:
             [archive] = [p for p in sdists.iterdir() if _is_sdist_of(p.name, project)]
-            with tarfile.open(archive) as tar:
-                tar.extractall(folder, filter="data")
+            unpack(archive, folder)
             trees[project.name] = folder / archive.name.removesuffix(".tar.gz")
     for project in projects:
         if isinstance(project, NpmProject):
@@ -201,8 +201,7 @@ def fetch_npm(project: NpmProject, folder: Path) -> Path:
                            project.requirement], check=True, capture_output=True, text=True)  # fmt: skip
     [packed] = json.loads(done.stdout)
     tree = folder / f"{project.name}-{project.version}"
-    with tarfile.open(tarballs / packed["filename"]) as tar:
-        tar.extractall(tarballs / tree.name, filter="data")
+    unpack(tarballs / packed["filename"], tarballs / tree.name)
     (tarballs / tree.name / "package").rename(tree)  # npm packs every file under package/
     manifest = json.loads((tree / "package.json").read_text())
     manifest.update(dict(project.manifest))
