@@ -60,7 +60,7 @@ TEST_TEMPROOT := /tmp/autofix-pytest
 # One pytest worker more than the 2 cores: a test waits on its sandboxed runs, a timeout or the
 # network, and a third worker fills those waits (the suite took 828 s where 2 workers took 883 s).
 # Work stealing: a worker that is done takes half of the longest queue left, so the last minutes
-# aren't one worker's (688 s where dealing the tests out took 713 s).
+# aren't one worker's (a timeline of every test showed all three busy until the last 30 s).
 WORKERS := 3
 # The checks and environments the tests need go at once once the dev venv is there (each is
 # mostly one core's work, or the network's: 2 minutes one after the other on a fresh clone).
