@@ -61,14 +61,14 @@ TEST_TEMPROOT := /tmp/autofix-pytest
 # network, and a third worker fills those waits (the suite took 828 s where 2 workers took 883 s).
 # Work stealing: a worker that is done takes half of the longest queue left, so the last minutes
 # aren't one worker's (a timeline of every test showed all three busy until the last 30 s).
-WORKERS := 3
+XDIST := -n 3 --dist worksteal
 # The checks and environments the tests need go at once once the dev venv is there (each is
 # mostly one core's work, or the network's: 2 minutes one after the other on a fresh clone).
 test: export PYTEST_DEBUG_TEMPROOT = $(TEST_TEMPROOT)
 test: $(DEV) system-deps
 	$(MAKE) --no-print-directory -j 4 --output-sync=target lint image-env js-deps suite-env
 	mkdir -p $(TEST_TEMPROOT)
-	$(PY) -m pytest -q -n $(WORKERS) --dist worksteal -p no:cacheprovider
+	$(PY) -m pytest -q $(XDIST) -p no:cacheprovider
 
 # The Python the fixture repositories' test commands run (tests/support/suite_env.py): pytest
 # alone, pinned in tests/suite-env.txt, so that no run loads the dev venv's pytest plugins.
@@ -91,7 +91,7 @@ image-env: $(FAST)
 
 # The suite without compiling llama-cpp-python (minutes on a machine without its wheel cached).
 test-fast: lint system-deps suite-env
-	$(PY) -m pytest -q -n $(WORKERS) -p no:cacheprovider -ra
+	$(PY) -m pytest -q $(XDIST) -p no:cacheprovider -ra
 
 # The code's shape (style, types, layers), then the Action's files against GitHub's own schemas,
 # the workflows' expressions and the Dockerfile's rules.

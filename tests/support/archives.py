@@ -1,7 +1,8 @@
 """A registry's tarball (an sdist, an `npm pack`) unpacked as tarfile's `data` filter would.
 
 `make test` builds its venvs from Debian's Python 3.11.2, older than the filter (3.11.4): there
-each member is checked the same way before anything is written, and one that fails stops it."""
+each member is checked as the filter checks it before anything is written, and one that fails
+stops it (an absolute name too, whose slash the filter strips instead)."""
 
 from __future__ import annotations
 
@@ -9,15 +10,17 @@ import os
 import tarfile
 from pathlib import Path
 
+from bot.sandbox.tiers import within
+
 
 def unpack(archive: Path, folder: Path) -> None:
     with tarfile.open(archive) as tar:
         if hasattr(tarfile, "data_filter"):
             tar.extractall(folder, filter="data")
             return
-        members = tar.getmembers()
+        members, root = tar.getmembers(), os.path.realpath(folder)
         for member in members:
-            refused = refusal(member, os.path.realpath(folder))
+            refused = refusal(member, root)
             if refused:
                 raise tarfile.TarError(f"{archive.name}: {member.name}: {refused}")
         tar.extractall(folder, members=members)  # every member checked above
@@ -39,7 +42,3 @@ def refusal(member: tarfile.TarInfo, root: str) -> str:
     else:
         return ""
     return "" if within(os.path.realpath(target), root) else "a link to outside the folder"
-
-
-def within(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + os.sep)

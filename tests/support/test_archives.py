@@ -21,9 +21,9 @@ def file(name, data=b"x"):
     return info, data
 
 
-def link(name, target, kind=tarfile.SYMTYPE):
+def link(name, target):
     info = tarfile.TarInfo(name)
-    info.type, info.linkname = kind, target
+    info.type, info.linkname = tarfile.SYMTYPE, target
     return info, None
 
 
@@ -38,7 +38,7 @@ def test_a_package_s_files_and_its_links_inside_unpack(tmp_path):
     [file("../escaped"), link("package/key", "/etc/passwd"), link("package/up", "../../x")],
     ids=["parent", "link-out", "link-up"],
 )
-def test_a_member_that_leaves_the_folder_stops_the_unpacking_before_anything_is_written(tmp_path, member):
+def test_a_member_that_leaves_the_folder_stops_the_unpacking(tmp_path, member):
     archive = tarball(tmp_path / "p.tgz", file("package/index.js"), member)
     with pytest.raises(tarfile.TarError):
         unpack(archive, tmp_path / "out")
